@@ -1,0 +1,276 @@
+//! Readers and writers, one module per format, registered in [`registry`].
+//!
+//! Every module exposes `detect(&[u8]) -> bool` (content sniffing on a bounded prefix, never the
+//! file name), `read(&[u8], &ReadOptions) -> Result<Parsed, ReadError>` and, where the format
+//! can be written, `write(&Profile, &WriteOptions) -> Result<Written, WriteError>`. Adding a
+//! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
+//! API and the viewer's export menu pick it up from there.
+
+pub mod error;
+
+use crate::model::Profile;
+pub use error::{Place, ReadError, Warning, Warnings, WriteError};
+
+/// Every format proftab knows, readable or writable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// proftab's own lossless JSON of the v2 tables.
+    TablesJson,
+    /// tables-JSON of the legacy v1 format (seed 001).
+    TablesJsonV1,
+    /// pprof `profile.proto`, gzipped or raw.
+    Pprof,
+    /// R's `Rprof` output.
+    Rprof,
+    /// Brendan Gregg's collapsed / folded stacks.
+    Collapsed,
+    /// Firefox Profiler processed JSON.
+    Firefox,
+    /// speedscope JSON.
+    Speedscope,
+    /// OpenTelemetry OTLP profiles (protobuf).
+    Otlp,
+    /// Chrome / Node `.cpuprofile` (and Chrome traces wrapping one).
+    Cpuprofile,
+}
+
+/// All formats, in the order used to list them.
+pub const ALL_FORMATS: [Format; 9] = [
+    Format::TablesJson,
+    Format::TablesJsonV1,
+    Format::Pprof,
+    Format::Rprof,
+    Format::Collapsed,
+    Format::Firefox,
+    Format::Speedscope,
+    Format::Otlp,
+    Format::Cpuprofile,
+];
+
+impl Format {
+    /// The name used by `--to` and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::TablesJson => "tables-json",
+            Format::TablesJsonV1 => "tables-json-v1",
+            Format::Pprof => "pprof",
+            Format::Rprof => "rprof",
+            Format::Collapsed => "collapsed",
+            Format::Firefox => "firefox",
+            Format::Speedscope => "speedscope",
+            Format::Otlp => "otlp",
+            Format::Cpuprofile => "cpuprofile",
+        }
+    }
+
+    /// File name endings that imply this format for output (`convert -o`), longest first
+    /// across formats is resolved by [`Format::from_path`].
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Format::TablesJson => &[".json"],
+            Format::TablesJsonV1 => &[],
+            Format::Pprof => &[".pb.gz", ".pb", ".pprof"],
+            Format::Rprof => &[".out", ".Rprof", ".rprof"],
+            Format::Collapsed => &[".folded", ".collapsed"],
+            Format::Firefox => &[".firefox.json"],
+            Format::Speedscope => &[".speedscope.json"],
+            Format::Otlp => &[".otlp"],
+            Format::Cpuprofile => &[".cpuprofile"],
+        }
+    }
+
+    /// The format called `name` (as printed by [`Format::name`]).
+    pub fn from_name(name: &str) -> Option<Format> {
+        ALL_FORMATS.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The format implied by an output path's ending; the longest matching ending wins, so
+    /// `x.speedscope.json` is speedscope and `x.json` tables-JSON.
+    pub fn from_path(path: &str) -> Option<Format> {
+        let lower = path.to_ascii_lowercase();
+        ALL_FORMATS
+            .into_iter()
+            .flat_map(|f| f.extensions().iter().map(move |e| (f, *e)))
+            .filter(|(_, e)| lower.ends_with(&e.to_ascii_lowercase()))
+            .max_by_key(|(_, e)| e.len())
+            .map(|(f, _)| f)
+    }
+
+    /// The registry entry of this format, if it is implemented.
+    pub fn spec(self) -> Option<&'static FormatSpec> {
+        registry().iter().find(|s| s.format == self)
+    }
+
+    /// True when proftab can read this format.
+    pub fn can_read(self) -> bool {
+        self.spec().is_some_and(|s| s.read.is_some())
+    }
+
+    /// True when proftab can write this format.
+    pub fn can_write(self) -> bool {
+        self.spec().is_some_and(|s| s.write.is_some())
+    }
+}
+
+/// Limits that keep hostile input from exhausting memory. Every limit is checked while reading.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Largest decompressed size of a gzip stream, in bytes.
+    pub max_decompressed_bytes: usize,
+    /// Largest number of samples.
+    pub max_samples: usize,
+    /// Largest stack depth of one sample.
+    pub max_stack_depth: usize,
+}
+
+/// Default for [`Limits::max_decompressed_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: usize = 1 << 30;
+/// Default for [`Limits::max_samples`]: 50 million.
+pub const DEFAULT_MAX_SAMPLES: usize = 50_000_000;
+/// Default for [`Limits::max_stack_depth`]: 100,000 frames.
+pub const DEFAULT_MAX_STACK_DEPTH: usize = 100_000;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
+            max_samples: DEFAULT_MAX_SAMPLES,
+            max_stack_depth: DEFAULT_MAX_STACK_DEPTH,
+        }
+    }
+}
+
+/// Options for reading.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// What goes into `sources.source_uri` (usually the file name given).
+    pub source_uri: Option<String>,
+    /// Resource limits.
+    pub limits: Limits,
+}
+
+/// Options for writing.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    /// The value type to write, for formats that hold one (collapsed, Firefox, speedscope);
+    /// default: the profile's default value type.
+    pub value_type: Option<String>,
+}
+
+/// A profile read from bytes, with what the reader had to say about it.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// The format that was read.
+    pub format: Format,
+    /// The profile.
+    pub profile: Profile,
+    /// Recoverable problems, and anything the format carried that could not be kept.
+    pub warnings: Vec<Warning>,
+}
+
+/// Bytes written in a format, with what could not be expressed in it.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// The file content.
+    pub bytes: Vec<u8>,
+    /// What the format could not hold.
+    pub warnings: Vec<Warning>,
+}
+
+/// Content sniffer: true when the bytes look like the format.
+pub type DetectFn = fn(&[u8]) -> bool;
+/// Reader.
+pub type ReadFn = fn(&[u8], &ReadOptions) -> Result<Parsed, ReadError>;
+/// Writer.
+pub type WriteFn = fn(&Profile, &WriteOptions) -> Result<Written, WriteError>;
+
+/// One registered format.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatSpec {
+    /// Which format.
+    pub format: Format,
+    /// Content sniffer (`None` for write-only formats).
+    pub detect: Option<DetectFn>,
+    /// Reader.
+    pub read: Option<ReadFn>,
+    /// Writer.
+    pub write: Option<WriteFn>,
+}
+
+/// The registered formats, in detection order: the most specific sniffers first.
+pub fn registry() -> &'static [FormatSpec] {
+    &[]
+}
+
+/// The format of `bytes`, by content alone.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    registry()
+        .iter()
+        .find(|s| s.detect.is_some_and(|d| d(bytes)))
+        .map(|s| s.format)
+}
+
+/// Reads `bytes` in whatever format their content shows.
+pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::whole("input", "the file is empty"));
+    }
+    let format = detect(bytes).ok_or_else(|| {
+        ReadError::whole(
+            "input",
+            format!(
+                "unrecognized format (starts with {}); proftab reads {}",
+                describe_prefix(bytes),
+                readable_names().join(", ")
+            ),
+        )
+    })?;
+    read_as(format, bytes, options)
+}
+
+/// Reads `bytes` as `format`.
+pub fn read_as(format: Format, bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    let read = format
+        .spec()
+        .and_then(|s| s.read)
+        .ok_or_else(|| ReadError::whole(format.name(), "proftab cannot read this format"))?;
+    read(bytes, options)
+}
+
+/// Writes `profile` as `format`.
+pub fn write_as(
+    format: Format,
+    profile: &Profile,
+    options: &WriteOptions,
+) -> Result<Written, WriteError> {
+    let write = format
+        .spec()
+        .and_then(|s| s.write)
+        .ok_or_else(|| WriteError::new(format.name(), "proftab cannot write this format"))?;
+    write(profile, options)
+}
+
+/// Names of the readable formats.
+pub fn readable_names() -> Vec<&'static str> {
+    registry()
+        .iter()
+        .filter(|s| s.read.is_some())
+        .map(|s| s.format.name())
+        .collect()
+}
+
+/// Names of the writable formats.
+pub fn writable_names() -> Vec<&'static str> {
+    registry()
+        .iter()
+        .filter(|s| s.write.is_some())
+        .map(|s| s.format.name())
+        .collect()
+}
+
+/// A short, printable description of the first bytes, for "unrecognized format" messages.
+fn describe_prefix(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(8)];
+    let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+    format!("bytes {}", hex.join(" "))
+}

@@ -1,0 +1,20 @@
+//! proftab: profiles from pprof, Rprof, OpenTelemetry, Firefox, collapsed stacks, Chrome
+//! `.cpuprofile` and speedscope, read into the v2 relational profile tables (seed 000), analysed,
+//! and written back out in any of those formats.
+//!
+//! ```
+//! use proftab::model::ProfileBuilder;
+//! let mut b = ProfileBuilder::new();
+//! let src = b.add_source("manual", None, None);
+//! let samples = b.value_type("samples", "count");
+//! let f = b.function_named("main", Some("main.go"));
+//! let loc = b.location(Some(f), 12);
+//! let stack = b.stack_leaf_first(&[loc]);
+//! b.add_sample_with_values(src, stack, &[(samples, 1.0)]);
+//! let profile = b.build().unwrap();
+//! assert_eq!(profile.num_samples(), 1);
+//! ```
+
+pub mod analysis;
+pub mod formats;
+pub mod model;

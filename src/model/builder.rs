@@ -1,0 +1,479 @@
+//! [`ProfileBuilder`]: what every reader uses to fill a [`Profile`].
+//!
+//! It interns strings, functions, locations and stacks, so identical ones are stored once,
+//! and [`ProfileBuilder::build`] checks every physical invariant before handing the profile out.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::columns::{Cell, ColumnKind, ExtTable};
+use super::ids::*;
+use super::profile::*;
+use super::strings::StringTable;
+
+/// The content of a `functions` row, used as its interning key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FunctionKey {
+    /// `name`.
+    pub name: StringId,
+    /// `system_name`.
+    pub system_name: StringId,
+    /// `filename`.
+    pub filename: StringId,
+    /// `start_line` ([`INT_NA`] for NA).
+    pub start_line: i32,
+}
+
+/// A broken invariant found by [`ProfileBuilder::build`] (a reader bug or an id out of range).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelError {
+    /// Which table and column.
+    pub place: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "profile model: {}: {}", self.place, self.problem)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// Builds a [`Profile`] row by row.
+#[derive(Default)]
+pub struct ProfileBuilder {
+    p: Profile,
+    function_ids: HashMap<FunctionKey, FunctionIndex>,
+    location_ids: HashMap<(u32, i32), LocationIndex>,
+    stack_ids: HashMap<(u32, LocationIndex), StackIndex>,
+    value_presence: Vec<Vec<bool>>,
+    frame_scratch: Vec<LocationIndex>,
+}
+
+impl ProfileBuilder {
+    /// An empty builder with meta `version = "2.0"`.
+    pub fn new() -> Self {
+        let mut b = ProfileBuilder::default();
+        b.set_meta(META_VERSION, "2.0");
+        b
+    }
+
+    /// The string table, for readers that intern on their own.
+    pub fn strings(&mut self) -> &mut StringTable {
+        &mut self.p.strings
+    }
+
+    /// Interns a string.
+    pub fn intern(&mut self, s: &str) -> StringId {
+        self.p.strings.intern(s)
+    }
+
+    /// The profile under construction (read-only).
+    pub fn profile(&self) -> &Profile {
+        &self.p
+    }
+
+    /// Sets a meta key, replacing every earlier row of that key.
+    pub fn set_meta(&mut self, key: &str, value: &str) {
+        let k = self.intern(key);
+        let v = self.intern(value);
+        let meta = &mut self.p.meta;
+        if let Some(pos) = meta.key.iter().position(|&x| x == k) {
+            meta.value[pos] = v;
+            let mut i = pos + 1;
+            while i < meta.key.len() {
+                if meta.key[i] == k {
+                    meta.key.remove(i);
+                    meta.value.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        } else {
+            meta.key.push(k);
+            meta.value.push(v);
+        }
+    }
+
+    /// Adds a meta row without replacing earlier rows of that key (for list-valued keys).
+    pub fn add_meta(&mut self, key: &str, value: &str) {
+        let k = self.intern(key);
+        let v = self.intern(value);
+        self.p.meta.key.push(k);
+        self.p.meta.value.push(v);
+    }
+
+    /// Adds a `sources` row.
+    pub fn add_source(
+        &mut self,
+        source_type: &str,
+        uri: Option<&str>,
+        timestamp: Option<f64>,
+    ) -> SourceIndex {
+        let t = self.intern(source_type);
+        let u = self.p.strings.intern_opt(uri);
+        let s = &mut self.p.sources;
+        s.source_type.push(t);
+        s.source_uri.push(u);
+        s.source_timestamp.push(timestamp.unwrap_or(f64::NAN));
+        SourceIndex(to_u32(s.source_type.len() - 1))
+    }
+
+    /// Mutable access to the sources table (for extension columns).
+    pub fn sources_mut(&mut self) -> &mut SourceTable {
+        &mut self.p.sources
+    }
+
+    /// The function with this content, added when new.
+    pub fn function(&mut self, key: FunctionKey) -> FunctionIndex {
+        if let Some(&f) = self.function_ids.get(&key) {
+            return f;
+        }
+        let f = self.add_function(key);
+        self.function_ids.insert(key, f);
+        f
+    }
+
+    /// Adds a function row without looking for an identical one.
+    pub fn add_function(&mut self, key: FunctionKey) -> FunctionIndex {
+        let t = &mut self.p.functions;
+        t.name.push(key.name);
+        t.system_name.push(key.system_name);
+        t.filename.push(key.filename);
+        t.start_line.push(key.start_line);
+        FunctionIndex(to_u32(t.name.len() - 1))
+    }
+
+    /// Convenience: the function `name` (system name = name) in `filename`, start line 0.
+    pub fn function_named(&mut self, name: &str, filename: Option<&str>) -> FunctionIndex {
+        let name = self.intern(name);
+        let filename = self.p.strings.intern_opt(filename);
+        self.function(FunctionKey {
+            name,
+            system_name: name,
+            filename,
+            start_line: 0,
+        })
+    }
+
+    /// Mutable access to the functions table (extension columns, start_line updates).
+    pub fn functions_mut(&mut self) -> &mut FunctionTable {
+        &mut self.p.functions
+    }
+
+    /// The location `(function, line)`, added when new.
+    pub fn location(&mut self, function: Option<FunctionIndex>, line: i32) -> LocationIndex {
+        let key = (encode_opt(function.map(|f| f.0)), line);
+        if let Some(&l) = self.location_ids.get(&key) {
+            return l;
+        }
+        let l = self.add_location(function, line);
+        self.location_ids.insert(key, l);
+        l
+    }
+
+    /// Adds a location row without looking for an identical one (e.g. one per pprof address).
+    pub fn add_location(&mut self, function: Option<FunctionIndex>, line: i32) -> LocationIndex {
+        let t = &mut self.p.locations;
+        t.function.push(encode_opt(function.map(|f| f.0)));
+        t.line.push(line);
+        LocationIndex(to_u32(t.line.len() - 1))
+    }
+
+    /// Sets an extension cell of a location row (e.g. `.address`).
+    pub fn set_location_ext(&mut self, loc: LocationIndex, column: &str, cell: Cell) {
+        let _ = self.p.locations.ext.set(column, loc.idx(), cell);
+    }
+
+    /// Mutable access to the locations table.
+    pub fn locations_mut(&mut self) -> &mut LocationTable {
+        &mut self.p.locations
+    }
+
+    /// The stack node for `location` called from `prefix`, added when new.
+    pub fn stack_node(
+        &mut self,
+        prefix: Option<StackIndex>,
+        location: LocationIndex,
+    ) -> StackIndex {
+        let p = encode_opt(prefix.map(|s| s.0));
+        if let Some(&s) = self.stack_ids.get(&(p, location)) {
+            return s;
+        }
+        let st = &mut self.p.stacks;
+        let depth = prefix
+            .and_then(|s| st.depth.get(s.idx()))
+            .map_or(1, |d| d + 1);
+        st.prefix.push(p);
+        st.location.push(location);
+        st.depth.push(depth);
+        let s = StackIndex(to_u32(st.prefix.len() - 1));
+        self.stack_ids.insert((p, location), s);
+        s
+    }
+
+    /// The stack node of a whole stack given innermost frame first (as pprof and Rprof list
+    /// frames). `None` for an empty stack.
+    pub fn stack_leaf_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
+        frames
+            .iter()
+            .rev()
+            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)))
+    }
+
+    /// The stack node of a whole stack given outermost frame first (collapsed, speedscope).
+    pub fn stack_root_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
+        frames
+            .iter()
+            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)))
+    }
+
+    /// A reusable scratch buffer for collecting frames without allocating per sample. Take it,
+    /// fill it, pass it to `stack_leaf_first`, and give it back with [`Self::return_scratch`].
+    pub fn take_scratch(&mut self) -> Vec<LocationIndex> {
+        let mut v = std::mem::take(&mut self.frame_scratch);
+        v.clear();
+        v
+    }
+
+    /// Gives back the buffer of [`Self::take_scratch`].
+    pub fn return_scratch(&mut self, v: Vec<LocationIndex>) {
+        self.frame_scratch = v;
+    }
+
+    /// The value type `(type, unit)`, added when new. Types are keyed by `type` alone, as
+    /// `sample_values` is keyed by `(sample_id, type)`; a second unit for a known type is
+    /// ignored and the first unit kept.
+    pub fn value_type(&mut self, value_type: &str, unit: &str) -> ValueTypeIndex {
+        let t = self.intern(value_type);
+        if let Some(pos) = self.p.values.iter().position(|c| c.value_type == t) {
+            return ValueTypeIndex(to_u32(pos));
+        }
+        let u = self.intern(unit);
+        let n = self.p.num_samples();
+        self.p.values.push(ValueColumn {
+            value_type: t,
+            unit: u,
+            values: vec![f64::NAN; n],
+            present: None,
+        });
+        self.value_presence.push(vec![false; n]);
+        ValueTypeIndex(to_u32(self.p.values.len() - 1))
+    }
+
+    /// Adds a sample row; its values are set with [`Self::set_value`].
+    pub fn add_sample(&mut self, source: SourceIndex, stack: Option<StackIndex>) -> SampleIndex {
+        let s = &mut self.p.samples;
+        s.source.push(source);
+        s.stack.push(encode_opt(stack.map(|x| x.0)));
+        for (col, pres) in self.p.values.iter_mut().zip(&mut self.value_presence) {
+            col.values.push(f64::NAN);
+            pres.push(false);
+        }
+        SampleIndex(to_u32(s.source.len() - 1))
+    }
+
+    /// Adds a sample with its values in one call.
+    pub fn add_sample_with_values(
+        &mut self,
+        source: SourceIndex,
+        stack: Option<StackIndex>,
+        values: &[(ValueTypeIndex, f64)],
+    ) -> SampleIndex {
+        let s = self.add_sample(source, stack);
+        for &(vt, v) in values {
+            self.set_value(s, vt, v);
+        }
+        s
+    }
+
+    /// Sets the value of `sample` for `vt` (one `sample_values` row).
+    pub fn set_value(&mut self, sample: SampleIndex, vt: ValueTypeIndex, value: f64) {
+        if let Some(col) = self.p.values.get_mut(vt.idx()) {
+            if let Some(slot) = col.values.get_mut(sample.idx()) {
+                *slot = value;
+            }
+        }
+        if let Some(pres) = self.value_presence.get_mut(vt.idx()) {
+            if let Some(slot) = pres.get_mut(sample.idx()) {
+                *slot = true;
+            }
+        }
+    }
+
+    /// Sets an extension cell of a sample row (e.g. [`SAMPLE_TIME`]).
+    pub fn set_sample_ext(&mut self, sample: SampleIndex, column: &str, cell: Cell) {
+        let _ = self.p.samples.ext.set(column, sample.idx(), cell);
+    }
+
+    /// Mutable access to the samples table.
+    pub fn samples_mut(&mut self) -> &mut SampleTable {
+        &mut self.p.samples
+    }
+
+    /// The extension table called `name`, created when missing.
+    pub fn ext_table(&mut self, name: &str) -> &mut ExtTable {
+        let pos = match self.p.ext_tables.iter().position(|t| t.name == name) {
+            Some(p) => p,
+            None => {
+                self.p.ext_tables.push(ExtTable::new(name));
+                self.p.ext_tables.len() - 1
+            }
+        };
+        &mut self.p.ext_tables[pos]
+    }
+
+    /// Ensures an extension column exists on `samples` even when no cell is set.
+    pub fn declare_sample_column(&mut self, column: &str, kind: ColumnKind) {
+        self.p.samples.ext.get_or_create(column, kind);
+    }
+
+    /// Number of samples so far.
+    pub fn num_samples(&self) -> usize {
+        self.p.num_samples()
+    }
+
+    /// Finishes the profile: pads extension columns, settles value presence and checks every
+    /// physical invariant.
+    pub fn build(mut self) -> Result<Profile, ModelError> {
+        let n = self.p.num_samples();
+        for (col, pres) in self.p.values.iter_mut().zip(self.value_presence) {
+            col.present = if pres.iter().all(|&b| b) {
+                None
+            } else {
+                Some(pres)
+            };
+            col.values.resize(n, f64::NAN);
+        }
+        self.p.samples.ext.pad_to(n);
+        let nl = self.p.locations.line.len();
+        self.p.locations.ext.pad_to(nl);
+        let nf = self.p.functions.name.len();
+        self.p.functions.ext.pad_to(nf);
+        let ns = self.p.sources.source_type.len();
+        self.p.sources.ext.pad_to(ns);
+        for t in &mut self.p.ext_tables {
+            let len = t.len();
+            t.columns.pad_to(len);
+        }
+        check_invariants(&self.p)?;
+        Ok(self.p)
+    }
+}
+
+fn to_u32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX - 1)
+}
+
+fn err(place: &str, problem: String) -> ModelError {
+    ModelError {
+        place: place.to_owned(),
+        problem,
+    }
+}
+
+/// Checks the physical invariants that make unchecked indexing downstream safe.
+pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
+    let nstr = p.strings.len();
+    let str_ok = |s: &StringId| s.idx() < nstr;
+    let n_src = p.sources.source_type.len();
+    let n_fun = p.functions.name.len();
+    let n_loc = p.locations.line.len();
+    let n_stack = p.stacks.prefix.len();
+    let n = p.num_samples();
+    let all_strings = p
+        .meta
+        .key
+        .iter()
+        .chain(&p.meta.value)
+        .chain(&p.sources.source_type)
+        .chain(&p.sources.source_uri)
+        .chain(&p.functions.name)
+        .chain(&p.functions.system_name)
+        .chain(&p.functions.filename);
+    if let Some(bad) = all_strings.clone().find(|s| !str_ok(s)) {
+        return Err(err("strings", format!("string id {} out of range", bad.0)));
+    }
+    same_len(
+        "sources",
+        &[
+            n_src,
+            p.sources.source_uri.len(),
+            p.sources.source_timestamp.len(),
+        ],
+    )?;
+    same_len(
+        "functions",
+        &[
+            n_fun,
+            p.functions.system_name.len(),
+            p.functions.filename.len(),
+            p.functions.start_line.len(),
+        ],
+    )?;
+    same_len("locations", &[n_loc, p.locations.function.len()])?;
+    same_len(
+        "stacks",
+        &[n_stack, p.stacks.location.len(), p.stacks.depth.len()],
+    )?;
+    same_len("samples", &[n, p.samples.stack.len()])?;
+    if let Some((i, _)) = p
+        .locations
+        .function
+        .iter()
+        .enumerate()
+        .find(|(_, &f)| decode_opt(f).is_some_and(|f| f as usize >= n_fun))
+    {
+        return Err(err(
+            "locations.function_id",
+            format!("row {} refers to a missing function", i + 1),
+        ));
+    }
+    for i in 0..n_stack {
+        let prefix_ok = decode_opt(p.stacks.prefix[i]).is_none_or(|q| (q as usize) < i);
+        if !prefix_ok || p.stacks.location[i].idx() >= n_loc {
+            return Err(err(
+                "stacks",
+                format!("node {i} breaks prefix < index or has a missing location"),
+            ));
+        }
+    }
+    if let Some(i) = p.samples.source.iter().position(|s| s.idx() >= n_src) {
+        return Err(err(
+            "samples.source_id",
+            format!("row {} refers to a missing source", i + 1),
+        ));
+    }
+    if let Some(i) = p
+        .samples
+        .stack
+        .iter()
+        .position(|&s| decode_opt(s).is_some_and(|s| s as usize >= n_stack))
+    {
+        return Err(err(
+            "samples",
+            format!("row {} refers to a missing stack", i + 1),
+        ));
+    }
+    for c in &p.values {
+        if c.values.len() != n || c.present.as_ref().is_some_and(|pr| pr.len() != n) {
+            return Err(err(
+                "sample_values",
+                format!("column {} has the wrong length", p.str(c.value_type)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn same_len(table: &str, lens: &[usize]) -> Result<(), ModelError> {
+    if lens.windows(2).any(|w| w[0] != w[1]) {
+        return Err(err(
+            table,
+            format!("columns have different lengths {lens:?}"),
+        ));
+    }
+    Ok(())
+}

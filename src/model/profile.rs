@@ -1,0 +1,284 @@
+//! The physical v2 profile: seed 000's seven tables stored struct-of-arrays (seed 004 style).
+//!
+//! | logical table (seed 000) | physical storage |
+//! | --- | --- |
+//! | `meta` | [`MetaTable`] |
+//! | `sources` | [`SourceTable`] |
+//! | `samples` | [`SampleTable`] (one row per raw sample, never aggregated) |
+//! | `sample_values` | [`ValueColumn`]s: one dense column per value type, long form on export |
+//! | `sample_locations` | [`SampleTable::stack`] into the [`StackTable`] prefix tree |
+//! | `locations` | [`LocationTable`] |
+//! | `functions` | [`FunctionTable`] |
+//!
+//! Logical ids are row index + 1. Text cells are [`StringId`]s into the one [`StringTable`].
+
+use super::columns::{ExtColumns, ExtTable};
+use super::ids::*;
+use super::strings::StringTable;
+
+/// Meta key holding the format version (`"2.0"` for v2).
+pub const META_VERSION: &str = "version";
+/// Meta key naming the default value type (as pprof's `default_sample_type`).
+pub const META_DEFAULT_TYPE: &str = "default_sample_type";
+/// Name of the per-sample timestamp extension column (seconds from the start of the source).
+pub const SAMPLE_TIME: &str = ".time";
+
+/// `meta`: key/value rows in order. Keys may repeat only when a reader keeps a list (e.g.
+/// `pprof.profile.comment`).
+#[derive(Clone, Debug, Default)]
+pub struct MetaTable {
+    /// `key` column.
+    pub key: Vec<StringId>,
+    /// `value` column.
+    pub value: Vec<StringId>,
+}
+
+/// `sources`: where samples came from.
+#[derive(Clone, Debug, Default)]
+pub struct SourceTable {
+    /// `source_type` column (`"rprof"`, `"pprof"`, …).
+    pub source_type: Vec<StringId>,
+    /// `source_uri` column (file name or URL; NA if unknown).
+    pub source_uri: Vec<StringId>,
+    /// `source_timestamp` column: seconds since the Unix epoch, NaN if unknown.
+    pub source_timestamp: Vec<f64>,
+    /// Dotted extension columns.
+    pub ext: ExtColumns,
+}
+
+/// `functions`.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionTable {
+    /// `name` (demangled).
+    pub name: Vec<StringId>,
+    /// `system_name` (mangled / raw).
+    pub system_name: Vec<StringId>,
+    /// `filename`.
+    pub filename: Vec<StringId>,
+    /// `start_line` (0 unknown, [`INT_NA`] NA).
+    pub start_line: Vec<i32>,
+    /// Dotted extension columns.
+    pub ext: ExtColumns,
+}
+
+/// `locations`.
+#[derive(Clone, Debug, Default)]
+pub struct LocationTable {
+    /// `function_id` as a row of [`FunctionTable`]; [`NO_INDEX`] for NA.
+    pub function: Vec<u32>,
+    /// `line` (0 unknown, [`INT_NA`] NA).
+    pub line: Vec<i32>,
+    /// Dotted extension columns (`.address`, `.frame_type`, …).
+    pub ext: ExtColumns,
+}
+
+/// The call-path prefix tree. Invariant: `prefix[i] < i` or [`NO_INDEX`] (a root frame), so
+/// parents come before children and walks always terminate.
+#[derive(Clone, Debug, Default)]
+pub struct StackTable {
+    /// The caller's stack node, or [`NO_INDEX`] for an outermost frame.
+    pub prefix: Vec<u32>,
+    /// The frame of this node.
+    pub location: Vec<LocationIndex>,
+    /// Number of frames from the root to this node, inclusive (a root frame has depth 1).
+    pub depth: Vec<u32>,
+}
+
+/// `samples`: one row per raw sample.
+#[derive(Clone, Debug, Default)]
+pub struct SampleTable {
+    /// `source_id` as a row of [`SourceTable`].
+    pub source: Vec<SourceIndex>,
+    /// Innermost frame's stack node; [`NO_INDEX`] for a sample without frames.
+    pub stack: Vec<u32>,
+    /// Dotted extension columns ([`SAMPLE_TIME`], …).
+    pub ext: ExtColumns,
+}
+
+/// One value type of `sample_values` and its cells for every sample.
+#[derive(Clone, Debug)]
+pub struct ValueColumn {
+    /// `type` (e.g. `samples`, `cpu`, `alloc_space`).
+    pub value_type: StringId,
+    /// `unit` (e.g. `count`, `nanoseconds`, `bytes`).
+    pub unit: StringId,
+    /// One cell per sample.
+    pub values: Vec<f64>,
+    /// `None` when every sample has a row for this type; else `present[s]` says whether
+    /// sample `s` has one (absent cells hold NaN in `values`).
+    pub present: Option<Vec<bool>>,
+}
+
+impl ValueColumn {
+    /// The value of sample `s` for this type, if the sample has one.
+    #[inline]
+    pub fn get(&self, s: usize) -> Option<f64> {
+        let v = *self.values.get(s)?;
+        match &self.present {
+            Some(p) if !p.get(s).copied().unwrap_or(false) => None,
+            _ => Some(v),
+        }
+    }
+
+    /// Sum over the samples that have a value (absent cells count 0).
+    pub fn total(&self) -> f64 {
+        (0..self.values.len()).filter_map(|s| self.get(s)).sum()
+    }
+
+    /// Number of `sample_values` rows of this type.
+    pub fn row_count(&self) -> usize {
+        match &self.present {
+            None => self.values.len(),
+            Some(p) => p.iter().filter(|&&b| b).count(),
+        }
+    }
+}
+
+/// A complete v2 profile in physical form. Built by [`crate::model::ProfileBuilder`], whose
+/// `build` checks every invariant documented on the tables, so code downstream may index
+/// without further checks.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// The one string table.
+    pub strings: StringTable,
+    /// `meta`.
+    pub meta: MetaTable,
+    /// `sources`.
+    pub sources: SourceTable,
+    /// `samples`.
+    pub samples: SampleTable,
+    /// `sample_values`, one column per value type.
+    pub values: Vec<ValueColumn>,
+    /// Call-path prefix tree referenced by `samples.stack`.
+    pub stacks: StackTable,
+    /// `locations`.
+    pub locations: LocationTable,
+    /// `functions`.
+    pub functions: FunctionTable,
+    /// Extension tables (e.g. `mappings`, `sample_labels`).
+    pub ext_tables: Vec<ExtTable>,
+}
+
+impl Profile {
+    /// Number of samples.
+    pub fn num_samples(&self) -> usize {
+        self.samples.source.len()
+    }
+
+    /// The text of a string id (`""` for NA).
+    pub fn str(&self, id: StringId) -> &str {
+        self.strings.text(id)
+    }
+
+    /// Every value of meta key `key`, in order.
+    pub fn meta_values<'a>(&'a self, key: &str) -> impl Iterator<Item = &'a str> + 'a {
+        let key = self.strings.find(key);
+        self.meta
+            .key
+            .iter()
+            .zip(&self.meta.value)
+            .filter(move |(k, _)| Some(**k) == key)
+            .map(|(_, v)| self.strings.text(*v))
+    }
+
+    /// The first value of meta key `key`.
+    pub fn meta_value(&self, key: &str) -> Option<&str> {
+        self.meta_values(key).next()
+    }
+
+    /// The value type called `name` (its `type` column).
+    pub fn value_type_index(&self, name: &str) -> Option<ValueTypeIndex> {
+        let pos = self
+            .values
+            .iter()
+            .position(|c| self.strings.text(c.value_type) == name)?;
+        ValueTypeIndex::from_usize(pos)
+    }
+
+    /// The default value type: meta `default_sample_type` when it names a type, else the last
+    /// type (as `go tool pprof` does). `None` when the profile has no value types.
+    pub fn default_value_type(&self) -> Option<ValueTypeIndex> {
+        self.meta_value(META_DEFAULT_TYPE)
+            .and_then(|name| self.value_type_index(name))
+            .or_else(|| ValueTypeIndex::from_usize(self.values.len().checked_sub(1)?))
+    }
+
+    /// The value column of `vt`.
+    pub fn value_column(&self, vt: ValueTypeIndex) -> Option<&ValueColumn> {
+        self.values.get(vt.idx())
+    }
+
+    /// The `(type, unit)` text of `vt`.
+    pub fn value_type_names(&self, vt: ValueTypeIndex) -> (&str, &str) {
+        self.values.get(vt.idx()).map_or(("", ""), |c| {
+            (self.strings.text(c.value_type), self.strings.text(c.unit))
+        })
+    }
+
+    /// The stack node of sample `s`, if it has frames.
+    pub fn sample_stack(&self, s: SampleIndex) -> Option<StackIndex> {
+        decode_opt(*self.samples.stack.get(s.idx())?).map(StackIndex)
+    }
+
+    /// The frames of a stack node from the innermost (depth 1) outwards.
+    pub fn frames_leaf_first(&self, stack: Option<StackIndex>) -> LeafFirstFrames<'_> {
+        LeafFirstFrames {
+            stacks: &self.stacks,
+            next: stack.map_or(NO_INDEX, |s| s.0),
+        }
+    }
+
+    /// Number of frames of a stack node.
+    pub fn stack_depth(&self, stack: Option<StackIndex>) -> usize {
+        stack
+            .and_then(|s| self.stacks.depth.get(s.idx()))
+            .map_or(0, |&d| d as usize)
+    }
+
+    /// The function row of a location (`None` for NA).
+    pub fn location_function(&self, loc: LocationIndex) -> Option<FunctionIndex> {
+        decode_opt(*self.locations.function.get(loc.idx())?).map(FunctionIndex)
+    }
+
+    /// The extension table called `name`.
+    pub fn ext_table(&self, name: &str) -> Option<&ExtTable> {
+        self.ext_tables.iter().find(|t| t.name == name)
+    }
+
+    /// Number of `sample_locations` rows (sum of stack depths), computed without materializing.
+    pub fn sample_location_rows(&self) -> usize {
+        self.samples
+            .stack
+            .iter()
+            .map(|&s| self.stack_depth(decode_opt(s).map(StackIndex)))
+            .sum()
+    }
+
+    /// Number of `sample_values` rows.
+    pub fn sample_value_rows(&self) -> usize {
+        self.values.iter().map(ValueColumn::row_count).sum()
+    }
+}
+
+/// Iterator over the locations of a stack, innermost first.
+pub struct LeafFirstFrames<'a> {
+    stacks: &'a StackTable,
+    next: u32,
+}
+
+impl Iterator for LeafFirstFrames<'_> {
+    type Item = LocationIndex;
+
+    fn next(&mut self) -> Option<LocationIndex> {
+        let i = decode_opt(self.next)? as usize;
+        let loc = *self.stacks.location.get(i)?;
+        let prefix = self.stacks.prefix.get(i).copied().unwrap_or(NO_INDEX);
+        // Invariant prefix < i guarantees termination; enforce it here too.
+        self.next = if decode_opt(prefix).is_some_and(|p| (p as usize) < i) {
+            prefix
+        } else {
+            NO_INDEX
+        };
+        Some(loc)
+    }
+}
