@@ -166,3 +166,63 @@ pub fn first_difference(want: &str, got: &str) -> String {
         g.len()
     )
 }
+
+/// One row of `go tool pprof -top`: name (without the `(inline)` marks), flat, cum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopRow {
+    pub name: String,
+    pub flat: f64,
+    pub cum: f64,
+}
+
+/// The total and the rows of a `-top` report printed with `-unit` equal to the type's own unit
+/// (so the numbers are the raw sums, followed by a unit suffix).
+pub fn parse_top(report: &str) -> (f64, Vec<TopRow>) {
+    let mut total = f64::NAN;
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in report.lines() {
+        if let Some(rest) = line.strip_prefix("Showing nodes accounting for ") {
+            // "A, P% of T total"
+            if let Some(of) = rest.split(" of ").nth(1) {
+                total = leading_number(of.trim_end_matches(" total"));
+            }
+            continue;
+        }
+        if line.trim_start().starts_with("flat  flat%") {
+            in_table = true;
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        // Five number columns, then the name as printed (it may hold spaces or tabs).
+        let mut rest = line;
+        let mut numbers = Vec::new();
+        for _ in 0..5 {
+            let trimmed = rest.trim_start();
+            let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+            numbers.push(&trimmed[..end]);
+            rest = &trimmed[end..];
+        }
+        let (flat, cum) = (numbers[0], numbers[3]);
+        let name = rest.strip_prefix("  ").unwrap_or(rest.trim_start());
+        rows.push(TopRow {
+            // pprof marks functions inlined everywhere / somewhere; proftab's name has no mark.
+            name: name
+                .trim_end_matches(" (inline)")
+                .trim_end_matches(" (partial-inline)")
+                .to_owned(),
+            flat: leading_number(flat),
+            cum: leading_number(cum),
+        });
+    }
+    (total, rows)
+}
+
+fn leading_number(s: &str) -> f64 {
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e' || c == '+'))
+        .unwrap_or(s.len());
+    s[..end].parse().unwrap_or(f64::NAN)
+}
