@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
@@ -17,8 +18,8 @@ use super::wire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
 use super::*;
 use crate::formats::{Format, Place, Warnings};
 use crate::model::{
-    Column, ColumnData, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, SourceIndex,
-    StringId, ValueTypeIndex, INT_NA,
+    encode_opt, Column, ColumnData, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder,
+    SourceIndex, StackIndex, StringId, ValueTypeIndex, INT_NA, NO_INDEX,
 };
 
 /// Field numbers of `Profile`.
@@ -292,6 +293,8 @@ struct Reader<'t, 'a> {
     location_rows: IdMap,
     location_ranges: Vec<LocationRows>,
     value_types: Vec<ValueTypeIndex>,
+    /// Interned stack nodes by `(caller node, pprof location row)`, see [`Reader::stack`].
+    stack_nodes: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
     source: SourceIndex,
     labels: LabelColumns,
 }
@@ -341,6 +344,7 @@ impl<'t, 'a> Reader<'t, 'a> {
             location_rows: IdMap::Dense(Vec::new()),
             location_ranges: Vec::new(),
             value_types: Vec::new(),
+            stack_nodes: HashMap::default(),
             source,
             labels: LabelColumns::default(),
         })
@@ -591,7 +595,6 @@ impl<'t, 'a> Reader<'t, 'a> {
             ));
         }
         let mut sample = Sample::default();
-        let mut frames: Vec<LocationIndex> = Vec::new();
         let mut index = 0usize;
         for f in Fields::new(data, 0) {
             let Ok(f) = f else { break }; // pass 1 saw every field
@@ -602,19 +605,13 @@ impl<'t, 'a> Reader<'t, 'a> {
             sample
                 .merge(payload)
                 .map_err(|e| byte_err(off, format!("sample[{index}]: cannot decode: {e}")))?;
-            self.sample(index, off, &sample, &mut frames)?;
+            self.sample(index, off, &sample)?;
             index += 1;
         }
         Ok(())
     }
 
-    fn sample(
-        &mut self,
-        index: usize,
-        off: usize,
-        sample: &Sample,
-        frames: &mut Vec<LocationIndex>,
-    ) -> Result<(), ReadError> {
+    fn sample(&mut self, index: usize, off: usize, sample: &Sample) -> Result<(), ReadError> {
         if sample.value.len() != self.value_types.len() {
             return Err(byte_err(
                 off,
@@ -625,32 +622,7 @@ impl<'t, 'a> Reader<'t, 'a> {
                 ),
             ));
         }
-        frames.clear();
-        for &id in &sample.location_id {
-            let rows = self
-                .location_rows
-                .get(id)
-                .and_then(|r| self.location_ranges.get(r as usize))
-                .ok_or_else(|| {
-                    byte_err(
-                        off,
-                        format!("sample[{index}]: sample has nil location (location id {id} is not defined)"),
-                    )
-                })?;
-            frames.extend((rows.first..rows.first + rows.count).map(LocationIndex));
-        }
-        let max_depth = self.options.limits.max_stack_depth;
-        if frames.len() > max_depth {
-            return Err(byte_err(
-                off,
-                format!(
-                    "sample[{index}]: {} frames, more than the limit of {max_depth} \
-                     (Limits::max_stack_depth)",
-                    frames.len()
-                ),
-            ));
-        }
-        let stack = self.b.stack_leaf_first(frames);
+        let stack = self.stack(index, off, &sample.location_id)?;
         let s = self.b.add_sample(self.source, stack);
         for (&vt, &v) in self.value_types.iter().zip(&sample.value) {
             if v.unsigned_abs() > MAX_EXACT_F64 as u64 {
@@ -664,6 +636,59 @@ impl<'t, 'a> Reader<'t, 'a> {
             self.label(s.logical_id(), index, off, label)?;
         }
         Ok(())
+    }
+
+    /// The stack node of a sample's location ids (leaf first), interned per pprof location:
+    /// `(caller node, location row)` → the node of that location's innermost line.
+    fn stack(
+        &mut self,
+        index: usize,
+        off: usize,
+        location_ids: &[u64],
+    ) -> Result<Option<StackIndex>, ReadError> {
+        let max_depth = self.options.limits.max_stack_depth;
+        let mut node: Option<StackIndex> = None;
+        let mut depth = 0usize;
+        for &id in location_ids.iter().rev() {
+            let (row, rows) = self
+                .location_rows
+                .get(id)
+                .and_then(|r| Some((r, *self.location_ranges.get(r as usize)?)))
+                .ok_or_else(|| {
+                    byte_err(
+                        off,
+                        format!(
+                            "sample[{index}]: sample has nil location (location id {id} is not \
+                             defined)"
+                        ),
+                    )
+                })?;
+            depth = depth.saturating_add(rows.count as usize);
+            if depth > max_depth {
+                return Err(byte_err(
+                    off,
+                    format!(
+                        "sample[{index}]: more than {max_depth} frames \
+                         (Limits::max_stack_depth)"
+                    ),
+                ));
+            }
+            let key = (u64::from(encode_opt(node.map(|n| n.0))) << 32) | u64::from(row);
+            node = Some(match self.stack_nodes.get(&key) {
+                Some(&n) => StackIndex(n),
+                None => {
+                    // The caller's line (the last) is outermost.
+                    for k in (0..rows.count).rev() {
+                        let loc = LocationIndex(rows.first + k);
+                        node = Some(self.b.push_stack_node(node, loc));
+                    }
+                    let n = node.map_or(NO_INDEX, |n| n.0);
+                    self.stack_nodes.insert(key, n);
+                    StackIndex(n)
+                }
+            });
+        }
+        Ok(node)
     }
 
     fn label(
@@ -864,5 +889,29 @@ impl TapInvalid for Cow<'_, str> {
             f();
         }
         self
+    }
+}
+
+/// A hasher for the reader's `u64` keys: the splitmix64 finalizer, a bijection, so distinct
+/// keys never collide in the full hash (and the std SipHash is several times slower here).
+#[derive(Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        self.0 = z ^ (z >> 31);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
