@@ -1,0 +1,191 @@
+//! pprof read/write round trips inside proftab (no Go needed): detection, model contents,
+//! deterministic and stable output, profiles that did not come from pprof, gzip wrapping.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod pprof_common;
+
+use proftab::formats::{detect, gzip, pprof, read_any, Format, ReadOptions, WriteOptions};
+use proftab::model::{Cell, ColumnData, Profile, ProfileBuilder};
+use pprof_common::*;
+
+fn write(p: &Profile) -> Vec<u8> {
+    pprof::write(p, &WriteOptions::default()).unwrap().bytes
+}
+
+fn read(bytes: &[u8]) -> Profile {
+    pprof::read(bytes, &ReadOptions::default()).unwrap().profile
+}
+
+#[test]
+fn detects_every_pprof_file_and_nothing_else() {
+    for path in corpus_files("pprof").into_iter().chain(fixture_files()) {
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(detect(&bytes), Some(Format::Pprof), "{}", path.display());
+    }
+    for folder in ["otlp", "collapsed", "rprof", "cpuprofile", "firefox", "speedscope"] {
+        for path in corpus_files(folder) {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(!pprof::detect(&bytes), "{} detected as pprof", path.display());
+        }
+    }
+}
+
+/// The model of a profile as comparable text: meta, value types, per-sample values and
+/// frames (names, lines, extension cells), extension tables.
+fn summary(p: &Profile) -> Vec<String> {
+    let mut out: Vec<String> = p
+        .meta
+        .key
+        .iter()
+        .zip(&p.meta.value)
+        .map(|(&k, &v)| format!("meta {}={}", p.str(k), p.str(v)))
+        .collect();
+    for s in 0..p.num_samples() {
+        let values: Vec<String> = p
+            .values
+            .iter()
+            .map(|c| format!("{}={:?}", p.str(c.value_type), c.get(s)))
+            .collect();
+        let frames: Vec<String> = p
+            .frames_leaf_first(p.sample_stack(proftab::model::SampleIndex(s as u32)))
+            .map(|l| {
+                let f = p.location_function(l);
+                let ext: Vec<String> = p
+                    .locations
+                    .ext
+                    .columns
+                    .iter()
+                    .map(|c| format!("{}:{:?}", c.name, c.data.cell(l.idx())))
+                    .collect();
+                format!(
+                    "{}:{} {}",
+                    f.map_or("-", |f| p.str(p.functions.name[f.idx()])),
+                    p.locations.line[l.idx()],
+                    ext.join(",")
+                )
+            })
+            .collect();
+        out.push(format!("sample {} | {}", values.join(" "), frames.join(" < ")));
+    }
+    for t in &p.ext_tables {
+        for c in &t.columns.columns {
+            let cells: Vec<String> = (0..c.data.len())
+                .map(|r| match c.data.cell(r) {
+                    Some(Cell::Chr(id)) => p.str(id).to_owned(),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            out.push(format!("{}.{} = {}", t.name, c.name, cells.join("|")));
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_model_survives_write_and_read() {
+    let mut merged_files = Vec::new();
+    for path in corpus_files("pprof").into_iter().chain(fixture_files()) {
+        let a = read_pprof(&path);
+        let bytes = write(&a);
+        let b = read(&bytes);
+        if a.num_samples() != b.num_samples() {
+            // The writer merged samples with equal stacks and labels: totals must agree.
+            merged_files.push(path.display().to_string());
+            for (ca, cb) in a.values.iter().zip(&b.values) {
+                assert_eq!(ca.total(), cb.total(), "{}", path.display());
+            }
+            continue;
+        }
+        let (sa, sb) = (summary(&a), summary(&b));
+        for (x, y) in sa.iter().zip(&sb) {
+            assert_eq!(x, y, "{}", path.display());
+        }
+        assert_eq!(sa.len(), sb.len(), "{}", path.display());
+        // And the output is stable: writing what was read back gives the same bytes.
+        assert_eq!(write(&b), bytes, "{}: output not stable", path.display());
+    }
+    eprintln!("files whose samples were merged by the writer: {merged_files:?}");
+}
+
+#[test]
+fn output_is_deterministic() {
+    let path = fixture_files().into_iter().next().unwrap();
+    let p = read_pprof(&path);
+    assert_eq!(write(&p), write(&p));
+}
+
+/// A profile as another format's reader would build it: no pprof ids, a location without a
+/// function, a sample without a value for one type, fractional values, a timestamp column.
+fn foreign_profile() -> Profile {
+    let mut b = ProfileBuilder::new();
+    let src = b.add_source("collapsed", Some("x.txt"), Some(1_700_000_000.5));
+    let samples = b.value_type("samples", "count");
+    let time = b.value_type("time", "nanoseconds");
+    let main = b.function_named("main", Some("main.c"));
+    let work = b.function_named("work", None);
+    let l_main = b.location(Some(main), 3);
+    let l_work = b.location(Some(work), 0);
+    let l_addr = b.add_location(None, 0);
+    b.set_location_ext(l_addr, ".address", Cell::U64(Some(0x1234)));
+    let s1 = b.stack_leaf_first(&[l_work, l_main]);
+    let s2 = b.stack_leaf_first(&[l_addr, l_work, l_main]);
+    let a = b.add_sample_with_values(src, s1, &[(samples, 1.0), (time, 2.6)]);
+    b.add_sample_with_values(src, s1, &[(samples, 2.0), (time, 3.0)]);
+    b.add_sample_with_values(src, s2, &[(samples, 4.0)]);
+    b.set_sample_ext(a, ".time", Cell::Dbl(0.5));
+    b.build().unwrap()
+}
+
+#[test]
+fn foreign_profiles_are_written_with_fresh_ids_and_merged_samples() {
+    let p = foreign_profile();
+    let written = pprof::write(&p, &WriteOptions::default()).unwrap();
+    let text: Vec<String> = written.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|w| w.contains("1 values rounded")),
+        "{text:?}"
+    );
+    assert!(text.iter().any(|w| w.contains("samples..time")), "{text:?}");
+    let back = read(&written.bytes);
+    // Samples 1 and 2 share a stack and (no) labels: merged into one.
+    assert_eq!(back.num_samples(), 2);
+    let v = |t: usize, s: usize| back.values[t].get(s).unwrap();
+    assert_eq!((v(0, 0), v(1, 0)), (3.0, 6.0)); // 1+2, round(2.6)+3
+    assert_eq!((v(0, 1), v(1, 1)), (4.0, 0.0)); // the missing time is 0
+    let frames = summary(&back);
+    let sample2 = frames.iter().find(|l| l.starts_with("sample samples=Some(4.0)")).unwrap();
+    assert!(sample2.contains("-:0 .address:Some(U64(Some(4660)))"), "{sample2}");
+    assert_eq!(back.meta_value(pprof::META_TIME_NANOS), Some("1700000000500000000"));
+    assert_eq!(back.sources.source_timestamp[0], 1_700_000_000.5);
+}
+
+#[test]
+fn labels_and_inline_frames_survive() {
+    let path = fixture_files()
+        .into_iter()
+        .find(|p| p.ends_with("cpu.pb.gz"))
+        .unwrap();
+    let p = read_pprof(&path);
+    let labels = p.ext_table(pprof::LABELS_TABLE).expect("pprof.Do labels");
+    let Some(ColumnData::Chr(keys)) = labels.columns.get("key") else {
+        panic!("no key column")
+    };
+    assert!(keys.iter().all(|&k| p.str(k) == "stage"));
+    let index = p.locations.ext.int(pprof::LOC_LINE_INDEX).unwrap();
+    assert!(index.iter().any(|&i| i > 0), "no inlined frames");
+    let back = read(&write(&p));
+    assert_eq!(summary(&p), summary(&back));
+}
+
+#[test]
+fn read_any_opens_gzip_inside_gzip() {
+    let path = corpus_files("pprof").into_iter().next().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let twice = gzip::gzip(&bytes);
+    let parsed = read_any(&twice, &ReadOptions::default()).unwrap();
+    assert_eq!(parsed.format, Format::Pprof);
+    assert_eq!(parsed.profile.num_samples(), read(&bytes).num_samples());
+    let e = read_any(&gzip::gzip(b"hello"), &ReadOptions::default()).unwrap_err();
+    assert!(e.message.contains("gzip-compressed data starts with bytes 68 65"), "{e}");
+}
