@@ -6,7 +6,8 @@
 //! then times `formats::pprof::read` on the raw and the gzipped bytes (best of 3) and
 //! measures the peak heap of one parse with a counting allocator. When `go` is installed it
 //! also times `go tool pprof -top` on the gzipped file (wall time, and max RSS when
-//! `/usr/bin/time` exists). Set `PPROF_BENCH_SAMPLES` to change the sample count.
+//! `/usr/bin/time` exists). Set `PPROF_BENCH_SAMPLES` to change the sample count and
+//! `PPROF_BENCH_SKIP_GO` to leave out Go.
 
 #![allow(unsafe_code)] // the counting allocator below
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -83,10 +84,22 @@ impl Rng {
 
 fn function_name(rng: &mut Rng, i: usize) -> String {
     const PARTS: [&str; 12] = [
-        "runtime", "net/http", "encoding/json", "github.com/acme/db", "sync", "compress",
-        "parser", "render", "sched", "cache", "crypto", "index",
+        "runtime",
+        "net/http",
+        "encoding/json",
+        "github.com/acme/db",
+        "sync",
+        "compress",
+        "parser",
+        "render",
+        "sched",
+        "cache",
+        "crypto",
+        "index",
     ];
-    const VERBS: [&str; 8] = ["read", "write", "Handle", "Parse", "emit", "flush", "Lookup", "run"];
+    const VERBS: [&str; 8] = [
+        "read", "write", "Handle", "Parse", "emit", "flush", "Lookup", "run",
+    ];
     let pkg = PARTS[rng.below(PARTS.len())];
     let verb = VERBS[rng.below(VERBS.len())];
     format!("{pkg}.(*Type{}).{verb}Block{i}", rng.below(50))
@@ -111,7 +124,11 @@ fn synthetic_profile(samples: usize) -> Profile {
         })
         .collect();
     let callees: Vec<Vec<usize>> = (0..VOCABULARY)
-        .map(|_| (0..3 + rng.below(6)).map(|_| rng.below(VOCABULARY)).collect())
+        .map(|_| {
+            (0..3 + rng.below(6))
+                .map(|_| rng.below(VOCABULARY))
+                .collect()
+        })
         .collect();
     let mut stack: Vec<usize> = vec![0];
     for _ in 0..samples {
@@ -156,6 +173,9 @@ fn mb(bytes: usize) -> f64 {
 
 /// Wall time and max RSS (KiB, when /usr/bin/time exists) of `go tool pprof -top FILE`.
 fn go_pprof_top(file: &std::path::Path) -> Option<(Duration, Option<u64>)> {
+    if std::env::var_os("PPROF_BENCH_SKIP_GO").is_some() {
+        return None;
+    }
     Command::new("go").arg("version").output().ok()?;
     let time = std::path::Path::new("/usr/bin/time");
     let mut best: Option<(Duration, Option<u64>)> = None;
@@ -167,12 +187,16 @@ fn go_pprof_top(file: &std::path::Path) -> Option<(Duration, Option<u64>)> {
         } else {
             Command::new("go")
         };
-        cmd.args(["tool", "pprof", "-symbolize=none", "-top"]).arg(file);
+        cmd.args(["tool", "pprof", "-symbolize=none", "-top"])
+            .arg(file);
         let start = Instant::now();
         let out = cmd.output().ok()?;
         let wall = start.elapsed();
         if !out.status.success() {
-            eprintln!("go tool pprof failed: {}", String::from_utf8_lossy(&out.stderr));
+            eprintln!(
+                "go tool pprof failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             return None;
         }
         let rss = String::from_utf8_lossy(&out.stderr)
@@ -207,7 +231,10 @@ fn main() {
         mb(gz.len())
     );
     if samples >= MIN_SAMPLES {
-        assert!(n >= MIN_SAMPLES && raw.len() >= MIN_RAW_BYTES, "profile too small");
+        assert!(
+            n >= MIN_SAMPLES && raw.len() >= MIN_RAW_BYTES,
+            "profile too small"
+        );
     }
     let dir = std::env::temp_dir().join("proftab-bench");
     std::fs::create_dir_all(&dir).unwrap();
@@ -236,7 +263,10 @@ fn main() {
             "| go tool pprof -top (gzipped file, whole process) | {:.2} s | {:.0} | {} |",
             wall.as_secs_f64(),
             mb(raw.len()) / wall.as_secs_f64(),
-            rss.map_or("n/a".to_owned(), |k| format!("{:.0} MB max RSS", k as f64 / 1024.0))
+            rss.map_or("n/a".to_owned(), |k| format!(
+                "{:.0} MB max RSS",
+                k as f64 / 1024.0
+            ))
         ),
         None => eprintln!("SKIP: go not available; no go tool pprof comparison"),
     }

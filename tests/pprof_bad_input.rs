@@ -7,16 +7,16 @@
 //! * generated sweeps over the corpus: every 97th-byte truncation of the raw protobuf and of
 //!   the gzip stream, garbage after the gzip stream, a small decompression cap.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod pprof_common;
 
 use std::path::{Path, PathBuf};
 
-use prost::Message;
+use pprof_common::*;
 use proftab::formats::pprof::{self, schema};
 use proftab::formats::{gzip, read_any, Limits, ReadOptions};
-use pprof_common::*;
+use prost::Message;
 
 fn read(bytes: &[u8]) -> Result<proftab::formats::Parsed, proftab::formats::ReadError> {
     pprof::read(bytes, &ReadOptions::default())
@@ -30,7 +30,12 @@ fn invalid_dir() -> PathBuf {
 fn corpus_invalid_files_are_rejected() {
     let files: Vec<_> = corpus_files("invalid")
         .into_iter()
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("pprof-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("pprof-")
+        })
         .collect();
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
@@ -45,7 +50,10 @@ fn corpus_invalid_files_are_rejected() {
             "pprof-fuzz-legacy-heapz-crasher" => {
                 // `--- heapz 1 ---`: pprof's legacy text format, which proftab does not read.
                 assert!(any.message.starts_with("unrecognized format"), "{any}");
-                assert!(direct.to_string().starts_with("pprof: at byte 0: "), "{direct}");
+                assert!(
+                    direct.to_string().starts_with("pprof: at byte 0: "),
+                    "{direct}"
+                );
             }
             other => panic!("no expectation for corpus file {other}: {direct}"),
         }
@@ -57,21 +65,33 @@ fn fixture_files_give_their_expected_errors() {
     let expected = std::fs::read_to_string(invalid_dir().join("expected.txt")).unwrap();
     let go = GoPprof::find();
     let mut seen = 0;
-    for line in expected.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+    for line in expected
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
         let (file, want) = line.split_once('\t').expect("file<TAB>message");
         let bytes = std::fs::read(invalid_dir().join(file)).unwrap();
         let got = match read(&bytes) {
             Err(e) => e.to_string(),
             Ok(parsed) => format!(
                 "ok; warnings: {}",
-                parsed.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                parsed
+                    .warnings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         };
         assert_eq!(got, want, "{file}");
         // The judge agrees: go tool pprof rejects exactly the files proftab rejects.
         if let Some(go) = &go {
             let go_ok = go.run(&["-raw"], &invalid_dir().join(file)).is_ok();
-            assert_eq!(go_ok, got.starts_with("ok"), "{file}: go tool pprof disagrees");
+            assert_eq!(
+                go_ok,
+                got.starts_with("ok"),
+                "{file}: go tool pprof disagrees"
+            );
         }
         seen += 1;
     }
@@ -174,15 +194,24 @@ fn truncated_gzip_is_always_an_error() {
         // From 2 bytes on: a single 0x1f is not gzip (nor pprof).
         for cut in cut_points(bytes.len()).filter(|&c| c >= 2) {
             let e = read(&bytes[..cut]).unwrap_err();
-            assert!(e.message.contains("gzip"), "{}: cut {cut}: {e}", path.display());
+            assert!(
+                e.message.contains("gzip"),
+                "{}: cut {cut}: {e}",
+                path.display()
+            );
         }
     }
 }
 
 #[test]
 fn gzip_past_the_cap_fails_without_allocating_past_it() {
-    let raw = std::fs::read(fixture_files().into_iter().find(|p| p.ends_with("cpu.pb.gz")).unwrap())
-        .unwrap();
+    let raw = std::fs::read(
+        fixture_files()
+            .into_iter()
+            .find(|p| p.ends_with("cpu.pb.gz"))
+            .unwrap(),
+    )
+    .unwrap();
     let inflated = gzip::gunzip_capped(&raw, 1 << 30, "test").unwrap();
     let cap = inflated.len() / 2;
     let options = ReadOptions {
@@ -248,7 +277,10 @@ fn random_mutations_never_panic() {
         state ^= state << 17;
         state
     };
-    for (_, raw) in corpus_raw_profiles().into_iter().filter(|(_, r)| r.len() < 100_000) {
+    for (_, raw) in corpus_raw_profiles()
+        .into_iter()
+        .filter(|(_, r)| r.len() < 100_000)
+    {
         for _ in 0..100 {
             let mut m = raw.clone();
             for _ in 0..1 + next() % 4 {
@@ -316,33 +348,76 @@ fn invalid_cases() -> Vec<(&'static str, Vec<u8>)> {
     bad_crc[n - 8] ^= 0xff;
     let mut wrong_wire_in_sample = good.clone();
     // The sample is field 2 right after sample_type: 0x12 len 0x08 (location_id varint) …
-    let at = wrong_wire_in_sample.iter().position(|&b| b == 0x12).unwrap() + 2;
+    let at = wrong_wire_in_sample
+        .iter()
+        .position(|&b| b == 0x12)
+        .unwrap()
+        + 2;
     wrong_wire_in_sample[at] = 0x0d; // field 1 with wire type 5
     vec![
-        ("string-index-out-of-range.pb", enc(&|p| p.function[0].name = 99)),
-        ("negative-string-index.pb", enc(&|p| p.function[0].filename = -1)),
+        (
+            "string-index-out-of-range.pb",
+            enc(&|p| p.function[0].name = 99),
+        ),
+        (
+            "negative-string-index.pb",
+            enc(&|p| p.function[0].filename = -1),
+        ),
         ("location-id-zero.pb", enc(&|p| p.location[0].id = 0)),
-        ("location-dangling.pb", enc(&|p| p.sample[0].location_id = vec![1, 7])),
-        ("function-id-duplicate.pb", enc(&|p| p.function.push(p.function[0].clone()))),
-        ("line-without-function.pb", enc(&|p| p.location[0].line[0].function_id = 0)),
-        ("value-count-mismatch.pb", enc(&|p| p.sample[0].value.push(1))),
+        (
+            "location-dangling.pb",
+            enc(&|p| p.sample[0].location_id = vec![1, 7]),
+        ),
+        (
+            "function-id-duplicate.pb",
+            enc(&|p| p.function.push(p.function[0])),
+        ),
+        (
+            "line-without-function.pb",
+            enc(&|p| p.location[0].line[0].function_id = 0),
+        ),
+        (
+            "value-count-mismatch.pb",
+            enc(&|p| p.sample[0].value.push(1)),
+        ),
         ("no-sample-types.pb", enc(&|p| p.sample_type.clear())),
-        ("string-table-0-not-empty.pb", enc(&|p| p.string_table[0] = b"x".to_vec())),
-        ("string-table-empty.pb", enc(&|p| {
-            p.string_table.clear();
-            p.sample.clear();
-            p.sample_type.clear();
-            p.function.clear();
-            p.location.clear();
-            p.time_nanos = 1; // something left, so the input is not empty
-        })),
-        ("non-utf8-string.pb", enc(&|p| p.string_table[3] = b"ma\xffin".to_vec())),
+        (
+            "string-table-0-not-empty.pb",
+            enc(&|p| p.string_table[0] = b"x".to_vec()),
+        ),
+        (
+            "string-table-empty.pb",
+            enc(&|p| {
+                p.string_table.clear();
+                p.sample.clear();
+                p.sample_type.clear();
+                p.function.clear();
+                p.location.clear();
+                p.time_nanos = 1; // something left, so the input is not empty
+            }),
+        ),
+        (
+            "non-utf8-string.pb",
+            enc(&|p| p.string_table[3] = b"ma\xffin".to_vec()),
+        ),
         ("concatenated.pb", concatenated),
-        ("sample-type-as-varint.pb", [&[0x08, 0x01][..], &good].concat()),
-        ("time-nanos-as-bytes.pb", [&good[..], &[0x4a, 0x01, 0x00]].concat()),
+        (
+            "sample-type-as-varint.pb",
+            [&[0x08, 0x01][..], &good].concat(),
+        ),
+        (
+            "time-nanos-as-bytes.pb",
+            [&good[..], &[0x4a, 0x01, 0x00]].concat(),
+        ),
         ("group-wire-type.pb", [&good[..], &[0x7b]].concat()),
-        ("eleven-byte-varint.pb", [&good[..], &[0x48], &[0xff; 10], &[0x01]].concat()),
-        ("length-past-end.pb", [&good[..], &[0x12, 0x40, 0x08]].concat()),
+        (
+            "eleven-byte-varint.pb",
+            [&good[..], &[0x48], &[0xff; 10], &[0x01]].concat(),
+        ),
+        (
+            "length-past-end.pb",
+            [&good[..], &[0x12, 0x40, 0x08]].concat(),
+        ),
         ("wrong-wire-type-in-sample.pb", wrong_wire_in_sample),
         ("gzip-bad-crc.pb.gz", bad_crc),
         ("gzip-truncated-header.pb.gz", vec![0x1f, 0x8b, 0x08]),
@@ -363,7 +438,12 @@ fn write_invalid_fixtures() {
             Err(e) => e.to_string(),
             Ok(parsed) => format!(
                 "ok; warnings: {}",
-                parsed.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                parsed
+                    .warnings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         };
         expected.push_str(&format!("{name}\t{got}\n"));

@@ -8,7 +8,7 @@
 //!
 //! Skips (with `SKIP:` on stderr) when `go` is not installed.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod pprof_common;
 
@@ -19,7 +19,10 @@ fn corpus_round_trip_prints_the_same() {
     let Some(go) = GoPprof::find() else { return };
     let mut files = corpus_files("pprof");
     files.extend(fixture_files());
-    assert!(files.len() >= 20, "expected the corpus and fixtures, found {files:?}");
+    assert!(
+        files.len() >= 20,
+        "expected the corpus and fixtures, found {files:?}"
+    );
     let mut failures = Vec::new();
     for path in &files {
         if let Err(e) = go.check_round_trip(path) {
@@ -44,11 +47,18 @@ fn function_table_matches_go_top() {
     let mut failures = Vec::new();
     for path in &files {
         let p = read_pprof(path);
-        let symbolized = p.locations.function.iter().all(|&f| f != proftab::model::NO_INDEX);
+        let symbolized = p
+            .locations
+            .function
+            .iter()
+            .all(|&f| f != proftab::model::NO_INDEX);
         let pruned = p.meta_value("pprof.profile.drop_frames").is_some()
             || p.meta_value("pprof.profile.keep_frames").is_some();
         if !symbolized || pruned {
-            eprintln!("note: {} not compared (unsymbolized or pruned)", path.display());
+            eprintln!(
+                "note: {} not compared (unsymbolized or pruned)",
+                path.display()
+            );
             continue;
         }
         for vt in 0..p.values.len() {
@@ -99,7 +109,11 @@ fn same_table(
     }
     for g in go_rows {
         // pprof shows a function with an empty name as `<unknown>`; proftab's row is "".
-        let name = if g.name == "<unknown>" { "" } else { g.name.as_str() };
+        let name = if g.name == "<unknown>" {
+            ""
+        } else {
+            g.name.as_str()
+        };
         let Some(r) = shown.iter().find(|r| r.name == name) else {
             return Err(format!("go row {:?} missing in proftab", g.name));
         };

@@ -1,13 +1,13 @@
 //! pprof read/write round trips inside proftab (no Go needed): detection, model contents,
 //! deterministic and stable output, profiles that did not come from pprof, gzip wrapping.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod pprof_common;
 
+use pprof_common::*;
 use proftab::formats::{detect, gzip, pprof, read_any, Format, ReadOptions, WriteOptions};
 use proftab::model::{Cell, ColumnData, Profile, ProfileBuilder};
-use pprof_common::*;
 
 fn write(p: &Profile) -> Vec<u8> {
     pprof::write(p, &WriteOptions::default()).unwrap().bytes
@@ -23,10 +23,21 @@ fn detects_every_pprof_file_and_nothing_else() {
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(detect(&bytes), Some(Format::Pprof), "{}", path.display());
     }
-    for folder in ["otlp", "collapsed", "rprof", "cpuprofile", "firefox", "speedscope"] {
+    for folder in [
+        "otlp",
+        "collapsed",
+        "rprof",
+        "cpuprofile",
+        "firefox",
+        "speedscope",
+    ] {
         for path in corpus_files(folder) {
             let bytes = std::fs::read(&path).unwrap();
-            assert!(!pprof::detect(&bytes), "{} detected as pprof", path.display());
+            assert!(
+                !pprof::detect(&bytes),
+                "{} detected as pprof",
+                path.display()
+            );
         }
     }
 }
@@ -66,7 +77,11 @@ fn summary(p: &Profile) -> Vec<String> {
                 )
             })
             .collect();
-        out.push(format!("sample {} | {}", values.join(" "), frames.join(" < ")));
+        out.push(format!(
+            "sample {} | {}",
+            values.join(" "),
+            frames.join(" < ")
+        ));
     }
     for t in &p.ext_tables {
         for c in &t.columns.columns {
@@ -154,9 +169,18 @@ fn foreign_profiles_are_written_with_fresh_ids_and_merged_samples() {
     assert_eq!((v(0, 0), v(1, 0)), (3.0, 6.0)); // 1+2, round(2.6)+3
     assert_eq!((v(0, 1), v(1, 1)), (4.0, 0.0)); // the missing time is 0
     let frames = summary(&back);
-    let sample2 = frames.iter().find(|l| l.starts_with("sample samples=Some(4.0)")).unwrap();
-    assert!(sample2.contains("-:0 .address:Some(U64(Some(4660)))"), "{sample2}");
-    assert_eq!(back.meta_value(pprof::META_TIME_NANOS), Some("1700000000500000000"));
+    let sample2 = frames
+        .iter()
+        .find(|l| l.starts_with("sample samples=Some(4.0)"))
+        .unwrap();
+    assert!(
+        sample2.contains("-:0 .address:Some(U64(Some(4660)))"),
+        "{sample2}"
+    );
+    assert_eq!(
+        back.meta_value(pprof::META_TIME_NANOS),
+        Some("1700000000500000000")
+    );
     assert_eq!(back.sources.source_timestamp[0], 1_700_000_000.5);
 }
 
@@ -187,5 +211,9 @@ fn read_any_opens_gzip_inside_gzip() {
     assert_eq!(parsed.format, Format::Pprof);
     assert_eq!(parsed.profile.num_samples(), read(&bytes).num_samples());
     let e = read_any(&gzip::gzip(b"hello"), &ReadOptions::default()).unwrap_err();
-    assert!(e.message.contains("gzip-compressed data starts with bytes 68 65"), "{e}");
+    assert!(
+        e.message
+            .contains("gzip-compressed data starts with bytes 68 65"),
+        "{e}"
+    );
 }

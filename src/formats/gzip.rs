@@ -48,6 +48,9 @@ pub fn gunzip_capped(bytes: &[u8], cap: usize, format: &'static str) -> Result<V
         pos = gunzip_member(bytes, pos, &mut out, cap, format)?;
         let rest = bytes.get(pos..).unwrap_or_default();
         if rest.is_empty() {
+            if out.capacity() > out.len() + out.len() / 8 {
+                out.shrink_to_fit();
+            }
             return Ok(out);
         }
         if !is_gzip(rest) {
@@ -90,7 +93,8 @@ fn gunzip_member(
     let body_start = parse_header(bytes, start, format)?;
     let body = bytes.get(body_start..).unwrap_or_default();
     let out_start = out.len();
-    let consumed = inflate_capped(body, out, cap).map_err(|e| {
+    let hint = if out_start == 0 { size_hint(bytes, body.len()) } else { 0 };
+    let consumed = inflate_capped(body, out, cap, hint).map_err(|e| {
         let message = match e {
             InflateError::OverCap => format!(
                 "the decompressed data exceeds the limit of {cap} bytes \
@@ -102,9 +106,33 @@ fn gunzip_member(
         ReadError::new(format, Place::Byte(body_start as u64), message)
     })?;
     let trailer_at = body_start.saturating_add(consumed);
-    check_trailer(bytes, trailer_at, out.get(out_start..).unwrap_or_default(), format)?;
+    check_trailer(
+        bytes,
+        trailer_at,
+        out.get(out_start..).unwrap_or_default(),
+        format,
+    )?;
     Ok(trailer_at + TRAILER_LEN)
 }
+
+/// The size the output will probably have: the ISIZE of the stream's last trailer (exact for
+/// a single member under 4 GiB), when it is plausible for `body_len` compressed bytes; else 0.
+fn size_hint(bytes: &[u8], body_len: usize) -> usize {
+    let isize = bytes
+        .len()
+        .checked_sub(4)
+        .and_then(|at| read_u32_le(bytes, at))
+        .map_or(0, |v| v as usize);
+    if isize <= body_len.saturating_mul(MAX_HINT_RATIO) {
+        isize
+    } else {
+        0
+    }
+}
+
+/// Largest expansion ratio for which the ISIZE hint is trusted to size the first allocation
+/// (profiles compress 2–10×; a bomb's claim is not believed, the buffer then grows by doubling).
+const MAX_HINT_RATIO: usize = 16;
 
 /// Checks the CRC-32 and ISIZE of the trailer at `at` against the member's output `data`.
 fn check_trailer(
@@ -158,7 +186,10 @@ fn parse_header(bytes: &[u8], start: usize, format: &'static str) -> Result<usiz
         return Err(err(start, "not a gzip member (no 1f 8b magic)"));
     }
     if fixed[2] != METHOD_DEFLATE {
-        return Err(err(start + 2, "unsupported gzip compression method (not deflate)"));
+        return Err(err(
+            start + 2,
+            "unsupported gzip compression method (not deflate)",
+        ));
     }
     let flags = fixed[3];
     if flags & FLAG_RESERVED != 0 {
@@ -210,15 +241,24 @@ enum InflateError {
 }
 
 /// Inflates the raw DEFLATE stream at the start of `input`, appending to `out`, which never
-/// grows past `cap` bytes in total. Returns the number of input bytes the stream used.
-fn inflate_capped(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<usize, InflateError> {
+/// grows past `cap` bytes in total; `hint` (0 = none) is the expected output size. Returns the
+/// number of input bytes the stream used.
+fn inflate_capped(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    cap: usize,
+    hint: usize,
+) -> Result<usize, InflateError> {
     let mut decomp = Box::<DecompressorOxide>::default();
     let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
     let mut out_pos = out.len();
     let mut consumed = 0usize;
-    let initial = out_pos
-        .saturating_add(input.len().saturating_mul(4).max(MIN_INITIAL_OUTPUT))
-        .min(cap);
+    let guess = if hint > 0 {
+        hint.saturating_add(1) // one spare byte: a full buffer reads as "more output"
+    } else {
+        input.len().saturating_mul(4).max(MIN_INITIAL_OUTPUT)
+    };
+    let initial = out_pos.saturating_add(guess).min(cap);
     out.resize(initial.max(out_pos), 0);
     loop {
         let rest = input.get(consumed..).unwrap_or_default();
@@ -277,7 +317,11 @@ const fn crc_tables() -> [[u32; 256]; 8] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { CRC32_POLY ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 {
+                CRC32_POLY ^ (c >> 1)
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         t[0][i] = c;

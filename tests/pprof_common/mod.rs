@@ -1,7 +1,7 @@
 //! Helpers shared by the pprof integration tests: corpus and fixture discovery, and running
 //! `go tool pprof` on a file.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -21,6 +21,7 @@
 
 mod read;
 pub mod schema;
+mod stacks;
 mod wire;
 mod write;
 
@@ -98,14 +99,20 @@ fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
         let field = match field {
             Ok(f) => f,
             Err(e) => {
-                return is_prefix && e.truncated && (beyond_samples || first_value_type == Some(true))
+                return is_prefix
+                    && e.truncated
+                    && (beyond_samples || first_value_type == Some(true))
             }
         };
-        if read::expected_wire_types(field.number).is_none_or(|w| !w.contains(&field.value.wire_type())) {
+        if read::expected_wire_types(field.number)
+            .is_none_or(|w| !w.contains(&field.value.wire_type()))
+        {
             return false;
         }
         beyond_samples |= field.number > 2;
-        if let (1, None, wire::Value::Len(payload, _)) = (field.number, first_value_type, field.value) {
+        if let (1, None, wire::Value::Len(payload, _)) =
+            (field.number, first_value_type, field.value)
+        {
             first_value_type = Some(is_value_type(payload));
         }
     }

@@ -9,17 +9,17 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
 use super::schema::{Function, Location, Mapping, Sample, ValueType};
+use super::stacks::NodeTable;
 use super::wire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
 use super::*;
 use crate::formats::{Format, Place, Warnings};
 use crate::model::{
-    encode_opt, Column, ColumnData, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder,
-    SourceIndex, StackIndex, StringId, ValueTypeIndex, INT_NA, NO_INDEX,
+    Column, ColumnData, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder,
+    SourceIndex, StackIndex, StringId, ValueTypeIndex, INT_NA,
 };
 
 /// Field numbers of `Profile`.
@@ -121,8 +121,7 @@ fn decode<M: Message + Default>(
     what: &str,
     index: usize,
 ) -> Result<M, ReadError> {
-    M::decode(payload)
-        .map_err(|e| byte_err(offset, format!("{what}[{index}]: cannot decode: {e}")))
+    M::decode(payload).map_err(|e| byte_err(offset, format!("{what}[{index}]: cannot decode: {e}")))
 }
 
 impl<'a> TopLevel<'a> {
@@ -293,8 +292,8 @@ struct Reader<'t, 'a> {
     location_rows: IdMap,
     location_ranges: Vec<LocationRows>,
     value_types: Vec<ValueTypeIndex>,
-    /// Interned stack nodes by `(caller node, pprof location row)`, see [`Reader::stack`].
-    stack_nodes: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
+    /// Interned stack nodes.
+    stack_nodes: NodeTable,
     source: SourceIndex,
     labels: LabelColumns,
 }
@@ -344,7 +343,7 @@ impl<'t, 'a> Reader<'t, 'a> {
             location_rows: IdMap::Dense(Vec::new()),
             location_ranges: Vec::new(),
             value_types: Vec::new(),
-            stack_nodes: HashMap::default(),
+            stack_nodes: NodeTable::default(),
             source,
             labels: LabelColumns::default(),
         })
@@ -370,7 +369,12 @@ impl<'t, 'a> Reader<'t, 'a> {
     }
 
     /// The model string of index `idx`, with index 0 (the empty string) as NA.
-    fn sid(&mut self, idx: i64, offset: usize, what: &dyn Fn() -> String) -> Result<StringId, ReadError> {
+    fn sid(
+        &mut self,
+        idx: i64,
+        offset: usize,
+        what: &dyn Fn() -> String,
+    ) -> Result<StringId, ReadError> {
         if idx == 0 {
             return Ok(StringId::NA);
         }
@@ -398,7 +402,10 @@ impl<'t, 'a> Reader<'t, 'a> {
             let off = *off;
             let what = || format!("function[{i}] (id {})", f.id);
             if f.id == 0 {
-                return Err(byte_err(off, format!("function[{i}]: found function with reserved ID=0")));
+                return Err(byte_err(
+                    off,
+                    format!("function[{i}]: found function with reserved ID=0"),
+                ));
             }
             let key = FunctionKey {
                 name: self.sid(f.name, off, &what)?,
@@ -408,7 +415,10 @@ impl<'t, 'a> Reader<'t, 'a> {
             };
             let row = self.b.add_function(key);
             if !self.function_rows.insert(f.id, row.0) {
-                return Err(byte_err(off, format!("multiple functions with same id: {}", f.id)));
+                return Err(byte_err(
+                    off,
+                    format!("multiple functions with same id: {}", f.id),
+                ));
             }
             pprof_ids.push(Some(f.id));
         }
@@ -427,7 +437,10 @@ impl<'t, 'a> Reader<'t, 'a> {
             Ok(l) if l >= 0 => l,
             _ => {
                 self.warnings.add(FORMAT, "line-range", || {
-                    format!("{}: line number {line} is negative or too large; kept as NA", what())
+                    format!(
+                        "{}: line number {line} is negative or too large; kept as NA",
+                        what()
+                    )
                 });
                 INT_NA
             }
@@ -445,10 +458,16 @@ impl<'t, 'a> Reader<'t, 'a> {
         for (i, (m, off)) in top.mappings.iter().enumerate() {
             let off = *off;
             if m.id == 0 {
-                return Err(byte_err(off, format!("mapping[{i}]: found mapping with reserved ID=0")));
+                return Err(byte_err(
+                    off,
+                    format!("mapping[{i}]: found mapping with reserved ID=0"),
+                ));
             }
             if !ids.insert(m.id, i as u32) {
-                return Err(byte_err(off, format!("multiple mappings with same id: {}", m.id)));
+                return Err(byte_err(
+                    off,
+                    format!("multiple mappings with same id: {}", m.id),
+                ));
             }
             let what = || format!("mapping[{i}] (id {})", m.id);
             cols.filename.push(self.sid(m.filename, off, &what)?);
@@ -468,10 +487,16 @@ impl<'t, 'a> Reader<'t, 'a> {
         for (i, (loc, off)) in top.locations.iter().enumerate() {
             let off = *off;
             if loc.id == 0 {
-                return Err(byte_err(off, format!("location[{i}]: found location with reserved id=0")));
+                return Err(byte_err(
+                    off,
+                    format!("location[{i}]: found location with reserved id=0"),
+                ));
             }
             if !self.location_rows.insert(loc.id, i as u32) {
-                return Err(byte_err(off, format!("multiple locations with same id: {}", loc.id)));
+                return Err(byte_err(
+                    off,
+                    format!("multiple locations with same id: {}", loc.id),
+                ));
             }
             let rows = self.location_rows_of(loc, off, &mut ext)?;
             self.location_ranges.push(rows);
@@ -494,15 +519,12 @@ impl<'t, 'a> Reader<'t, 'a> {
             ext.push(loc, 0, 0);
         }
         for (k, line) in loc.line.iter().enumerate() {
-            let f = self
-                .function_rows
-                .get(line.function_id)
-                .ok_or_else(|| {
-                    byte_err(
-                        off,
-                        format!("location id: {} has a line with nil function", loc.id),
-                    )
-                })?;
+            let f = self.function_rows.get(line.function_id).ok_or_else(|| {
+                byte_err(
+                    off,
+                    format!("location id: {} has a line with nil function", loc.id),
+                )
+            })?;
             let number = self.line_number(line.line, &what);
             let column = self.column_number(line.column, &what);
             self.b.add_location(Some(FunctionIndex(f)), number);
@@ -533,7 +555,7 @@ impl<'t, 'a> Reader<'t, 'a> {
         if ext.mapping_id.iter().any(Option::is_some) {
             add(LOC_MAPPING_ID, ColumnData::U64(ext.mapping_id));
         }
-        if ext.is_folded.iter().any(|&b| b == Some(true)) {
+        if ext.is_folded.contains(&Some(true)) {
             add(LOC_IS_FOLDED, ColumnData::Lgl(ext.is_folded));
         }
         if !ext.pprof_id.is_empty() {
@@ -638,8 +660,8 @@ impl<'t, 'a> Reader<'t, 'a> {
         Ok(())
     }
 
-    /// The stack node of a sample's location ids (leaf first), interned per pprof location:
-    /// `(caller node, location row)` → the node of that location's innermost line.
+    /// The stack node of a sample's location ids (leaf first), each location expanded into
+    /// its lines.
     fn stack(
         &mut self,
         index: usize,
@@ -650,10 +672,10 @@ impl<'t, 'a> Reader<'t, 'a> {
         let mut node: Option<StackIndex> = None;
         let mut depth = 0usize;
         for &id in location_ids.iter().rev() {
-            let (row, rows) = self
+            let rows = self
                 .location_rows
                 .get(id)
-                .and_then(|r| Some((r, *self.location_ranges.get(r as usize)?)))
+                .and_then(|r| self.location_ranges.get(r as usize).copied())
                 .ok_or_else(|| {
                     byte_err(
                         off,
@@ -673,20 +695,11 @@ impl<'t, 'a> Reader<'t, 'a> {
                     ),
                 ));
             }
-            let key = (u64::from(encode_opt(node.map(|n| n.0))) << 32) | u64::from(row);
-            node = Some(match self.stack_nodes.get(&key) {
-                Some(&n) => StackIndex(n),
-                None => {
-                    // The caller's line (the last) is outermost.
-                    for k in (0..rows.count).rev() {
-                        let loc = LocationIndex(rows.first + k);
-                        node = Some(self.b.push_stack_node(node, loc));
-                    }
-                    let n = node.map_or(NO_INDEX, |n| n.0);
-                    self.stack_nodes.insert(key, n);
-                    StackIndex(n)
-                }
-            });
+            // The caller's line (the last) is outermost.
+            for k in (0..rows.count).rev() {
+                let loc = LocationIndex(rows.first + k);
+                node = Some(self.stack_nodes.intern(&mut self.b, node, loc));
+            }
         }
         Ok(node)
     }
@@ -704,7 +717,11 @@ impl<'t, 'a> Reader<'t, 'a> {
         let unit = self.sid(label.num_unit, off, &what)?;
         if label.num.unsigned_abs() > MAX_EXACT_F64 as u64 {
             self.warnings.add(FORMAT, "inexact-label", || {
-                format!("{}: numeric value {} is not exact as a double", what(), label.num)
+                format!(
+                    "{}: numeric value {} is not exact as a double",
+                    what(),
+                    label.num
+                )
             });
         }
         // A string label carries no number: NA rather than 0, unless the file has one.
@@ -755,7 +772,9 @@ impl<'t, 'a> Reader<'t, 'a> {
             }
         }
         for (i, c) in top.comments.iter().enumerate() {
-            let text = self.text(c.value, c.offset, &|| format!("comment[{i}]"))?.to_owned();
+            let text = self
+                .text(c.value, c.offset, &|| format!("comment[{i}]"))?
+                .to_owned();
             self.b.add_meta(META_COMMENT, &text);
         }
         Ok(())
@@ -794,10 +813,12 @@ fn column(name: &str, data: ColumnData) -> Column {
 impl LocationExt {
     fn push(&mut self, loc: &Location, line_index: usize, column: i32) {
         self.address.push((loc.address != 0).then_some(loc.address));
-        self.mapping_id.push((loc.mapping_id != 0).then_some(loc.mapping_id));
+        self.mapping_id
+            .push((loc.mapping_id != 0).then_some(loc.mapping_id));
         self.is_folded.push(Some(loc.is_folded));
         self.pprof_id.push(Some(loc.id));
-        self.line_index.push(i32::try_from(line_index).unwrap_or(i32::MAX));
+        self.line_index
+            .push(i32::try_from(line_index).unwrap_or(i32::MAX));
         self.column.push(column);
     }
 }
@@ -889,29 +910,5 @@ impl TapInvalid for Cow<'_, str> {
             f();
         }
         self
-    }
-}
-
-/// A hasher for the reader's `u64` keys: the splitmix64 finalizer, a bijection, so distinct
-/// keys never collide in the full hash (and the std SipHash is several times slower here).
-#[derive(Default)]
-struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(self.0 ^ u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.0 = z ^ (z >> 31);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }

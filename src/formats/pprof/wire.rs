@@ -116,15 +116,18 @@ impl<'a> Fields<'a> {
                 let len = self.varint()?;
                 let from = self.pos;
                 let remaining = self.buf.len().saturating_sub(from);
-                let len = usize::try_from(len).ok().filter(|&l| l <= remaining).ok_or_else(|| {
-                    self.error(
-                        start,
-                        true,
-                        format!(
+                let len = usize::try_from(len)
+                    .ok()
+                    .filter(|&l| l <= remaining)
+                    .ok_or_else(|| {
+                        self.error(
+                            start,
+                            true,
+                            format!(
                             "field {number} is {len} bytes long but only {remaining} bytes remain"
                         ),
-                    )
-                })?;
+                        )
+                    })?;
                 self.pos = from + len;
                 Value::Len(
                     self.buf.get(from..from + len).unwrap_or_default(),
@@ -226,7 +229,9 @@ mod tests {
         let group = [0x0b];
         let e = Fields::new(&group, 0).next().unwrap().unwrap_err();
         assert!(e.message.contains("unknown wire type 3"));
-        let long = [0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        let long = [
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ];
         let e = Fields::new(&long, 0).next().unwrap().unwrap_err();
         assert_eq!(e.message, "bad varint");
         assert!(!e.truncated);

@@ -194,7 +194,8 @@ impl<'p> Writer<'p> {
             return;
         };
         let c = &table.columns;
-        let u64_at = |name: &str, row: usize| c.u64(name).and_then(|v| v.get(row).copied().flatten());
+        let u64_at =
+            |name: &str, row: usize| c.u64(name).and_then(|v| v.get(row).copied().flatten());
         let str_at = |name: &str, row: usize| c.chr(name).and_then(|v| v.get(row).copied());
         let flag = |name: &str, row: usize| {
             c.lgl(name)
@@ -280,7 +281,10 @@ impl<'p> Writer<'p> {
                 }
                 continue;
             };
-            let column = ext.int(LOC_COLUMN).and_then(|c| c.get(r).copied()).unwrap_or(INT_NA);
+            let column = ext
+                .int(LOC_COLUMN)
+                .and_then(|c| c.get(r).copied())
+                .unwrap_or(INT_NA);
             loc.line.push(schema::Line {
                 function_id: self.function_ids[f.idx()],
                 line: int_or_zero(self.p.locations.line[r]),
@@ -375,7 +379,7 @@ impl<'p> Writer<'p> {
             }
             for (slot, col) in values.iter_mut().zip(&p.values) {
                 if let Some(v) = col.get(s) {
-                    *slot = slot.saturating_add(rounding.to_i64(v));
+                    *slot = slot.saturating_add(rounding.convert(v));
                 }
             }
         }
@@ -395,8 +399,12 @@ impl<'p> Writer<'p> {
         self.out.period = int_meta(META_PERIOD).unwrap_or(0);
         if p.meta_value(META_PERIOD_TYPE).is_some() || p.meta_value(META_PERIOD_UNIT).is_some() {
             self.out.period_type = Some(schema::ValueType {
-                r#type: self.strings.of(p.meta_value(META_PERIOD_TYPE).unwrap_or("")),
-                unit: self.strings.of(p.meta_value(META_PERIOD_UNIT).unwrap_or("")),
+                r#type: self
+                    .strings
+                    .of(p.meta_value(META_PERIOD_TYPE).unwrap_or("")),
+                unit: self
+                    .strings
+                    .of(p.meta_value(META_PERIOD_UNIT).unwrap_or("")),
             });
         }
         for c in p.meta_values(META_COMMENT) {
@@ -441,8 +449,16 @@ impl<'p> Writer<'p> {
             LOC_LINE_INDEX,
             LOC_COLUMN,
         ];
-        lost.extend(unwritten_columns("locations", &p.locations.ext, &written_loc));
-        lost.extend(unwritten_columns("functions", &p.functions.ext, &[FUNC_PPROF_ID]));
+        lost.extend(unwritten_columns(
+            "locations",
+            &p.locations.ext,
+            &written_loc,
+        ));
+        lost.extend(unwritten_columns(
+            "functions",
+            &p.functions.ext,
+            &[FUNC_PPROF_ID],
+        ));
         lost.extend(unwritten_columns("samples", &p.samples.ext, &[]));
         lost.extend(unwritten_columns("sources", &p.sources.ext, &[]));
         for t in &p.ext_tables {
@@ -497,7 +513,10 @@ fn unwritten_columns<'a>(
         .map(move |c| format!("{table}.{}", c.name))
 }
 
-fn unwritten_table_columns<'a>(t: &'a ExtTable, written: &'a [&str]) -> impl Iterator<Item = String> + 'a {
+fn unwritten_table_columns<'a>(
+    t: &'a ExtTable,
+    written: &'a [&str],
+) -> impl Iterator<Item = String> + 'a {
     unwritten_columns(&t.name, &t.columns, written)
 }
 
@@ -519,7 +538,7 @@ struct ValueRounding {
 }
 
 impl ValueRounding {
-    fn to_i64(&mut self, v: f64) -> i64 {
+    fn convert(&mut self, v: f64) -> i64 {
         if v.is_nan() {
             return 0;
         }
@@ -571,7 +590,8 @@ impl LabelSets {
             return out;
         };
         let c = &t.columns;
-        let (Some(ColumnData::Int(sample_id)), Some(key)) = (c.get("sample_id"), c.chr("key")) else {
+        let (Some(ColumnData::Int(sample_id)), Some(key)) = (c.get("sample_id"), c.chr("key"))
+        else {
             return out;
         };
         let str_col = c.chr("str");
@@ -581,14 +601,18 @@ impl LabelSets {
         rows.sort_by_key(|&r| sample_id[r]);
         let mut per_sample: Vec<(usize, Vec<schema::Label>)> = Vec::new();
         for r in rows {
-            let Some(s) = usize::try_from(sample_id[r]).ok().and_then(|id| id.checked_sub(1)) else {
+            let Some(s) = usize::try_from(sample_id[r])
+                .ok()
+                .and_then(|id| id.checked_sub(1))
+            else {
                 continue;
             };
             if s >= out.of_sample.len() {
                 continue;
             }
             let text = |col: Option<&[StringId]>, strings: &mut Strings<'p>| {
-                col.and_then(|v| v.get(r)).map_or(0, |&id| strings.of_owned(p, id))
+                col.and_then(|v| v.get(r))
+                    .map_or(0, |&id| strings.of_owned(p, id))
             };
             let num = num_col.and_then(|v| v.get(r)).copied().unwrap_or(f64::NAN);
             let label = schema::Label {
