@@ -369,12 +369,12 @@ impl<'a> Reader<'a> {
     }
 
     fn damaged(&mut self, d: Damage, resolved: Resolved, n: usize) -> Option<Resolved> {
-        let what = match d.cut {
-            Cut::Name => "a function name without its closing quote",
-            Cut::SrcRef => "a source reference without its line number",
+        let (what, kind) = match d.cut {
+            Cut::Name => ("a function name without its closing quote", "cut-name"),
+            Cut::SrcRef => ("a source reference without its line number", "cut-srcref"),
         };
         if resolved.stack.is_none() {
-            self.warnings.add(FORMAT, "cut-empty", || {
+            self.warnings.add(FORMAT, &format!("{kind}-empty"), || {
                 format!(
                     "line {n}: the line ends in {what} at column {} and has no complete frame \
                      before it; line dropped",
@@ -383,7 +383,7 @@ impl<'a> Reader<'a> {
             });
             return None;
         }
-        self.warnings.add(FORMAT, "cut", || {
+        self.warnings.add(FORMAT, kind, || {
             format!(
                 "line {n}: the line ends in {what} at column {} (cut while being written?); \
                  the sample keeps the complete frames before it",
@@ -669,9 +669,20 @@ fn parse_file_line(text: &[u8]) -> Result<(u32, &[u8]), String> {
     Ok((number, path))
 }
 
-/// The first characters of a line, quoted for a message.
+/// The first characters of a line, quoted for a message; binary data as hex bytes.
 fn quote_start(text: &[u8]) -> String {
     const SHOWN: usize = 60;
+    const SHOWN_BYTES: usize = 8;
+    let binary = std::str::from_utf8(text).is_err()
+        || text.iter().any(|&b| b < 0x20 && b != b'\t');
+    if binary {
+        let hex: Vec<String> = text
+            .iter()
+            .take(SHOWN_BYTES)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        return format!("binary data (bytes {})", hex.join(" "));
+    }
     let shown = String::from_utf8_lossy(text.get(..text.len().min(SHOWN)).unwrap_or(text));
     let more = if text.len() > SHOWN { "…" } else { "" };
     format!("{shown:?}{more}")
