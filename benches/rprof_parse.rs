@@ -4,6 +4,8 @@
 //! set (Linux `VmHWM`), reset before each measured step through `/proc/self/clear_refs`, so
 //! it includes the input buffer held during the step; elsewhere it is not reported.
 
+#![allow(clippy::expect_used)]
+
 #[path = "../tests/support/rprof_gen.rs"]
 mod rprof_gen;
 

@@ -3,7 +3,7 @@
 //! rewrite (with `memory = "both"` and `lines = "show"` where the file has them), and proftab's
 //! function table must agree with `summaryRprof()`'s `by.total`. Skips (visibly) without R.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/rprof.rs"]
 mod support;
@@ -14,7 +14,7 @@ use std::process::Command;
 
 use proftab::analysis::functions::{function_table, FrameKey};
 use proftab::formats::{rprof, ReadOptions, WriteOptions};
-use proftab::model::Profile;
+use proftab::model::{Profile, ProfileBuilder};
 
 /// One input of the comparison.
 struct Case {
@@ -48,7 +48,44 @@ fn cases(scratch: &Path) -> Vec<Case> {
         original: crlf_path,
         repair: false,
     });
+    // A profile that never was Rprof (pprof-like: files, lines, counts above 1), written by
+    // proftab: R must read it and agree with proftab's function table.
+    let foreign_path = scratch.join("foreign.out");
+    let written = rprof::write(&foreign_profile(), &WriteOptions::default()).unwrap();
+    std::fs::write(&foreign_path, written.bytes).unwrap();
+    cases.push(Case {
+        id: "foreign.out".to_owned(),
+        original: foreign_path,
+        repair: false,
+    });
     cases
+}
+
+/// Three call paths over four functions in two files, with counts 1 to 5.
+fn foreign_profile() -> Profile {
+    let mut b = ProfileBuilder::new();
+    let src = b.add_source("pprof", Some("cpu.pb.gz"), None);
+    let n = b.value_type("samples", "count");
+    let cpu = b.value_type("cpu", "nanoseconds");
+    let loc = |b: &mut ProfileBuilder, name: &str, file: &str, line: i32| {
+        let f = b.function_named(name, Some(file));
+        b.location(Some(f), line)
+    };
+    let main = loc(&mut b, "main", "main.go", 10);
+    let parse = loc(&mut b, "parse", "parse.go", 33);
+    let scan = loc(&mut b, "scan", "parse.go", 80);
+    let alloc = loc(&mut b, "runtime.mallocgc", "malloc.go", 900);
+    let paths = [
+        vec![scan, parse, main],
+        vec![alloc, scan, parse, main],
+        vec![parse, main],
+    ];
+    for (i, path) in paths.iter().enumerate() {
+        let stack = b.stack_leaf_first(path);
+        let count = (2 * i + 1) as f64;
+        b.add_sample_with_values(src, stack, &[(n, count), (cpu, count * 10e6)]);
+    }
+    b.build().unwrap()
 }
 
 /// Name, self count, total count and total `memory_increase` bytes per function, as TSV.
@@ -61,7 +98,11 @@ fn function_table_tsv(p: &Profile) -> String {
     let mem_of = |key: FrameKey| {
         memory.as_ref().map_or("NA".to_owned(), |m| {
             // Functions only in samples without memory increase have no row.
-            let total = m.rows.iter().find(|r| r.key == key).map_or(0.0, |r| r.total_value);
+            let total = m
+                .rows
+                .iter()
+                .find(|r| r.key == key)
+                .map_or(0.0, |r| r.total_value);
             format!("{total}")
         })
     };
@@ -128,12 +169,18 @@ fn summary_rprof_agrees_after_round_trip() {
         "Rscript failed: {}\n{stdout}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let results: Vec<&str> = stdout.lines().filter(|l| l.starts_with("RESULT ")).collect();
+    let results: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("RESULT "))
+        .collect();
     for line in &results {
         eprintln!("{line}");
     }
     let failures: Vec<&&str> = results.iter().filter(|l| l.contains(" DIFF ")).collect();
-    assert!(failures.is_empty(), "summaryRprof disagrees:\n{failures:#?}");
+    assert!(
+        failures.is_empty(),
+        "summaryRprof disagrees:\n{failures:#?}"
+    );
     for case in &cases {
         let of_case: Vec<&&str> = results
             .iter()
@@ -146,9 +193,7 @@ fn summary_rprof_agrees_after_round_trip() {
             of_case.len()
         );
         assert!(
-            of_case
-                .iter()
-                .any(|l| l.contains(" function-table OK ")),
+            of_case.iter().any(|l| l.contains(" function-table OK ")),
             "{}: function table not confirmed",
             case.id
         );

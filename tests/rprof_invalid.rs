@@ -2,7 +2,7 @@
 //! the warnings (with the kept sample count) written in its `.expected` file, and every Rprof
 //! file of the shared corpus's `invalid/` reads with warnings, never an error or a panic.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/rprof.rs"]
 mod support;
@@ -46,11 +46,19 @@ fn invalid_fixtures_give_the_expected_messages() {
 #[test]
 fn damaged_corpus_files_read_with_warnings() {
     let files = support::damaged_corpus_files();
-    assert!(!files.is_empty(), "no corpus at {}", support::corpus_dir().display());
+    assert!(
+        !files.is_empty(),
+        "no corpus at {}",
+        support::corpus_dir().display()
+    );
     for path in files {
         let parsed = rprof::read(&std::fs::read(&path).unwrap(), &ReadOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(!parsed.warnings.is_empty(), "{}: no warning", path.display());
+        assert!(
+            !parsed.warnings.is_empty(),
+            "{}: no warning",
+            path.display()
+        );
         assert!(parsed.profile.num_samples() > 0);
     }
 }

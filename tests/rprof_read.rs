@@ -2,7 +2,7 @@
 //! (R 4.2.2 `summaryRprof()`), detection, and robustness sweeps (every prefix, seeded
 //! mutations: never a panic, and whatever is read can be written).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/rprof_gen.rs"]
 mod rprof_gen;
@@ -132,7 +132,11 @@ fn value_types_times_and_sources() {
     let n = p.num_samples();
     // One sample per line that is neither the header nor a #File line.
     let text = std::fs::read_to_string(support::fixture_dir("rprof").join("combined.out")).unwrap();
-    let lines = text.lines().skip(1).filter(|l| !l.starts_with("#File")).count();
+    let lines = text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("#File"))
+        .count();
     assert_eq!(n, lines);
     let times = p.samples.ext.dbl(SAMPLE_TIME).unwrap();
     for (i, t) in times.iter().enumerate() {
@@ -214,7 +218,9 @@ fn toplevel_source_reference_and_memory_only_line() {
     let last = SampleIndex(p.num_samples() as u32 - 1);
     assert_eq!(p.sample_stack(last), None);
     assert_eq!(
-        p.value_column(vt(&p, "vsize_small")).unwrap().get(last.idx()),
+        p.value_column(vt(&p, "vsize_small"))
+            .unwrap()
+            .get(last.idx()),
         Some(2_097_152.0 * 8.0)
     );
 }
@@ -284,7 +290,12 @@ fn r_written_files_round_trip_byte_for_byte() {
         let bytes = std::fs::read(&path).unwrap();
         let parsed = rprof::read(&bytes, &ReadOptions::default()).unwrap();
         let written = rprof::write(&parsed.profile, &WriteOptions::default()).unwrap();
-        assert!(written.warnings.is_empty(), "{}: {:?}", path.display(), written.warnings);
+        assert!(
+            written.warnings.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            written.warnings
+        );
         assert!(written.bytes == bytes, "{} differs", path.display());
     }
 }

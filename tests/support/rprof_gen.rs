@@ -58,7 +58,10 @@ fn render(frames: &[Frame], names: &[String], numbers: &mut [usize], out: &mut S
         if let Some((file, line)) = srcref {
             if numbers[file] == 0 {
                 numbers[file] = 1 + numbers.iter().filter(|&&n| n > 0).count();
-                out.push_str(&format!("#File {}: R/source_file_{file}.R\n", numbers[file]));
+                out.push_str(&format!(
+                    "#File {}: R/source_file_{file}.R\n",
+                    numbers[file]
+                ));
             }
             text.push_str(&format!("{}#{line} ", numbers[file]));
         }

@@ -134,7 +134,11 @@ mod tests {
 
     #[test]
     fn bad_intervals() {
-        for bad in [&b"sample.interval="[..], b"sample.interval=2e4", b"sample.interval=0"] {
+        for bad in [
+            &b"sample.interval="[..],
+            b"sample.interval=2e4",
+            b"sample.interval=0",
+        ] {
             assert!(matches!(
                 Header::parse(bad),
                 Err(HeaderProblem::BadInterval(_))

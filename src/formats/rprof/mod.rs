@@ -89,7 +89,9 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// [line profiling: ]sample.interval=N`).
 pub fn detect(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let head = bytes.get(..bytes.len().min(DETECT_PREFIX_BYTES)).unwrap_or(bytes);
+    let head = bytes
+        .get(..bytes.len().min(DETECT_PREFIX_BYTES))
+        .unwrap_or(bytes);
     let line = match memchr::memchr(b'\n', head) {
         Some(end) => head.get(..end).unwrap_or(head),
         None => head,

@@ -13,8 +13,7 @@ use super::*;
 use crate::formats::{Format, Limits, Parsed, Place, ReadError, ReadOptions, Warnings};
 use crate::model::{
     Cell, ColumnData, ColumnKind, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder,
-    SampleIndex, SourceIndex, StackIndex, StringId, ValueTypeIndex, META_DEFAULT_TYPE,
-    SAMPLE_TIME,
+    SampleIndex, SourceIndex, StackIndex, StringId, ValueTypeIndex, META_DEFAULT_TYPE, SAMPLE_TIME,
 };
 
 /// Prefix of a file declaration line.
@@ -315,8 +314,7 @@ impl<'a> Reader<'a> {
 
     fn sample_line(&mut self, line: Line<'a>) -> Result<(), ReadError> {
         let n = line.number;
-        let (memory, offset) =
-            tokens::memory_prefix(line.text).map_err(|f| column_error(n, f))?;
+        let (memory, offset) = tokens::memory_prefix(line.text).map_err(|f| column_error(n, f))?;
         let body = line.text.get(offset..).unwrap_or_default();
         self.check_memory_announced(memory.is_some(), n);
         let resolved = match self.stacks.get(body) {
@@ -574,16 +572,19 @@ impl<'a> Reader<'a> {
         let increase = match self.previous_memory {
             Some(p) => {
                 let before = memory_bytes(&p);
-                (0..3)
-                    .map(|i| (bytes[i] - before[i]).max(0.0))
+                bytes
+                    .iter()
+                    .zip(before)
+                    .map(|(now, then)| (now - then).max(0.0))
                     .sum::<f64>()
             }
             None => 0.0,
         };
         self.previous_memory = Some(m);
-        self.b.set_value(s, t.small, bytes[0]);
-        self.b.set_value(s, t.large, bytes[1]);
-        self.b.set_value(s, t.nodes, bytes[2]);
+        let [small, large, nodes] = bytes;
+        self.b.set_value(s, t.small, small);
+        self.b.set_value(s, t.large, large);
+        self.b.set_value(s, t.nodes, nodes);
         self.b.set_value(s, t.duplications, m.duplications as f64);
         self.b.set_value(s, t.increase, increase);
     }
@@ -673,8 +674,7 @@ fn parse_file_line(text: &[u8]) -> Result<(u32, &[u8]), String> {
 fn quote_start(text: &[u8]) -> String {
     const SHOWN: usize = 60;
     const SHOWN_BYTES: usize = 8;
-    let binary = std::str::from_utf8(text).is_err()
-        || text.iter().any(|&b| b < 0x20 && b != b'\t');
+    let binary = std::str::from_utf8(text).is_err() || text.iter().any(|&b| b < 0x20 && b != b'\t');
     if binary {
         let hex: Vec<String> = text
             .iter()
@@ -698,7 +698,10 @@ mod tests {
 
     #[test]
     fn file_lines() {
-        assert_eq!(parse_file_line(b"#File 2: a b: c").unwrap(), (2, &b"a b: c"[..]));
+        assert_eq!(
+            parse_file_line(b"#File 2: a b: c").unwrap(),
+            (2, &b"a b: c"[..])
+        );
         assert_eq!(parse_file_line(b"#File 3: ").unwrap(), (3, &b""[..]));
         assert!(parse_file_line(b"#File 0: x").is_err());
         assert!(parse_file_line(b"#File x: y").is_err());
@@ -742,7 +745,9 @@ mod tests {
         let parsed = read_str("sample.interval=10000\n\"a\" \n\"b\" ").unwrap();
         assert_eq!(parsed.profile.num_samples(), 1);
         assert_eq!(parsed.warnings.len(), 1);
-        assert!(parsed.warnings[0].message.starts_with("line 3: the last line"));
+        assert!(parsed.warnings[0]
+            .message
+            .starts_with("line 3: the last line"));
     }
 
     #[test]

@@ -70,7 +70,12 @@ fn selected_samples(p: &Profile, options: &WriteOptions) -> Result<Vec<usize>, W
         )));
     }
     Ok((0..n)
-        .filter(|&s| p.samples.source.get(s).is_some_and(|src| src.idx() + 1 == id))
+        .filter(|&s| {
+            p.samples
+                .source
+                .get(s)
+                .is_some_and(|src| src.idx() + 1 == id)
+        })
         .collect())
 }
 
@@ -129,8 +134,13 @@ impl Plan {
             Some(name) => Self::named_weight(p, name)?,
             None => Self::default_weight(p, samples, time)?,
         };
-        let memory = [TYPE_VSIZE_SMALL, TYPE_VSIZE_LARGE, TYPE_NODES, TYPE_DUPLICATIONS]
-            .map(|(t, _)| p.value_type_index(t));
+        let memory = [
+            TYPE_VSIZE_SMALL,
+            TYPE_VSIZE_LARGE,
+            TYPE_NODES,
+            TYPE_DUPLICATIONS,
+        ]
+        .map(|(t, _)| p.value_type_index(t));
         let memory = match memory {
             [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
             _ => None,
@@ -299,9 +309,10 @@ impl<'p> Writer<'p> {
                 .and_then(|&r| usize::try_from(r).ok())
                 .filter(|&r| r >= 1 && r <= n_headers)
         };
-        let ordered = samples
-            .windows(2)
-            .all(|w| matches!((run_of(w[0]), run_of(w[1])), (Some(a), Some(b)) if a <= b));
+        let ordered = samples.windows(2).all(|w| match w {
+            [x, y] => matches!((run_of(*x), run_of(*y)), (Some(a), Some(b)) if a <= b),
+            _ => true,
+        });
         if samples.iter().any(|&s| run_of(s).is_none()) || !ordered {
             self.warn("bad-run", || {
                 format!(
@@ -351,7 +362,10 @@ impl<'p> Writer<'p> {
                 first.push((src, us));
             }
         }
-        let differ = first.windows(2).any(|w| !close(w[0].1, w[1].1));
+        let differ = first.windows(2).any(|w| match w {
+            [(_, a), (_, b)] => !close(*a, *b),
+            _ => false,
+        });
         if differ {
             let list: Vec<String> = first
                 .iter()
@@ -737,7 +751,11 @@ impl<'p> Writer<'p> {
     fn report_start_lines(&mut self) {
         let p = self.p;
         for (&f, &min) in &self.min_written_line {
-            if p.functions.start_line.get(f).is_some_and(|&s| s != min) {
+            if p.functions
+                .start_line
+                .get(f)
+                .is_some_and(|&s| s > 0 && s != min)
+            {
                 self.lost_start_lines.insert(f);
             }
         }
@@ -754,7 +772,7 @@ impl<'p> Writer<'p> {
                 FORMAT,
                 format!(
                     "functions.start_line of {lost} functions is lost: Rprof has no start \
-                     lines (the reader takes the smallest line seen)"
+                     lines (reading it back gives the smallest line seen, else 0)"
                 ),
                 1,
             ));
@@ -805,7 +823,11 @@ fn extension_names(p: &Profile) -> Vec<String> {
 /// `period_type` / `pprof.period_type`, either `unit` or `type/unit`), in µs.
 fn meta_period_us(p: &Profile) -> Option<f64> {
     ["", "pprof."].iter().find_map(|prefix| {
-        let value: f64 = p.meta_value(&format!("{prefix}period"))?.trim().parse().ok()?;
+        let value: f64 = p
+            .meta_value(&format!("{prefix}period"))?
+            .trim()
+            .parse()
+            .ok()?;
         let unit_text = p
             .meta_value(&format!("{prefix}period_unit"))
             .or_else(|| p.meta_value(&format!("{prefix}period_type")))
@@ -819,9 +841,9 @@ fn meta_period_us(p: &Profile) -> Option<f64> {
 
 /// True when the reader would end the name early: `" "`, `" ` + digit, or `" ` at its end.
 pub(super) fn ambiguous_name(name: &[u8]) -> bool {
-    name.windows(2).enumerate().any(|(i, w)| {
-        w == b"\" " && matches!(name.get(i + 2), None | Some(b'"' | b'0'..=b'9'))
-    })
+    name.windows(2)
+        .enumerate()
+        .any(|(i, w)| w == b"\" " && matches!(name.get(i + 2), None | Some(b'"' | b'0'..=b'9')))
 }
 
 fn close(a: f64, b: f64) -> bool {
