@@ -246,3 +246,10 @@ fn empty_profile_writes_a_header() {
     let w = write(&b.build().unwrap());
     assert_eq!(text(&w), "sample.interval=10000\n");
 }
+
+#[test]
+fn absurd_counts_are_refused_not_truncated() {
+    let p = profile(CPU, &[&[1e12, 1e19]]);
+    let e = rprof::write(&p, &WriteOptions::default()).unwrap_err();
+    assert!(e.message.contains("stands for 1000000000000 ticks"), "{e}");
+}

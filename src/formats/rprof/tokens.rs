@@ -167,13 +167,15 @@ pub fn scan<'a>(
                 }
                 Err(f) => return Err(fault(column0 + f.column - 1, f.message)),
             },
-            other => return Err(fault(
-                column,
-                format!(
+            other => {
+                return Err(fault(
+                    column,
+                    format!(
                     "expected a quoted function name or a source reference like `1#20`, found {}",
                     describe_byte(other)
                 ),
-            )),
+                ))
+            }
         };
         pos = match body.get(next) {
             Some(b' ') => next + 1,

@@ -30,8 +30,8 @@ use crate::model::{
 pub const DEFAULT_INTERVAL_US: u64 = 10_000;
 /// Relative tolerance for comparing intervals and for calling a count integral.
 const TOLERANCE: f64 = 1e-9;
-/// Largest number of lines one sample may expand to (protects against absurd counts).
-pub const MAX_LINES_PER_SAMPLE: u64 = 10_000_000;
+/// Largest Rprof output, in bytes: counts that would expand beyond it are refused.
+pub const MAX_OUTPUT_BYTES: usize = 512 << 20;
 /// Name written for a function whose name is empty.
 const ANONYMOUS: &str = "<Anonymous>";
 
@@ -44,7 +44,7 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     w.check_source_intervals(&samples, runs.len())?;
     let mut out = Vec::with_capacity(samples.len().saturating_mul(64).min(1 << 30));
     for run in &runs {
-        w.write_run(run, &mut out);
+        w.write_run(run, &mut out)?;
     }
     w.report_unwritten();
     Ok(Written {
@@ -411,7 +411,7 @@ impl<'p> Writer<'p> {
         rounded as u64
     }
 
-    fn write_run(&mut self, run: &Run, out: &mut Vec<u8>) {
+    fn write_run(&mut self, run: &Run, out: &mut Vec<u8>) -> Result<(), WriteError> {
         self.file_numbers.clear();
         self.stack_cache.clear();
         self.stack_text.clear();
@@ -419,7 +419,7 @@ impl<'p> Writer<'p> {
         let interval = self.run_interval(run);
         let mut body = Vec::with_capacity(run.samples.len().saturating_mul(64).min(1 << 30));
         for &s in &run.samples {
-            self.write_sample(s, interval, &mut body);
+            self.write_sample(s, interval, out.len(), &mut body)?;
         }
         let stored = run.stored_header.and_then(|h| self.stored_headers.get(h));
         let header = Header {
@@ -431,13 +431,21 @@ impl<'p> Writer<'p> {
         out.extend_from_slice(header.render().as_bytes());
         out.push(b'\n');
         out.extend_from_slice(&body);
+        Ok(())
     }
 
-    fn write_sample(&mut self, s: usize, interval: u64, out: &mut Vec<u8>) {
+    /// Writes the lines of sample `s` to `out`; `before` bytes were written before `out`.
+    fn write_sample(
+        &mut self,
+        s: usize,
+        interval: u64,
+        before: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), WriteError> {
         let lines = self.line_count(s, interval);
         self.check_time(s, interval, lines);
         if lines == 0 {
-            return;
+            return Ok(());
         }
         let memory = self.memory_prefix(s);
         let stack = self.p.sample_stack(SampleIndex(s as u32));
@@ -449,10 +457,23 @@ impl<'p> Writer<'p> {
                     s + 1
                 )
             });
-            return;
+            return Ok(());
         }
         let text = self.render_stack(stack, out);
         let toplevel = self.toplevel_srcref(s, out);
+        let line_bytes = memory.as_ref().map_or(0, String::len) + text.len() + toplevel.len() + 1;
+        let total = usize::try_from(lines)
+            .ok()
+            .and_then(|l| l.checked_mul(line_bytes))
+            .and_then(|b| b.checked_add(out.len() + before));
+        if total.is_none_or(|t| t > MAX_OUTPUT_BYTES) {
+            return Err(err(format!(
+                "sample {} stands for {lines} ticks; one line per tick would make the Rprof file \
+                 larger than {} MiB",
+                s + 1,
+                MAX_OUTPUT_BYTES >> 20
+            )));
+        }
         for _ in 0..lines {
             if let Some(m) = &memory {
                 out.extend_from_slice(m.as_bytes());
@@ -461,6 +482,7 @@ impl<'p> Writer<'p> {
             out.extend_from_slice(toplevel.as_bytes());
             out.push(b'\n');
         }
+        Ok(())
     }
 
     /// The number of lines for sample `s` (0 for samples without a usable value).
@@ -493,7 +515,7 @@ impl<'p> Writer<'p> {
                 )
             });
         }
-        let lines = (rounded as u64).min(MAX_LINES_PER_SAMPLE);
+        let lines = rounded as u64;
         if lines == 0 {
             self.warn("zero", || {
                 format!("sample {} stands for no tick (count 0); left out", s + 1)
