@@ -98,3 +98,47 @@ fn incomplete_corpus_file_keeps_cut_samples() {
     assert_eq!(count("without its closing quote"), 10);
     assert_eq!(count("without its line number"), 2);
 }
+
+#[test]
+fn limits_are_errors_not_exhaustion() {
+    use proftab::formats::Limits;
+    // A stack deeper than max_stack_depth.
+    let mut deep = b"sample.interval=10000\n".to_vec();
+    deep.extend(b"\"f\" ".repeat(2_000));
+    deep.push(b'\n');
+    let small = ReadOptions {
+        limits: Limits {
+            max_stack_depth: 1_000,
+            max_samples: 3,
+            ..Limits::default()
+        },
+        ..ReadOptions::default()
+    };
+    let e = rprof::read(&deep, &small).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rprof: line 2: the sample has more than 1000 frames (limit max_stack_depth)"
+    );
+    // More samples than max_samples.
+    let many = b"sample.interval=10000\n\"f\" \n\"f\" \n\"f\" \n\"f\" \n";
+    let e = rprof::read(many, &small).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rprof: line 5: more than 3 samples (limit max_samples)"
+    );
+}
+
+#[test]
+fn huge_names_and_lines_stay_linear() {
+    // A 4 MB name, and a 4 MB line cut inside a name: read in one pass, no quadratic rescans.
+    let mut text = b"sample.interval=10000\n\"".to_vec();
+    text.extend(std::iter::repeat_n(b'x', 4 << 20));
+    text.extend(b"\" \n\"");
+    text.extend(b"a\"b".repeat(1 << 20));
+    text.push(b'\n');
+    let started = std::time::Instant::now();
+    let parsed = rprof::read(&text, &ReadOptions::default()).unwrap();
+    assert!(started.elapsed().as_secs() < 10);
+    assert_eq!(parsed.profile.num_samples(), 1);
+    assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+}

@@ -104,3 +104,25 @@ pub fn generate(min_bytes: usize, seed: u64) -> Vec<u8> {
     }
     out.into_bytes()
 }
+
+/// The worst case for the reader: every line a new random stack (5–60 frames of 400 names,
+/// a third with source references), so nothing is shared but the outer frames.
+pub fn generate_unique(min_bytes: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Lcg(seed);
+    let mut out = String::with_capacity(min_bytes + 4096);
+    out.push_str("line profiling: sample.interval=10000\n");
+    for f in 1..=FILES {
+        out.push_str(&format!("#File {f}: R/source_file_{f}.R\n"));
+    }
+    while out.len() < min_bytes {
+        for _ in 0..5 + rng.below(56) {
+            if rng.below(3) == 0 {
+                out.push_str(&format!("{}#{} ", 1 + rng.below(FILES), 1 + rng.below(400)));
+            }
+            out.push_str(&format!("\"fun_{}\" ", rng.below(NAMES)));
+        }
+        out.push_str(OUTER);
+        out.push('\n');
+    }
+    out.into_bytes()
+}
