@@ -140,7 +140,7 @@ fn value_types_times_and_sources() {
     assert_eq!(n, lines);
     let times = p.samples.ext.dbl(SAMPLE_TIME).unwrap();
     for (i, t) in times.iter().enumerate() {
-        assert!((t - i as f64 * 0.01).abs() < 1e-9);
+        assert!((t - (i + 1) as f64 * 0.01).abs() < 1e-9);
     }
     assert_eq!(p.sources.source_type.len(), 1);
     assert_eq!(p.str(p.sources.source_type[0]), "rprof");

@@ -3,7 +3,9 @@
 //! # What the reader produces
 //!
 //! * One `samples` row per sample line, in file order, never aggregated, with `.time` =
-//!   seconds from the start of the file (the sum of the intervals of the samples before it).
+//!   seconds from the start of the file at which the sample was taken: the sum of the
+//!   intervals up to and including its own (R's timer fires at the end of each interval, and
+//!   `summaryRprof(memory = "tseries")` labels sample k with k × interval).
 //! * `sample_values` per sample (long form, one row per type):
 //!
 //!   | type | unit | value |

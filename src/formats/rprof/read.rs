@@ -545,8 +545,10 @@ impl<'a> Reader<'a> {
         if let Some((file, line)) = resolved.toplevel {
             self.toplevel.push((s, file, line));
         }
-        self.times.push(self.elapsed_us / 1e6);
+        // The timer fires at the end of each interval: sample k is taken at k × interval, as
+        // R's own `summaryRprof(memory = "tseries")` labels it.
         self.elapsed_us += interval;
+        self.times.push(self.elapsed_us / 1e6);
         self.run_of_sample
             .push(i32::try_from(self.runs).unwrap_or(i32::MAX));
         Ok(())

@@ -554,8 +554,9 @@ impl<'p> Writer<'p> {
             .ext
             .dbl(SAMPLE_TIME)
             .and_then(|t| t.get(s).copied());
+        let expected_us = self.elapsed_us + iv;
         if let Some(t) = recorded.filter(|t| !t.is_nan()) {
-            if !close(t * 1e6, self.elapsed_us) && !self.time_mismatch {
+            if !close(t * 1e6, expected_us) && !self.time_mismatch {
                 self.time_mismatch = true;
                 self.warn("timestamps", || {
                     format!(
