@@ -133,6 +133,8 @@ struct Reader<'a> {
     runs: usize,
     files: FxHashMap<u32, FileDecl>,
     functions: FxHashMap<(&'a [u8], StringId), FunctionIndex>,
+    /// (name, file, line) → location.
+    locations: FxHashMap<(&'a [u8], StringId, i32), LocationIndex>,
     stacks: FxHashMap<&'a [u8], Resolved>,
     tokens: Vec<Token<'a>>,
     frames: Vec<LocationIndex>,
@@ -167,6 +169,7 @@ impl<'a> Reader<'a> {
             runs: 0,
             files: FxHashMap::default(),
             functions: FxHashMap::default(),
+            locations: FxHashMap::default(),
             stacks: FxHashMap::default(),
             tokens: Vec::new(),
             frames: Vec::new(),
@@ -479,14 +482,20 @@ impl<'a> Reader<'a> {
             Some(r) => (self.resolve_file(r, n)?, line_i32(r.line)),
             None => (StringId::NA, 0),
         };
+        if let Some(&loc) = self.locations.get(&(name, filename, line)) {
+            return Ok(loc);
+        }
         let f = self.function(name, filename, n);
         if let Some(start) = self.b.functions_mut().start_line.get_mut(f.idx()) {
             if line > 0 && (*start == 0 || line < *start) {
                 *start = line;
             }
         }
-        Ok(self.b.location(Some(f), line))
+        let loc = self.b.location(Some(f), line);
+        self.locations.insert((name, filename, line), loc);
+        Ok(loc)
     }
+
 
     fn function(&mut self, name: &'a [u8], filename: StringId, n: usize) -> FunctionIndex {
         if let Some(&f) = self.functions.get(&(name, filename)) {
