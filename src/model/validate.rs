@@ -320,9 +320,8 @@ pub(crate) fn check_columns(
         sound &= !issue.breaks;
         r.column(name, &issue.name, issue.message);
     }
-    for (i, (col, ty)) in required.iter().enumerate() {
-        let at_place = table.columns.get(i).filter(|(n, _)| n == col);
-        if let Some(Err(m)) = at_place.map(|(_, v)| conforms(v, *ty)) {
+    for (col, ty) in required {
+        if let Some(Err(m)) = table.column(col).map(|v| conforms(v, *ty)) {
             r.mismatch(name, col, m);
             sound = false;
         }
@@ -358,11 +357,21 @@ pub(crate) fn order_issues(names: &[&str], required: &[&str], kind: &str) -> Vec
             breaks: false,
         });
     }
-    for (i, req) in required.iter().enumerate() {
-        let message = match names.iter().position(|n| n == req) {
-            None => format!("required {kind} is missing"),
-            Some(p) if p != i => format!("must be {kind} {} (found as {kind} {})", i + 1, p + 1),
-            Some(_) => continue,
+    // A present required name is misplaced when it is not where it would be if the missing
+    // ones were simply left out (so one missing name does not make all later ones misplaced).
+    let present: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|r| names.contains(r))
+        .collect();
+    for req in required {
+        let expected = present.iter().position(|p| p == req);
+        let message = match (names.iter().position(|n| n == req), expected) {
+            (Some(p), Some(e)) if p != e => {
+                format!("must be {kind} {} (found as {kind} {})", e + 1, p + 1)
+            }
+            (Some(_), _) => continue,
+            (None, _) => format!("required {kind} is missing"),
         };
         issues.push(OrderIssue {
             name: (*req).to_owned(),
