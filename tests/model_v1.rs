@@ -1,7 +1,7 @@
 //! The legacy v1 format (seed 001): one mutation test per rule, the dispatch of
 //! `validate_profile`, `v2_from_v1` (by hand and on a real Rprof file), `profile_from_v1` and
 //! `v1_from_v2`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
@@ -85,7 +85,8 @@ fn dotted_tables_must_come_after_the_required_ones() {
 #[test]
 fn dotted_tables_after_the_required_ones_are_ignored() {
     let got = mutated(|t| {
-        t.tables.push((".rprof".into(), table(vec![("x", int(&[1, 2, 3]))])));
+        t.tables
+            .push((".rprof".into(), table(vec![("x", int(&[1, 2, 3]))])));
         t.tables.push((".msg".into(), Table::default()));
     });
     assert_eq!(got, Vec::<String>::new());
@@ -167,7 +168,10 @@ fn meta_has_one_row() {
 #[test]
 fn meta_key_is_version() {
     let got = mutated(|t| set(t, "meta", "key", chr(&["release"])));
-    assert_eq!(got, ["meta.key row 1 (value \"release\"): must be \"version\""]);
+    assert_eq!(
+        got,
+        ["meta.key row 1 (value \"release\"): must be \"version\""]
+    );
 }
 
 #[test]
@@ -211,7 +215,10 @@ fn sample_types_is_one_row_samples_count() {
         ]
     );
     let got = mutated(|t| set(t, "sample_types", "unit", chr(&["bytes"])));
-    assert_eq!(got, ["sample_types.unit row 1 (value \"bytes\"): must be \"count\""]);
+    assert_eq!(
+        got,
+        ["sample_types.unit row 1 (value \"bytes\"): must be \"count\""]
+    );
 }
 
 // Rule 5: samples.value.
@@ -250,7 +257,12 @@ fn sample_locations_are_tables_of_location_ids() {
     let got = mutated(|t| {
         let two = table(vec![("location_id", int(&[1])), (".x", int(&[1]))]);
         let text = table(vec![("location_id", chr(&["1"]))]);
-        set(t, "samples", "locations", stacks(vec![Some(two), Some(text)]));
+        set(
+            t,
+            "samples",
+            "locations",
+            stacks(vec![Some(two), Some(text)]),
+        );
     });
     assert_eq!(
         got,
@@ -263,7 +275,14 @@ fn sample_locations_are_tables_of_location_ids() {
 
 #[test]
 fn sample_location_ids_resolve() {
-    let got = mutated(|t| set(t, "samples", "locations", stacks(vec![ids(&[1, 7]), ids(&[2])])));
+    let got = mutated(|t| {
+        set(
+            t,
+            "samples",
+            "locations",
+            stacks(vec![ids(&[1, 7]), ids(&[2])]),
+        )
+    });
     assert_eq!(
         got,
         ["samples.locations row 1 (value 7): location_id does not match any locations.location_id"]
@@ -309,7 +328,10 @@ fn location_function_ids_resolve_or_are_na() {
 #[test]
 fn location_lines_are_non_negative_or_na() {
     let got = mutated(|t| set(t, "locations", "line", int_na(&[Some(-1), None])));
-    assert_eq!(got, ["locations.line row 1 (value -1): must be non-negative or NA"]);
+    assert_eq!(
+        got,
+        ["locations.line row 1 (value -1): must be non-negative or NA"]
+    );
 }
 
 // Rule 8: functions.
@@ -333,18 +355,34 @@ fn function_ids_are_unique() {
 fn function_names_are_not_empty() {
     for column in ["name", "system_name"] {
         let got = mutated(|t| set(t, "functions", column, chr(&[""])));
-        assert_eq!(got, [format!("functions.{column} row 1 (value \"\"): must not be empty")]);
+        assert_eq!(
+            got,
+            [format!(
+                "functions.{column} row 1 (value \"\"): must not be empty"
+            )]
+        );
         let got = mutated(|t| set(t, "functions", column, chr_na(&[None])));
-        assert_eq!(got, [format!("functions.{column} row 1 (value NA): must not be NA")]);
+        assert_eq!(
+            got,
+            [format!(
+                "functions.{column} row 1 (value NA): must not be NA"
+            )]
+        );
     }
 }
 
 #[test]
 fn start_line_is_non_negative_and_not_na() {
     let got = mutated(|t| set(t, "functions", "start_line", int(&[-1])));
-    assert_eq!(got, ["functions.start_line row 1 (value -1): must be non-negative"]);
+    assert_eq!(
+        got,
+        ["functions.start_line row 1 (value -1): must be non-negative"]
+    );
     let got = mutated(|t| set(t, "functions", "start_line", int_na(&[None])));
-    assert_eq!(got, ["functions.start_line row 1 (value NA): must be non-negative"]);
+    assert_eq!(
+        got,
+        ["functions.start_line row 1 (value NA): must be non-negative"]
+    );
 }
 
 // validate_profile dispatches on meta.version.
@@ -356,11 +394,17 @@ fn validate_profile_dispatches_on_version() {
     let mut v1_as_v2 = valid_v1();
     set(&mut v1_as_v2, "meta", "value", chr(&["2.0"]));
     let got = texts(&validate_profile(&v1_as_v2));
-    assert!(got.contains(&"sources: required table is missing".to_owned()), "{got:?}");
+    assert!(
+        got.contains(&"sources: required table is missing".to_owned()),
+        "{got:?}"
+    );
     let mut v2_as_v1 = valid_v2();
     set(&mut v2_as_v1, "meta", "value", chr(&["1.0", "10"]));
     let got = texts(&validate_profile(&v2_as_v1));
-    assert!(got.contains(&"sample_types: required table is missing".to_owned()), "{got:?}");
+    assert!(
+        got.contains(&"sample_types: required table is missing".to_owned()),
+        "{got:?}"
+    );
 }
 
 // v2_from_v1.
@@ -371,7 +415,10 @@ fn v2_from_v1_follows_seed_000() {
     set(&mut v1, "samples", ".note", chr(&["a", "b"]));
     let got = v2_from_v1(&v1).unwrap();
     let want = tables(vec![
-        ("meta", table(vec![("key", chr(&["version"])), ("value", chr(&["2.0"]))])),
+        (
+            "meta",
+            table(vec![("key", chr(&["version"])), ("value", chr(&["2.0"]))]),
+        ),
         (
             "sources",
             table(vec![
@@ -434,7 +481,10 @@ fn v2_from_v1_refuses_invalid_input() {
     let mut t = valid_v1();
     set(&mut t, "samples", "value", int(&[0, 1]));
     let err = v2_from_v1(&t).unwrap_err();
-    assert_eq!(texts(&err), ["samples.value row 1 (value 0): must be greater than zero"]);
+    assert_eq!(
+        texts(&err),
+        ["samples.value row 1 (value 0): must be greater than zero"]
+    );
 }
 
 /// A v1 document built from an Rprof file by a small parse of its own: one sample per line,
@@ -494,32 +544,58 @@ fn v1_from_rprof(text: &str) -> (Tables, Vec<Vec<i32>>) {
     let n_loc = i32::try_from(location_rows.len()).unwrap();
     let n_fun = i32::try_from(function_rows.len()).unwrap();
     let doc = tables(vec![
-        ("meta", table(vec![("key", chr(&["version"])), ("value", chr(&["1.0"]))])),
-        ("sample_types", table(vec![("type", chr(&["samples"])), ("unit", chr(&["count"]))])),
+        (
+            "meta",
+            table(vec![("key", chr(&["version"])), ("value", chr(&["1.0"]))]),
+        ),
+        (
+            "sample_types",
+            table(vec![("type", chr(&["samples"])), ("unit", chr(&["count"]))]),
+        ),
         (
             "samples",
             table(vec![
                 ("value", int(&values)),
-                ("locations", Values::List(runs.iter().map(|s| ids(s)).collect())),
+                (
+                    "locations",
+                    Values::List(runs.iter().map(|s| ids(s)).collect()),
+                ),
             ]),
         ),
         (
             "locations",
             table(vec![
                 ("location_id", int(&(1..=n_loc).collect::<Vec<_>>())),
-                ("function_id", int(&location_rows.iter().map(|l| l.0).collect::<Vec<_>>())),
-                ("line", int(&location_rows.iter().map(|l| l.1).collect::<Vec<_>>())),
+                (
+                    "function_id",
+                    int(&location_rows.iter().map(|l| l.0).collect::<Vec<_>>()),
+                ),
+                (
+                    "line",
+                    int(&location_rows.iter().map(|l| l.1).collect::<Vec<_>>()),
+                ),
             ]),
         ),
         (
             "functions",
             table(vec![
                 ("function_id", int(&(1..=n_fun).collect::<Vec<_>>())),
-                ("name", Values::Chr(function_rows.iter().map(|f| Some(f.0.clone())).collect())),
-                ("system_name", Values::Chr(function_rows.iter().map(|f| Some(f.0.clone())).collect())),
+                (
+                    "name",
+                    Values::Chr(function_rows.iter().map(|f| Some(f.0.clone())).collect()),
+                ),
+                (
+                    "system_name",
+                    Values::Chr(function_rows.iter().map(|f| Some(f.0.clone())).collect()),
+                ),
                 (
                     "filename",
-                    Values::Chr(function_rows.iter().map(|f| files.get(&f.1).cloned().or(Some(String::new()))).collect()),
+                    Values::Chr(
+                        function_rows
+                            .iter()
+                            .map(|f| files.get(&f.1).cloned().or(Some(String::new())))
+                            .collect(),
+                    ),
                 ),
                 ("start_line", int(&vec![0; function_rows.len()])),
             ]),
@@ -558,9 +634,11 @@ fn v2_from_v1_on_rprof_profile_1() {
     );
     // Depth from position: each expanded sample lists its line's frames in order, 1..n.
     let sl = v2.table("sample_locations").unwrap();
-    let (Some(Values::Int(sid)), Some(Values::Int(depth)), Some(Values::Int(loc))) =
-        (sl.column("sample_id"), sl.column("depth"), sl.column("location_id"))
-    else {
+    let (Some(Values::Int(sid)), Some(Values::Int(depth)), Some(Values::Int(loc))) = (
+        sl.column("sample_id"),
+        sl.column("depth"),
+        sl.column("location_id"),
+    ) else {
         panic!()
     };
     let mut per_sample: Vec<Vec<(i32, i32)>> = vec![Vec::new(); 22];

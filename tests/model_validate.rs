@@ -1,6 +1,6 @@
 //! One mutation test per rule of seed 000 (v2): a valid document, one change, the expected
 //! violations. Plus the physical `Profile::validate`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
@@ -29,8 +29,17 @@ fn the_valid_document_is_valid() {
 
 #[test]
 fn display_names_table_column_row_and_value() {
-    let v = Violation::new("functions", Some("name"), Some(3), Some("\"\"".into()), "must not be empty");
-    assert_eq!(v.to_string(), "functions.name row 3 (value \"\"): must not be empty");
+    let v = Violation::new(
+        "functions",
+        Some("name"),
+        Some(3),
+        Some("\"\"".into()),
+        "must not be empty",
+    );
+    assert_eq!(
+        v.to_string(),
+        "functions.name row 3 (value \"\"): must not be empty"
+    );
     let v = Violation::new("meta", None, None, None, "required table is missing");
     assert_eq!(v.to_string(), "meta: required table is missing");
 }
@@ -74,10 +83,16 @@ fn extension_table_columns_must_have_equal_lengths() {
     let got = mutated(|t| {
         t.tables.push((
             "mappings".into(),
-            table(vec![("mapping_id", int(&[1, 2])), ("file", chr(&["libc.so"]))]),
+            table(vec![
+                ("mapping_id", int(&[1, 2])),
+                ("file", chr(&["libc.so"])),
+            ]),
         ));
     });
-    assert_eq!(got, ["mappings.file: has 1 rows but column mapping_id has 2"]);
+    assert_eq!(
+        got,
+        ["mappings.file: has 1 rows but column mapping_id has 2"]
+    );
 }
 
 // Rule 2: columns.
@@ -151,7 +166,14 @@ fn an_all_na_logical_column_fits_any_type() {
 
 #[test]
 fn a_logical_column_with_values_is_not_text() {
-    let got = mutated(|t| set(t, "sources", "source_uri", Values::Lgl(vec![Some(true), None])));
+    let got = mutated(|t| {
+        set(
+            t,
+            "sources",
+            "source_uri",
+            Values::Lgl(vec![Some(true), None]),
+        )
+    });
     assert_eq!(got, ["sources.source_uri: must be chr, found lgl"]);
 }
 
@@ -204,7 +226,10 @@ fn a_column_must_not_appear_twice() {
 #[test]
 fn columns_of_a_table_must_have_equal_lengths() {
     let got = mutated(|t| set(t, "samples", "source_id", int(&[10, 10])));
-    assert_eq!(got, ["samples.source_id: has 2 rows but column sample_id has 3"]);
+    assert_eq!(
+        got,
+        ["samples.source_id: has 2 rows but column sample_id has 3"]
+    );
 }
 
 // Rule 3: meta version.
@@ -220,7 +245,10 @@ fn meta_must_have_a_version_row() {
 #[test]
 fn meta_version_must_be_2_0() {
     let got = mutated(|t| set(t, "meta", "value", chr(&["1.0", "10"])));
-    assert_eq!(got, ["meta.value row 1 (value \"1.0\"): version must be \"2.0\""]);
+    assert_eq!(
+        got,
+        ["meta.value row 1 (value \"1.0\"): version must be \"2.0\""]
+    );
 }
 
 #[test]
@@ -257,7 +285,9 @@ fn primary_keys_must_be_unique() {
     for (name, column) in PRIMARY_KEYS {
         let got = mutated(|t| {
             let first = t.table(name).unwrap().column(column).cloned();
-            let Some(Values::Int(cells)) = first else { panic!() };
+            let Some(Values::Int(cells)) = first else {
+                panic!()
+            };
             let v = with_cell(t, name, column, 1, cells[0]);
             set(t, name, column, v);
         });
@@ -327,7 +357,14 @@ fn foreign_keys_must_not_be_na_except_function_id() {
 
 #[test]
 fn sample_id_and_type_must_be_unique() {
-    let got = mutated(|t| set(t, "sample_values", "type", chr(&["samples", "samples", "samples", "samples"])));
+    let got = mutated(|t| {
+        set(
+            t,
+            "sample_values",
+            "type",
+            chr(&["samples", "samples", "samples", "samples"]),
+        )
+    });
     assert_eq!(
         got,
         ["sample_values.type row 4 (value (1, \"samples\")): (sample_id, type) appears more than once"]
@@ -389,7 +426,10 @@ fn depth_must_not_be_na() {
             int_na(&[Some(1), Some(2), None, Some(1), Some(2), Some(3)]),
         );
     });
-    assert_eq!(got, ["sample_locations.depth row 3 (value NA): must not be NA"]);
+    assert_eq!(
+        got,
+        ["sample_locations.depth row 3 (value NA): must not be NA"]
+    );
 }
 
 // Rule 8: line numbers.
@@ -397,13 +437,19 @@ fn depth_must_not_be_na() {
 #[test]
 fn line_must_be_non_negative() {
     let got = mutated(|t| set(t, "locations", "line", int_na(&[Some(-1), Some(0), None])));
-    assert_eq!(got, ["locations.line row 1 (value -1): must be non-negative or NA"]);
+    assert_eq!(
+        got,
+        ["locations.line row 1 (value -1): must be non-negative or NA"]
+    );
 }
 
 #[test]
 fn start_line_must_be_non_negative() {
     let got = mutated(|t| set(t, "functions", "start_line", int_na(&[Some(1), Some(-5)])));
-    assert_eq!(got, ["functions.start_line row 2 (value -5): must be non-negative or NA"]);
+    assert_eq!(
+        got,
+        ["functions.start_line row 2 (value -5): must be non-negative or NA"]
+    );
 }
 
 // Rule 9: names.
@@ -412,9 +458,19 @@ fn start_line_must_be_non_negative() {
 fn names_must_not_be_empty() {
     for column in ["name", "system_name"] {
         let got = mutated(|t| set(t, "functions", column, chr(&["f", ""])));
-        assert_eq!(got, [format!("functions.{column} row 2 (value \"\"): must not be empty")]);
+        assert_eq!(
+            got,
+            [format!(
+                "functions.{column} row 2 (value \"\"): must not be empty"
+            )]
+        );
         let got = mutated(|t| set(t, "functions", column, chr_na(&[None, Some("g")])));
-        assert_eq!(got, [format!("functions.{column} row 1 (value NA): must not be NA")]);
+        assert_eq!(
+            got,
+            [format!(
+                "functions.{column} row 1 (value NA): must not be NA"
+            )]
+        );
     }
 }
 
@@ -447,11 +503,31 @@ fn rows_beyond_the_cap_are_counted() {
     let mut t = valid_v2();
     let ids: Vec<i32> = (1..=i32::try_from(n).unwrap()).collect();
     set(&mut t, "functions", "function_id", int(&ids));
-    set(&mut t, "functions", "name", Values::Chr(vec![Some(String::new()); n]));
-    set(&mut t, "functions", "system_name", Values::Chr(vec![Some("f".into()); n]));
+    set(
+        &mut t,
+        "functions",
+        "name",
+        Values::Chr(vec![Some(String::new()); n]),
+    );
+    set(
+        &mut t,
+        "functions",
+        "system_name",
+        Values::Chr(vec![Some("f".into()); n]),
+    );
     set(&mut t, "functions", "filename", Values::Chr(vec![None; n]));
-    set(&mut t, "functions", "start_line", Values::Int(vec![Some(0); n]));
-    set(&mut t, "locations", "function_id", int_na(&[Some(1), Some(2), None]));
+    set(
+        &mut t,
+        "functions",
+        "start_line",
+        Values::Int(vec![Some(0); n]),
+    );
+    set(
+        &mut t,
+        "locations",
+        "function_id",
+        int_na(&[Some(1), Some(2), None]),
+    );
     let got = check(&t);
     assert_eq!(got.len(), MAX_ROWS_PER_RULE + 1);
     assert_eq!(
@@ -493,7 +569,10 @@ fn physical_meta_version_must_be_2_0() {
         let one = p.strings.intern("1.0");
         p.meta.value[0] = one;
     });
-    assert_eq!(got, ["meta.value row 1 (value \"1.0\"): version must be \"2.0\""]);
+    assert_eq!(
+        got,
+        ["meta.value row 1 (value \"1.0\"): version must be \"2.0\""]
+    );
 }
 
 #[test]
@@ -550,8 +629,10 @@ fn physical_extensions() {
     let got = physical(|p| {
         let _ = p.functions.ext.set("module", 0, Cell::Int(1));
         let _ = p.samples.ext.set(".time", 0, Cell::Dbl(0.5));
-        p.ext_tables.push(proftab::model::ExtTable::new("column_types"));
-        p.ext_tables.push(proftab::model::ExtTable::new("functions"));
+        p.ext_tables
+            .push(proftab::model::ExtTable::new("column_types"));
+        p.ext_tables
+            .push(proftab::model::ExtTable::new("functions"));
     });
     assert_eq!(
         got,

@@ -28,7 +28,7 @@ mod write;
 
 use crate::model::{
     convert::unkept_parts, profile_from_tables, profile_from_v1, v1_from_v2, Profile, Tables,
-    Violation,
+    Violation, INT_NA,
 };
 
 use super::{
@@ -61,7 +61,9 @@ const FIRST_COLUMNS: [(&str, &[&str]); 8] = [
 /// for one of the tables of v1 or v2 (e.g. `{"meta":{"key"`), so a Firefox profile, whose
 /// `meta` object has other keys, is not taken for one.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = bytes.get(..bytes.len().min(DETECT_PREFIX)).unwrap_or_default();
+    let head = bytes
+        .get(..bytes.len().min(DETECT_PREFIX))
+        .unwrap_or_default();
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let mut s = Scanner { b: head, pos: 0 };
     let found = (|| {
@@ -87,7 +89,11 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn skip_ws(&mut self) {
-        while self.b.get(self.pos).is_some_and(|c| c.is_ascii_whitespace()) {
+        while self
+            .b
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_whitespace())
+        {
             self.pos += 1;
         }
     }
@@ -168,7 +174,10 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if !unkept.is_empty() {
         warnings.push(Warning::new(
             FORMAT,
-            format!("not kept (no place in the profile model): {}", unkept.join(", ")),
+            format!(
+                "not kept (no place in the profile model): {}",
+                unkept.join(", ")
+            ),
             unkept.len(),
         ));
     }
@@ -198,7 +207,10 @@ fn check_sample_limit(t: &Tables, options: &ReadOptions) -> Result<(), ReadError
         return Err(ReadError::new(
             FORMAT,
             Place::Path("samples".to_owned()),
-            format!("{n} samples, more than the limit of {}", options.limits.max_samples),
+            format!(
+                "{n} samples, more than the limit of {}",
+                options.limits.max_samples
+            ),
         ));
     }
     Ok(())
@@ -262,13 +274,27 @@ fn v1_losses(p: &Profile) -> Vec<Warning> {
         lost.push(format!("{meta} meta rows besides version"));
     }
     if !p.sources.source_type.is_empty() {
-        lost.push(format!("the sources table ({} rows)", p.sources.source_type.len()));
+        lost.push(format!(
+            "the sources table ({} rows)",
+            p.sources.source_type.len()
+        ));
     }
     for c in &p.values {
         let (t, u) = (p.str(c.value_type), p.str(c.unit));
         if (t, u) != ("samples", "count") {
             lost.push(format!("value type {t}/{u}"));
         }
+    }
+    let na_starts = p
+        .functions
+        .start_line
+        .iter()
+        .filter(|&&s| s == INT_NA)
+        .count();
+    if na_starts > 0 {
+        lost.push(format!(
+            "NA start_line of {na_starts} functions (written as 0, v1's unknown)"
+        ));
     }
     for c in &p.samples.ext.columns {
         lost.push(format!("samples.{}", c.name));

@@ -17,7 +17,7 @@ use super::convert::{COLUMN_TYPES_TABLE, RESERVED_TABLES, VALUE_TYPES_TABLE};
 use super::ids::*;
 use super::logical::{Table, Tables, Values};
 use super::profile::*;
-use super::typing::{self, natural_kind};
+use super::typing::{self, chr_text, natural_kind};
 use super::v1::{self, V1Samples};
 use super::validate::{v2_required_columns, validate_v2, IdIndex, Violation, V2_TABLES};
 
@@ -373,8 +373,11 @@ impl Loader {
                     name,
                     Some("unit"),
                     Some(row + 1),
-                    Some(format!("{unit:?}")),
-                    format!("type {ty:?} has unit {first_unit:?} elsewhere; proftab keeps one unit per type"),
+                    Some(chr_text(unit.as_deref())),
+                    format!(
+                        "type {ty:?} has unit {} elsewhere; proftab keeps one unit per type",
+                        chr_text(first_unit.as_deref())
+                    ),
                 )]);
             }
             self.b

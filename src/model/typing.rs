@@ -84,6 +84,11 @@ pub fn cell_text(v: &Values, row: usize) -> String {
     }
 }
 
+/// A text cell for messages: quoted, or `NA`.
+pub fn chr_text(c: Option<&str>) -> String {
+    c.map_or_else(|| "NA".to_owned(), |s| format!("{s:?}"))
+}
+
 fn int_from_dbl(x: f64) -> Option<i32> {
     let fits = x.fract() == 0.0 && x > f64::from(i32::MIN) && x <= f64::from(i32::MAX);
     // The range check makes the cast exact.

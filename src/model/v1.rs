@@ -27,7 +27,7 @@ use super::convert::{functions_table, locations_table};
 use super::ids::*;
 use super::logical::{Table, Tables, Values};
 use super::profile::Profile;
-use super::typing::{self, cell_text};
+use super::typing::{self, cell_text, chr_text};
 use super::validate::{
     check_columns, check_foreign_key, check_non_empty, check_unique_ints, order_issues,
     validate_v2, ColType, IdIndex, Report, Violation,
@@ -134,13 +134,8 @@ fn check_equals(r: &mut Report, name: &str, t: &Table, col: &str, expected: &str
         .iter()
         .enumerate()
         .filter(|(_, c)| c.as_deref() != Some(expected))
-        .map(|(i, c)| (i, chr_text(c)));
+        .map(|(i, c)| (i, chr_text(c.as_deref())));
     r.rule(name, col, &format!("must be \"{expected}\""), bad);
-}
-
-fn chr_text(c: &Option<String>) -> String {
-    c.as_ref()
-        .map_or_else(|| "NA".to_owned(), |s| format!("{s:?}"))
 }
 
 /// `package_version()`'s syntax: `[0-9]+([.-][0-9]+)+`.
@@ -162,7 +157,7 @@ fn check_v1_meta(r: &mut Report, meta: &Table) {
         .iter()
         .enumerate()
         .filter(|(_, v)| !v.as_deref().is_some_and(is_package_version))
-        .map(|(i, v)| (i, chr_text(v)));
+        .map(|(i, v)| (i, chr_text(v.as_deref())));
     r.rule(
         "meta",
         "value",
@@ -545,8 +540,8 @@ fn expanded_locations(s: &V1Samples<'_>) -> Table {
 
 /// Converts a profile to v1: one `samples` row per distinct stack (in order of first
 /// appearance) whose `value` sums the `samples` values of its samples; `locations` and
-/// `functions` with their dotted columns; `meta` version `"1.0"`; `sample_types`
-/// `samples`/`count`. Samples without a `samples` value count 0, and stacks whose sum is 0 are
+/// `functions` with their dotted columns (an NA `start_line` becomes 0, v1's "unknown");
+/// `meta` version `"1.0"`; `sample_types` `samples`/`count`. Samples without a `samples` value count 0, and stacks whose sum is 0 are
 /// left out (v1 values are > 0). Fails when the profile has samples but no value type
 /// `samples` with unit `count` (v1 holds only that one), or when a value is negative, not an
 /// integer, or a sum exceeds the int range.
@@ -601,9 +596,18 @@ pub fn v1_from_v2(p: &Profile) -> Result<Tables, String> {
                 ]),
             ),
             ("locations".to_owned(), locations_table(p)),
-            ("functions".to_owned(), functions_table(p)),
+            ("functions".to_owned(), v1_functions(p)),
         ],
     })
+}
+
+/// `functions` with NA `start_line` written as 0, v1's "unknown" (v1 allows no NA there).
+fn v1_functions(p: &Profile) -> Table {
+    let mut t = functions_table(p);
+    if let Some(Values::Int(starts)) = t.column_mut("start_line") {
+        starts.iter_mut().for_each(|s| *s = Some(s.unwrap_or(0)));
+    }
+    t
 }
 
 /// The `samples` count of each sample as an integer (0 when absent).

@@ -1,5 +1,5 @@
 //! Helpers shared by the model and tables-JSON tests: small hand-made documents.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proftab::model::{Table, Tables, Values, Violation};
 
@@ -176,12 +176,7 @@ pub fn texts(v: &[Violation]) -> Vec<String> {
 /// The corpus directory (`PROFTAB_CORPUS` or `../shared/corpus`).
 pub fn corpus() -> std::path::PathBuf {
     std::env::var("PROFTAB_CORPUS").map_or_else(
-        |_| {
-            std::path::PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../shared/corpus"
-            ))
-        },
+        |_| std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
         std::path::PathBuf::from,
     )
 }

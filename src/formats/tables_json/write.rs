@@ -109,7 +109,8 @@ impl JsonWriter {
             })
             .collect();
         self.cells(name, cells, |w, i| {
-            w.out.push_str(escaped.get(i).map_or("null", String::as_str));
+            w.out
+                .push_str(escaped.get(i).map_or("null", String::as_str));
         });
     }
 
@@ -246,8 +247,16 @@ fn write_sample_values(w: &mut JsonWriter, p: &Profile) {
         .iter()
         .map(|c| p.strings.get(c.unit).map(str::to_owned))
         .collect();
-    w.text_column("type", &types, sample_value_rows(p).map(|(_, t, _)| t.idx()));
-    w.text_column("unit", &units, sample_value_rows(p).map(|(_, t, _)| t.idx()));
+    w.text_column(
+        "type",
+        &types,
+        sample_value_rows(p).map(|(_, t, _)| t.idx()),
+    );
+    w.text_column(
+        "unit",
+        &units,
+        sample_value_rows(p).map(|(_, t, _)| t.idx()),
+    );
     w.dbl_column(
         "value",
         sample_value_rows(p).map(|(_, _, v)| (!v.is_nan()).then_some(v)),
@@ -256,7 +265,10 @@ fn write_sample_values(w: &mut JsonWriter, p: &Profile) {
 
 fn write_sample_locations(w: &mut JsonWriter, p: &Profile) {
     w.begin_table("sample_locations");
-    w.int_column("sample_id", sample_location_rows(p).map(|(s, _, _)| row_id(s)));
+    w.int_column(
+        "sample_id",
+        sample_location_rows(p).map(|(s, _, _)| row_id(s)),
+    );
     w.int_column(
         "depth",
         sample_location_rows(p).map(|(_, d, _)| i32::try_from(d).ok()),
