@@ -293,9 +293,9 @@ impl Loader {
             int(locations, sl, "depth")?,
             int(locations, sl, "location_id")?,
         );
-        let sample_of: Vec<Option<usize>> = sl_ids.iter().map(|id| index.row((*id)?)).collect();
+        let sample_of = |id: &Option<i32>| index.row((*id)?);
         let mut offset = vec![0usize; ids.len() + 1];
-        for s in sample_of.iter().flatten() {
+        for s in sl_ids.iter().filter_map(sample_of) {
             if let Some(o) = offset.get_mut(s + 1) {
                 *o += 1;
             }
@@ -304,7 +304,7 @@ impl Loader {
             offset[i] += offset[i - 1];
         }
         let mut frames = vec![LocationIndex(0); offset.last().copied().unwrap_or(0)];
-        for (row, s) in sample_of.iter().enumerate() {
+        for (row, s) in sl_ids.iter().map(sample_of).enumerate() {
             let slot = s.and_then(|s| {
                 let d = usize::try_from(depths.get(row).copied().flatten()?).ok()?;
                 frames.get_mut(offset.get(s)? + d.checked_sub(1)?)
