@@ -543,15 +543,8 @@ fn v1_from_rprof(text: &str) -> (Tables, Vec<Vec<i32>>) {
     }
     let n_loc = i32::try_from(location_rows.len()).unwrap();
     let n_fun = i32::try_from(function_rows.len()).unwrap();
-    let doc = tables(vec![
-        (
-            "meta",
-            table(vec![("key", chr(&["version"])), ("value", chr(&["1.0"]))]),
-        ),
-        (
-            "sample_types",
-            table(vec![("type", chr(&["samples"])), ("unit", chr(&["count"]))]),
-        ),
+    let mut doc = v1_header();
+    doc.extend(vec![
         (
             "samples",
             table(vec![
@@ -602,7 +595,7 @@ fn v1_from_rprof(text: &str) -> (Tables, Vec<Vec<i32>>) {
         ),
         (".rprof", Table::default()),
     ]);
-    (doc, lines)
+    (tables(doc), lines)
 }
 
 fn rprof_profile_1() -> (Tables, Vec<Vec<i32>>) {

@@ -336,40 +336,31 @@ fn write_v1_then_read_gives_the_counts_back() {
 
 // Limits.
 
+fn limited(max_samples: usize, max_stack_depth: usize) -> ReadOptions {
+    ReadOptions {
+        limits: Limits {
+            max_samples,
+            max_stack_depth,
+            ..Limits::default()
+        },
+        ..ReadOptions::default()
+    }
+}
+
 #[test]
 fn limits_are_enforced() {
     let bytes = write_bytes(&rich_profile());
-    let few = ReadOptions {
-        limits: Limits {
-            max_samples: 4,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
+    let error = |bytes: &[u8], options| read(bytes, &options).unwrap_err().to_string();
     assert_eq!(
-        read(&bytes, &few).unwrap_err().to_string(),
+        error(&bytes, limited(4, 100)),
         "tables-json: samples: 5 samples, more than the limit of 4"
     );
-    let shallow = ReadOptions {
-        limits: Limits {
-            max_stack_depth: 2,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
     assert_eq!(
-        read(&bytes, &shallow).unwrap_err().to_string(),
+        error(&bytes, limited(100, 2)),
         "tables-json: sample_locations.depth: a stack of 3 frames, more than the limit of 2"
     );
-    let few_v1 = ReadOptions {
-        limits: Limits {
-            max_samples: 2,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
     assert_eq!(
-        read(V1_DOC.as_bytes(), &few_v1).unwrap_err().to_string(),
+        error(V1_DOC.as_bytes(), limited(2, 100)),
         "tables-json: the document breaks 1 rule of the v1 tables:\n  samples.value: expanding gives 3 samples, more than the limit of 2"
     );
 }

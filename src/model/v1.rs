@@ -22,7 +22,6 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::columns::ColumnKind;
 use super::convert::{functions_table, locations_table};
 use super::ids::*;
 use super::logical::{Table, Tables, Values};
@@ -30,34 +29,20 @@ use super::profile::Profile;
 use super::typing::{self, cell_text, chr_text};
 use super::validate::{
     check_columns, check_foreign_key, check_non_empty, check_unique_ints, order_issues,
-    validate_v2, ColType, IdIndex, Report, Violation,
+    validate_v2, ColType, IdIndex, Report, Violation, CHR, FUNCTIONS_COLUMNS, INT,
+    LOCATIONS_COLUMNS, META_COLUMNS,
 };
-
-const INT: ColType = ColType::Kind(ColumnKind::Int);
-const CHR: ColType = ColType::Kind(ColumnKind::Chr);
 
 /// The five v1 tables, in their required order.
 pub const V1_TABLES: [&str; 5] = ["meta", "sample_types", "samples", "locations", "functions"];
 
 /// The required columns of each v1 table, in order.
 pub const V1_SCHEMA: [(&str, &[(&str, ColType)]); 5] = [
-    ("meta", &[("key", CHR), ("value", CHR)]),
+    ("meta", META_COLUMNS),
     ("sample_types", &[("type", CHR), ("unit", CHR)]),
     ("samples", &[("value", INT), ("locations", ColType::List)]),
-    (
-        "locations",
-        &[("location_id", INT), ("function_id", INT), ("line", INT)],
-    ),
-    (
-        "functions",
-        &[
-            ("function_id", INT),
-            ("name", CHR),
-            ("system_name", CHR),
-            ("filename", CHR),
-            ("start_line", INT),
-        ],
-    ),
+    ("locations", LOCATIONS_COLUMNS),
+    ("functions", FUNCTIONS_COLUMNS),
 ];
 
 /// Most samples [`v2_from_v1`] expands a document to.

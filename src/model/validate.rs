@@ -108,13 +108,27 @@ pub enum ColType {
     List,
 }
 
-const INT: ColType = ColType::Kind(ColumnKind::Int);
+pub(crate) const INT: ColType = ColType::Kind(ColumnKind::Int);
 const DBL: ColType = ColType::Kind(ColumnKind::Dbl);
-const CHR: ColType = ColType::Kind(ColumnKind::Chr);
+pub(crate) const CHR: ColType = ColType::Kind(ColumnKind::Chr);
+
+/// The required columns of `meta` (v1 and v2).
+pub const META_COLUMNS: &[(&str, ColType)] = &[("key", CHR), ("value", CHR)];
+/// The required columns of `locations` (v1 and v2).
+pub const LOCATIONS_COLUMNS: &[(&str, ColType)] =
+    &[("location_id", INT), ("function_id", INT), ("line", INT)];
+/// The required columns of `functions` (v1 and v2).
+pub const FUNCTIONS_COLUMNS: &[(&str, ColType)] = &[
+    ("function_id", INT),
+    ("name", CHR),
+    ("system_name", CHR),
+    ("filename", CHR),
+    ("start_line", INT),
+];
 
 /// The required columns of each v2 table, in order.
 pub const V2_SCHEMA: [(&str, &[(&str, ColType)]); 7] = [
-    ("meta", &[("key", CHR), ("value", CHR)]),
+    ("meta", META_COLUMNS),
     (
         "sources",
         &[
@@ -138,20 +152,8 @@ pub const V2_SCHEMA: [(&str, &[(&str, ColType)]); 7] = [
         "sample_locations",
         &[("sample_id", INT), ("depth", INT), ("location_id", INT)],
     ),
-    (
-        "locations",
-        &[("location_id", INT), ("function_id", INT), ("line", INT)],
-    ),
-    (
-        "functions",
-        &[
-            ("function_id", INT),
-            ("name", CHR),
-            ("system_name", CHR),
-            ("filename", CHR),
-            ("start_line", INT),
-        ],
-    ),
+    ("locations", LOCATIONS_COLUMNS),
+    ("functions", FUNCTIONS_COLUMNS),
 ];
 
 /// The required columns of v2 table `name` (empty for an extension table).
@@ -210,6 +212,23 @@ impl Report {
             m.value,
             m.message,
         ));
+    }
+
+    /// Reports every NA cell of `cells` as breaking the rule `message`.
+    pub(crate) fn na_cells<T>(
+        &mut self,
+        table: &str,
+        column: &str,
+        message: &str,
+        cells: &[Option<T>],
+    ) {
+        let na = cells.iter().enumerate().filter(|(_, c)| c.is_none());
+        self.rule(
+            table,
+            column,
+            message,
+            na.map(|(i, _)| (i, "NA".to_owned())),
+        );
     }
 
     /// Reports every `(row0, value)` as breaking the rule `message`, the first
@@ -514,12 +533,11 @@ impl<'a> V2Rules<'a, '_> {
         ) else {
             return;
         };
-        let na = types.iter().enumerate().filter(|(_, t)| t.is_none());
-        self.r.rule(
+        self.r.na_cells(
             "sample_values",
             "type",
             "must not be NA (it is part of the key (sample_id, type))",
-            na.map(|(i, _)| (i, "NA".to_owned())),
+            &types,
         );
         let mut type_index: HashMap<&str, u64> = HashMap::new();
         let mut seen: HashSet<(usize, u64)> = HashSet::new();
@@ -629,13 +647,7 @@ impl<'a> V2Rules<'a, '_> {
 
 /// NA and empty strings in `cells`.
 pub(crate) fn check_non_empty(r: &mut Report, table: &str, col: &str, cells: &[Option<String>]) {
-    let na = cells.iter().enumerate().filter(|(_, c)| c.is_none());
-    r.rule(
-        table,
-        col,
-        "must not be NA",
-        na.map(|(i, _)| (i, "NA".to_owned())),
-    );
+    r.na_cells(table, col, "must not be NA", cells);
     let empty = cells
         .iter()
         .enumerate()
@@ -658,13 +670,7 @@ pub(crate) fn check_unique_ints(
     na_ok: bool,
 ) {
     if !na_ok {
-        let na = ids.iter().enumerate().filter(|(_, c)| c.is_none());
-        r.rule(
-            table,
-            col,
-            "must not be NA",
-            na.map(|(i, _)| (i, "NA".to_owned())),
-        );
+        r.na_cells(table, col, "must not be NA", ids);
     }
     let mut seen = HashSet::new();
     let dups = ids
@@ -687,13 +693,7 @@ pub(crate) fn check_foreign_key(
 ) {
     let target_name = foreign_target(table, col);
     if !na_ok {
-        let na = ids.iter().enumerate().filter(|(_, c)| c.is_none());
-        r.rule(
-            table,
-            col,
-            "must not be NA",
-            na.map(|(i, _)| (i, "NA".to_owned())),
-        );
+        r.na_cells(table, col, "must not be NA", ids);
     }
     let missing = ids
         .iter()

@@ -102,9 +102,9 @@ pub fn valid_v2() -> Tables {
     ])
 }
 
-/// A valid v1 document: two samples (values 2 and 1) over two locations.
-pub fn valid_v1() -> Tables {
-    tables(vec![
+/// The `meta` and `sample_types` tables every v1 document starts with.
+pub fn v1_header() -> Vec<(&'static str, Table)> {
+    vec![
         (
             "meta",
             table(vec![("key", chr(&["version"])), ("value", chr(&["1.0"]))]),
@@ -113,6 +113,13 @@ pub fn valid_v1() -> Tables {
             "sample_types",
             table(vec![("type", chr(&["samples"])), ("unit", chr(&["count"]))]),
         ),
+    ]
+}
+
+/// A valid v1 document: two samples (values 2 and 1) over two locations.
+pub fn valid_v1() -> Tables {
+    let mut t = v1_header();
+    t.extend(vec![
         (
             "samples",
             table(vec![
@@ -144,7 +151,8 @@ pub fn valid_v1() -> Tables {
                 ("start_line", int(&[0])),
             ]),
         ),
-    ])
+    ]);
+    tables(t)
 }
 
 /// Replaces (or appends) column `column` of table `name`.
