@@ -190,6 +190,21 @@ fn arbitrary_ids_are_mapped_to_rows() {
     assert_eq!(tables_from_profile(&again), t);
 }
 
+#[test]
+fn well_known_extension_columns_get_their_type_without_column_types() {
+    let mut t = valid_v2();
+    set(&mut t, "samples", ".time", int(&[0, 1, 2]));
+    set(&mut t, "locations", ".address", int(&[4096, 8192, 0]));
+    set(&mut t, "locations", ".count", int(&[1, 2, 3]));
+    let p = read(&write_document(&t), &opts()).unwrap().profile;
+    assert_eq!(p.samples.ext.dbl(".time").unwrap(), [0.0, 1.0, 2.0]);
+    assert_eq!(
+        p.locations.ext.u64(".address").unwrap(),
+        [Some(4096), Some(8192), Some(0)]
+    );
+    assert_eq!(p.locations.ext.int(".count").unwrap(), [1, 2, 3]);
+}
+
 // Detection.
 
 #[test]

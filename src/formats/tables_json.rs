@@ -21,7 +21,7 @@
 //!
 //! Column types by content are described in the `parse` submodule; `int` columns written as
 //! numbers with a fraction are accepted when the values are integral (see
-//! [`crate::model::typing`]). [`write`] output is deterministic, and doubles round-trip exactly.
+//! [`crate::model::typing`]). [`write()`] output is deterministic, and doubles round-trip exactly.
 
 mod parse;
 mod write;

@@ -11,7 +11,7 @@
 //!   any `sample_values` row (a profile without samples) survives.
 //!
 //! The way back, [`profile_from_tables`], validates first, maps arbitrary ids to rows and
-//! restores extension columns and tables (see [`crate::model::load`]).
+//! restores extension columns and tables (see [`profile_from_tables`]).
 
 use std::collections::HashSet;
 

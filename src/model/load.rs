@@ -4,7 +4,9 @@
 //!
 //! Ids may be any integers: they are mapped to rows. Rows keep their order (samples too), so
 //! logical ids of the result are the row positions. Extension columns are restored with the
-//! type [`COLUMN_TYPES_TABLE`] names, or else the type the column arrived with. Dropped
+//! type [`COLUMN_TYPES_TABLE`] names, else the agreed type of a well-known column
+//! (`samples..time` dbl, `locations..address` u64, `locations..frame_type` chr), else the type
+//! the column arrived with. Dropped
 //! (listed by [`unkept_parts`]): dotted columns of `meta`, `sample_values` and
 //! `sample_locations`, which the physical model has no place for, and list columns.
 
@@ -127,6 +129,17 @@ pub fn unkept_parts(t: &Tables) -> Vec<String> {
         }
     }
     out
+}
+
+/// The type of the extension columns proftab's readers agree on, for documents without a
+/// [`COLUMN_TYPES_TABLE`] entry (e.g. written by R, where `.time = c(0, 1)` arrives as ints).
+fn known_kind(table: &str, column: &str) -> Option<ColumnKind> {
+    match (table, column) {
+        ("samples", SAMPLE_TIME) => Some(ColumnKind::Dbl),
+        ("locations", ".address") => Some(ColumnKind::U64),
+        ("locations", ".frame_type") => Some(ColumnKind::Chr),
+        _ => None,
+    }
 }
 
 /// The types [`COLUMN_TYPES_TABLE`] names, by `(table, column)`.
@@ -422,7 +435,8 @@ impl Loader {
         let skip = v2_required_columns(name).len();
         let mut ext = ExtColumns::default();
         for (col, values) in t.columns.iter().skip(skip) {
-            let Some(kind) = self.kinds.get(name, col).or_else(|| natural_kind(values)) else {
+            let kind = self.kinds.get(name, col).or_else(|| known_kind(name, col));
+            let Some(kind) = kind.or_else(|| natural_kind(values)) else {
                 continue;
             };
             let typed = typing::coerce(values, kind).map_err(|m| {
