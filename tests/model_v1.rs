@@ -733,6 +733,16 @@ fn v1_from_v2_needs_integer_counts() {
 }
 
 #[test]
+fn v1_from_v2_refuses_to_write_an_invalid_document() {
+    let mut p = profile_with(&[("samples", "count")], &[(&[0], &[1.0])]);
+    p.functions.name[0] = p.strings.intern("");
+    assert_eq!(
+        v1_from_v2(&p).unwrap_err(),
+        "the profile breaks a v1 rule: functions.name row 1 (value \"\"): must not be empty"
+    );
+}
+
+#[test]
 fn v1_round_trip_through_v2() {
     let v1 = valid_v1();
     let p = profile_from_v1(&v1, usize::MAX).unwrap();

@@ -526,8 +526,9 @@ fn expanded_locations(s: &V1Samples<'_>) -> Table {
 /// Converts a profile to v1: one `samples` row per distinct stack (in order of first
 /// appearance) whose `value` sums the `samples` values of its samples; `locations` and
 /// `functions` with their dotted columns (an NA `start_line` becomes 0, v1's "unknown");
-/// `meta` version `"1.0"`; `sample_types` `samples`/`count`. Samples without a `samples` value count 0, and stacks whose sum is 0 are
-/// left out (v1 values are > 0). Fails when the profile has samples but no value type
+/// `meta` version `"1.0"`; `sample_types` `samples`/`count`. Samples without a `samples`
+/// value count 0, and stacks whose sum is 0 are left out (v1 values are > 0). Fails when the result would break a v1 rule (only for a
+/// profile that is itself invalid), when the profile has samples but no value type
 /// `samples` with unit `count` (v1 holds only that one), or when a value is negative, not an
 /// integer, or a sum exceeds the int range.
 pub fn v1_from_v2(p: &Profile) -> Result<Tables, String> {
@@ -557,7 +558,7 @@ pub fn v1_from_v2(p: &Profile) -> Result<Tables, String> {
         .collect();
     let stacks = order.iter().map(|&s| Some(stack_table(p, s))).collect();
     let chr1 = |s: &str| Values::Chr(vec![Some(s.to_owned())]);
-    Ok(Tables {
+    let t = Tables {
         tables: vec![
             (
                 "meta".to_owned(),
@@ -583,7 +584,13 @@ pub fn v1_from_v2(p: &Profile) -> Result<Tables, String> {
             ("locations".to_owned(), locations_table(p)),
             ("functions".to_owned(), v1_functions(p)),
         ],
-    })
+    };
+    // A valid v2 profile always gives a valid v1 document; an invalid one (e.g. an empty
+    // function name) is refused rather than written broken.
+    match validate_v1(&t).first() {
+        None => Ok(t),
+        Some(v) => Err(format!("the profile breaks a v1 rule: {v}")),
+    }
 }
 
 /// `functions` with NA `start_line` written as 0, v1's "unknown" (v1 allows no NA there).
