@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod rprof;
+pub mod tables_json;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -203,12 +204,26 @@ pub struct FormatSpec {
 
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
-    &[FormatSpec {
-        format: Format::Rprof,
-        detect: Some(rprof::detect),
-        read: Some(rprof::read),
-        write: Some(rprof::write),
-    }]
+    &[
+        FormatSpec {
+            format: Format::TablesJson,
+            detect: Some(tables_json::detect),
+            read: Some(tables_json::read),
+            write: Some(tables_json::write),
+        },
+        FormatSpec {
+            format: Format::TablesJsonV1,
+            detect: None,
+            read: None,
+            write: Some(tables_json::write_v1),
+        },
+        FormatSpec {
+            format: Format::Rprof,
+            detect: Some(rprof::detect),
+            read: Some(rprof::read),
+            write: Some(rprof::write),
+        },
+    ]
 }
 
 /// The format of `bytes`, by content alone.
