@@ -13,6 +13,8 @@ use proftab::formats::{rprof, ReadOptions};
 fn outcome(bytes: &[u8]) -> String {
     match rprof::read(bytes, &ReadOptions::default()) {
         Ok(parsed) => {
+            let violations = parsed.profile.validate();
+            assert!(violations.is_empty(), "{violations:?}");
             let mut s: String = parsed
                 .warnings
                 .iter()

@@ -17,8 +17,16 @@ use proftab::model::{Profile, SampleIndex, ValueTypeIndex, INT_NA, SAMPLE_TIME};
 
 fn read_path(path: &std::path::Path) -> formats::Parsed {
     let bytes = std::fs::read(path).unwrap();
-    rprof::read(&bytes, &ReadOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let parsed = rprof::read(&bytes, &ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_valid(&parsed.profile, &path.display().to_string());
+    parsed
+}
+
+/// Every profile a reader returns passes the v2 validation.
+fn assert_valid(p: &Profile, what: &str) {
+    let violations = p.validate();
+    assert!(violations.is_empty(), "{what}: {violations:?}");
 }
 
 fn corpus(name: &str) -> Profile {
@@ -274,6 +282,7 @@ fn valid_files_read_without_warnings_and_are_detected() {
             path.display()
         );
         let parsed = formats::read_any(&bytes, &ReadOptions::default()).unwrap();
+        assert_valid(&parsed.profile, &path.display().to_string());
         assert!(
             parsed.warnings.is_empty(),
             "{}: {:?}",
@@ -300,10 +309,11 @@ fn r_written_files_round_trip_byte_for_byte() {
     }
 }
 
-/// Reading must never panic; what reads must also write.
+/// Reading must never panic; what reads is valid and writes.
 fn read_and_write(bytes: &[u8]) {
     if let Ok(parsed) = rprof::read(bytes, &ReadOptions::default()) {
-        let _ = rprof::write(&parsed.profile, &WriteOptions::default());
+        assert_valid(&parsed.profile, &String::from_utf8_lossy(bytes));
+        rprof::write(&parsed.profile, &WriteOptions::default()).unwrap();
     }
 }
 
@@ -329,6 +339,7 @@ fn generated_file_reads_and_writes_back_identically() {
     let bytes = rprof_gen::generate(300_000, 7);
     let parsed = rprof::read(&bytes, &ReadOptions::default()).unwrap();
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    assert_valid(&parsed.profile, "generated");
     let lines = bytes
         .split(|&b| b == b'\n')
         .filter(|l| l.first() == Some(&b':'))

@@ -253,3 +253,37 @@ fn absurd_counts_are_refused_not_truncated() {
     let e = rprof::write(&p, &WriteOptions::default()).unwrap_err();
     assert!(e.message.contains("stands for 1000000000000 ticks"), "{e}");
 }
+
+#[test]
+fn v1_profiles_write_through_the_tables_json_conversion() {
+    use proftab::analysis::functions::function_table;
+    use proftab::formats::tables_json;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rprof/line.out");
+    let original = rprof::read(&std::fs::read(path).unwrap(), &ReadOptions::default())
+        .unwrap()
+        .profile;
+    // v1 aggregates identical stacks and keeps one value type (samples/count), no interval.
+    let v1 = tables_json::write_v1(&original, &WriteOptions::default()).unwrap();
+    assert!(String::from_utf8_lossy(&v1.bytes).contains("\"version\"],\"value\":[\"1.0\"]"));
+    let from_v1 = tables_json::read(&v1.bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
+    let w = write(&from_v1);
+    assert!(text(&w).starts_with("line profiling: sample.interval=10000\n"));
+    assert!(has_warning(&w, "says nothing about its sampling interval"));
+    let back = rprof::read(&w.bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
+    let table = |p: &Profile| {
+        let t = function_table(p, p.value_type_index("samples").unwrap(), None);
+        let mut rows: Vec<_> = t
+            .rows
+            .into_iter()
+            .map(|r| (r.name, r.self_value, r.total_value))
+            .collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        rows
+    };
+    assert_eq!(table(&back), table(&original));
+    assert_eq!(back.num_samples(), original.num_samples());
+}

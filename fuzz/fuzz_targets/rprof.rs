@@ -1,5 +1,6 @@
-//! Fuzz target: bytes → Rprof reader. Never a panic; whatever reads also writes; and where the
-//! writer reports nothing lost, writing is a fixpoint: read(written) writes the same bytes.
+//! Fuzz target: bytes → Rprof reader. Never a panic; whatever reads is a valid v2 profile and
+//! writes; and where the writer reports nothing lost, writing is a fixpoint: read(written)
+//! writes the same bytes.
 //!
 //! `cargo fuzz run rprof -- -max_total_time=60` (seed corpus: `tests/fixtures/rprof/`,
 //! `tests/fixtures/invalid/rprof/`).
@@ -26,6 +27,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(parsed) = rprof::read(data, &options) else {
         return;
     };
+    let violations = parsed.profile.validate();
+    assert!(violations.is_empty(), "invalid profile: {violations:?}");
     let first = rprof::write(&parsed.profile, &WriteOptions::default())
         .expect("a profile read from Rprof can be written as Rprof");
     if !first.warnings.is_empty() {

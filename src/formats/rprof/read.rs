@@ -496,7 +496,6 @@ impl<'a> Reader<'a> {
         Ok(loc)
     }
 
-
     fn function(&mut self, name: &'a [u8], filename: StringId, n: usize) -> FunctionIndex {
         if let Some(&f) = self.functions.get(&(name, filename)) {
             return f;
