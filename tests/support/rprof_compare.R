@@ -103,7 +103,7 @@ for (i in seq_len(nrow(manifest))) {
   has_lines <- grepl("line profiling", first)
   variants <- list(c("none", "hide"))
   if (has_memory) variants <- c(variants, list(c("both", "hide")))
-  if (has_lines) variants <- c(variants, list(c("none", "show")))
+  if (has_lines) variants <- c(variants, list(c("none", "show"), c("none", "both")))
   if (has_memory && has_lines) variants <- c(variants, list(c("both", "show")))
   for (v in variants) compare_summaries(row$id, original, row$roundtrip, v[1], v[2])
   compare_table(row$id, original, row$table, has_memory)
