@@ -136,7 +136,7 @@ fn prepare(scratch: &Path, cases: &[Case]) -> String {
         std::fs::write(&table, function_table_tsv(&parsed.profile)).unwrap();
         writeln!(
             manifest,
-            "{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\tall",
             case.id,
             case.original.display(),
             roundtrip.display(),

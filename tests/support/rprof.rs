@@ -45,12 +45,16 @@ pub fn damaged_corpus_files() -> Vec<PathBuf> {
     files_in(&corpus_dir().join("invalid"), |n| n.starts_with("rprof-"))
 }
 
-/// True when `tool --version` runs; else prints a visible SKIP line.
+/// True when `tool --version` (or `tool version`, as Go has it) runs; else prints a visible
+/// SKIP line.
 pub fn have_tool(tool: &str, test: &str) -> bool {
-    let ok = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let runs = |arg: &str| {
+        Command::new(tool)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let ok = runs("--version") || runs("version");
     if !ok {
         eprintln!("SKIP: {test}: `{tool}` is not installed");
     }

@@ -1,19 +1,22 @@
 # Judges proftab's Rprof round trip with R's own summaryRprof().
 #
 # Usage: Rscript rprof_compare.R manifest.tsv
-# Manifest (tab-separated, no header): id, original, roundtrip, repair (0/1), table
+# Manifest (tab-separated, no header): id, original, roundtrip, repair (0/1), table, checks
 #   original  an Rprof file;  roundtrip  proftab's rewrite of it;
 #   repair    1 = compare against the original with the damage proftab reports removed
 #             (a last line without line end is dropped; a line cut inside its last token
 #             loses that token -- a cut name also the `F#L` before it, which belonged to the
 #             lost frame -- and the whole line if no complete frame is left);
-#   table     proftab's function table: name, self samples, total samples, total
-#             memory_increase bytes (NA without memory), tab-separated, no header.
+#   table     a function table to judge (proftab's, or go tool pprof's): name, self samples,
+#             total samples, total memory_increase bytes (NA without memory), tab-separated,
+#             no header; an optional first line `#total<TAB>N` gives the number of samples,
+#             which must match summaryRprof's sampling.time / sample.interval;
+#   checks    `all` (summaries of original and round trip, and the table) or `table`.
 # Output, one line per check: RESULT <id> <check> OK|DIFF|BOTH-ERROR <details>
 
 args <- commandArgs(trailingOnly = TRUE)
 manifest <- read.delim(args[1], header = FALSE, colClasses = "character", quote = "",
-                       col.names = c("id", "original", "roundtrip", "repair", "table"))
+                       col.names = c("id", "original", "roundtrip", "repair", "table", "checks"))
 
 repaired_copy <- function(path) {
   size <- file.size(path)
@@ -73,7 +76,13 @@ compare_table <- function(id, original, table, has_memory) {
   }
   if (inherits(s, "failed")) return(report(id, "function-table", "BOTH-ERROR", unclass(s)))
   ours <- read.delim(table, header = FALSE, quote = "", colClasses = c("character", rep("numeric", 3)),
-                     col.names = c("name", "self", "total", "mem"), na.strings = "NA")
+                     col.names = c("name", "self", "total", "mem"), na.strings = "NA",
+                     comment.char = "")
+  total_row <- ours$name == "#total"
+  if (any(total_row) && !isTRUE(all.equal(ours$self[total_row] * s$sample.interval, s$sampling.time)))
+    return(report(id, "function-table", "DIFF",
+                  paste("total", ours$self[total_row], "samples, summaryRprof sampling.time", s$sampling.time)))
+  ours <- ours[!total_row, ]
   ours <- ours[!grepl(" ", ours$name), ]
   r <- s$by.total
   quoted <- grepl('^".*"$', rownames(r)) & nchar(rownames(r)) >= 2
@@ -105,6 +114,7 @@ for (i in seq_len(nrow(manifest))) {
   if (has_memory) variants <- c(variants, list(c("both", "hide")))
   if (has_lines) variants <- c(variants, list(c("none", "show"), c("none", "both")))
   if (has_memory && has_lines) variants <- c(variants, list(c("both", "show")))
-  for (v in variants) compare_summaries(row$id, original, row$roundtrip, v[1], v[2])
+  if (row$checks == "all")
+    for (v in variants) compare_summaries(row$id, original, row$roundtrip, v[1], v[2])
   compare_table(row$id, original, row$table, has_memory)
 }
