@@ -6,7 +6,12 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod collapsed;
+pub mod cpuprofile;
 pub mod error;
+pub(crate) mod json_scan;
+pub mod speedscope;
+pub(crate) mod write_common;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -199,7 +204,26 @@ pub struct FormatSpec {
 
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
-    &[]
+    &[
+        FormatSpec {
+            format: Format::Speedscope,
+            detect: Some(speedscope::detect),
+            read: Some(speedscope::read),
+            write: Some(speedscope::write),
+        },
+        FormatSpec {
+            format: Format::Cpuprofile,
+            detect: Some(cpuprofile::detect),
+            read: Some(cpuprofile::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Collapsed,
+            detect: Some(collapsed::detect),
+            read: Some(collapsed::read),
+            write: Some(collapsed::write),
+        },
+    ]
 }
 
 /// The format of `bytes`, by content alone.
