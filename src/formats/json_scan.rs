@@ -60,6 +60,22 @@ pub(crate) fn top_level_members(bytes: &[u8]) -> Option<Vec<Member>> {
     object_members(bytes, open)
 }
 
+/// The top-level members, or an error with the JSON syntax problem's place.
+pub(crate) fn document_members(
+    format: &'static str,
+    bytes: &[u8],
+) -> Result<Vec<Member>, ReadError> {
+    if let Some(m) = top_level_members(bytes) {
+        return Ok(m);
+    }
+    let start = skip_bom_and_ws(bytes);
+    let body = bytes.get(start..).unwrap_or_default();
+    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        Err(e) => Err(serde_error(format, body, start, "", &e)),
+        Ok(_) => Err(ReadError::whole(format, "the file is not a JSON object")),
+    }
+}
+
 /// The members of the object whose `{` is at `open`.
 pub(crate) fn object_members(bytes: &[u8], open: usize) -> Option<Vec<Member>> {
     let mut members = Vec::new();
@@ -181,6 +197,11 @@ pub(crate) fn member<'a>(members: &'a [Member], key: &str) -> Option<&'a Member>
 /// True when the member `key` exists and its value starts with `first` (`b'['`, `b'{'`, …).
 pub(crate) fn member_starts_with(bytes: &[u8], members: &[Member], key: &str, first: u8) -> bool {
     member(members, key).is_some_and(|m| bytes.get(m.value.start) == Some(&first))
+}
+
+/// True when `needle` occurs in `haystack`.
+pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The string value of member `key`, when it is a JSON string.

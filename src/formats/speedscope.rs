@@ -185,27 +185,11 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     r.finish(&weight_types, warnings)
 }
 
-/// The top-level members, or an error with the JSON syntax problem's place.
-pub(crate) fn document_members_for(
-    format: &'static str,
-    bytes: &[u8],
-) -> Result<Vec<Member>, ReadError> {
-    if let Some(m) = json_scan::top_level_members(bytes) {
-        return Ok(m);
-    }
-    let start = json_scan::skip_bom_and_ws(bytes);
-    let body = bytes.get(start..).unwrap_or_default();
-    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-        Err(e) => Err(json_scan::serde_error(format, body, start, "", &e)),
-        Ok(_) => Err(ReadError::whole(format, "the file is not a JSON object")),
-    }
-}
-
 fn document_members(bytes: &[u8]) -> Result<Vec<Member>, ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(NAME, "the file is empty"));
     }
-    document_members_for(NAME, bytes)
+    json_scan::document_members(NAME, bytes)
 }
 
 /// Reader state.
