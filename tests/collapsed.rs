@@ -1,5 +1,5 @@
 //! Collapsed / folded stacks: detection, reading, writing, round trips, bad input.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support_text;
 
@@ -32,13 +32,23 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    for dir in ["rprof", "pprof", "otlp", "firefox", "cpuprofile", "speedscope"] {
+    for dir in [
+        "rprof",
+        "pprof",
+        "otlp",
+        "firefox",
+        "cpuprofile",
+        "speedscope",
+    ] {
         for path in corpus_files(dir) {
             let bytes = std::fs::read(&path).unwrap();
             assert!(!collapsed::detect(&bytes), "{} claimed", path.display());
         }
     }
-    for name in ["rprof-aprof-truncated-4096.out", "rprof-profile-incomplete.out"] {
+    for name in [
+        "rprof-aprof-truncated-4096.out",
+        "rprof-profile-incomplete.out",
+    ] {
         let bytes = std::fs::read(corpus().join("invalid").join(name)).unwrap();
         assert!(!collapsed::detect(&bytes), "{name} claimed");
     }
@@ -50,7 +60,9 @@ fn expected_simple() -> Summary {
         .into_iter()
         .map(|(s, v)| (s.to_owned(), v))
         .collect();
-    [("samples/count".to_owned(), (14.0, stacks))].into_iter().collect()
+    [("samples/count".to_owned(), (14.0, stacks))]
+        .into_iter()
+        .collect()
 }
 
 #[test]
@@ -80,7 +92,10 @@ fn invalid_lines_are_counted_and_comments_kept() {
         .profile
         .meta_values(collapsed::META_COMMENT)
         .collect();
-    assert_eq!(comments, ["comment that gives extra info about the samples"]);
+    assert_eq!(
+        comments,
+        ["comment that gives extra info about the samples"]
+    );
 
     let bad = read_path(
         Format::Collapsed,
@@ -142,7 +157,12 @@ fn austin_comments_and_kernel_frames() {
     let comments: Vec<&str> = p.meta_values(collapsed::META_COMMENT).collect();
     assert_eq!(
         comments,
-        ["austin: 3.3.0", "interval: 100", "mode: wall", "duration: 23873"]
+        [
+            "austin: 3.3.0",
+            "interval: 100",
+            "mode: wall",
+            "duration: 23873"
+        ]
     );
     let k = read_corpus("flamegraph-perf-cycles-instructions-01-collapsed-all.txt").profile;
     let types = k.locations.ext.chr(".frame_type").unwrap();
@@ -167,7 +187,12 @@ fn round_trip_every_corpus_file() {
         let first = read_path(Format::Collapsed, &path).profile;
         let written = collapsed::write(&first, &WriteOptions::default()).unwrap();
         let again = collapsed::write(&first, &WriteOptions::default()).unwrap();
-        assert_eq!(written.bytes, again.bytes, "{}: not deterministic", path.display());
+        assert_eq!(
+            written.bytes,
+            again.bytes,
+            "{}: not deterministic",
+            path.display()
+        );
         let second = read_text(&written.bytes).profile;
         assert_same_summary(
             &summary(&first),

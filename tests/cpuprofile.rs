@@ -1,5 +1,5 @@
 //! Chrome / Node `.cpuprofile`, the old V8 format and Chrome traces.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support_text;
 
@@ -22,7 +22,10 @@ fn json(path: &std::path::Path) -> Value {
 fn every_corpus_file_is_detected_and_read() {
     let files = corpus_files("cpuprofile");
     assert_eq!(files.len(), 5, "corpus missing: {}", corpus().display());
-    for path in files.iter().chain([&fixture("cpuprofile/node-cpu-prof.cpuprofile")]) {
+    for path in files
+        .iter()
+        .chain([&fixture("cpuprofile/node-cpu-prof.cpuprofile")])
+    {
         assert_detected(Format::Cpuprofile, path);
         let p = read_path(Format::Cpuprofile, path).profile;
         assert!(p.num_samples() > 0, "{}", path.display());
@@ -32,7 +35,15 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    for dir in ["rprof", "pprof", "otlp", "firefox", "collapsed", "speedscope", "invalid"] {
+    for dir in [
+        "rprof",
+        "pprof",
+        "otlp",
+        "firefox",
+        "collapsed",
+        "speedscope",
+        "invalid",
+    ] {
         for path in corpus_files(dir) {
             let bytes = std::fs::read(&path).unwrap();
             assert!(!cpuprofile::detect(&bytes), "{} claimed", path.display());
@@ -103,7 +114,11 @@ fn model_self_times(p: &Profile) -> BTreeMap<String, f64> {
             .map(|loc| {
                 let f = p.location_function(loc).unwrap().idx();
                 let name = p.str(p.functions.name[f]);
-                let raw = if name.starts_with("(anonymous") { "" } else { name };
+                let raw = if name.starts_with("(anonymous") {
+                    ""
+                } else {
+                    name
+                };
                 let column = cols.map_or(0, |c| c[f]).max(0);
                 format!(
                     "{}:{}:{}:{raw}",
@@ -124,14 +139,29 @@ fn assert_self_times_match(path: &std::path::Path) {
     let p = read_path(Format::Cpuprofile, path).profile;
     let expected = json_self_times(&doc);
     let got = model_self_times(&p);
-    assert_eq!(expected.len(), got.len(), "{}: number of node paths", path.display());
+    assert_eq!(
+        expected.len(),
+        got.len(),
+        "{}: number of node paths",
+        path.display()
+    );
     for (k, v) in &expected {
-        assert!(close(*v, got[k]), "{}: {k}: {v} vs {}", path.display(), got[k]);
+        assert!(
+            close(*v, got[k]),
+            "{}: {k}: {v} vs {}",
+            path.display(),
+            got[k]
+        );
     }
     let n = doc["samples"].as_array().unwrap().len();
     assert_eq!(p.num_samples(), n);
     assert_eq!(total(&p, "samples"), n as f64);
-    let sum: f64 = doc["timeDeltas"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).sum();
+    let sum: f64 = doc["timeDeltas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_f64().unwrap())
+        .sum();
     assert!(close(total(&p, "time"), sum * 1000.0));
     let times = p.samples.ext.dbl(SAMPLE_TIME).unwrap();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "time order");
@@ -175,7 +205,11 @@ fn functions_keep_file_line_column_and_script() {
     let names: Vec<&str> = p.functions.name.iter().map(|&s| p.str(s)).collect();
     assert_eq!(names, ["(anonymous)", "a", "b", "d", "c"]);
     assert_eq!(p.functions.start_line, [1, 1, 6, 14, 10]);
-    let cols = p.functions.ext.int(cpuprofile::FUNCTION_START_COLUMN).unwrap();
+    let cols = p
+        .functions
+        .ext
+        .int(cpuprofile::FUNCTION_START_COLUMN)
+        .unwrap();
     assert_eq!(cols, [1, 11, 11, 11, 11]);
     let scripts = p.functions.ext.chr(cpuprofile::FUNCTION_SCRIPT_ID).unwrap();
     assert!(scripts.iter().all(|&s| p.str(s) == "164"));
@@ -245,12 +279,22 @@ fn chrome_trace_profiles_become_sources() {
     assert!(close(total(p, "time"), time * 1000.0));
     assert!(p.samples.source.iter().all(|s| s.0 == 0));
     let w: Vec<String> = parsed.warnings.iter().map(ToString::to_string).collect();
-    assert!(w.iter().any(|m| m.contains("samples of nodes that are not in the profile were skipped")), "{w:?}");
-    assert!(w.iter().any(|m| m.starts_with("cpuprofile: trace events other than CPU profiles were not kept: process_name ×3")), "{w:?}");
+    assert!(
+        w.iter()
+            .any(|m| m.contains("samples of nodes that are not in the profile were skipped")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter().any(|m| m.starts_with(
+            "cpuprofile: trace events other than CPU profiles were not kept: process_name ×3"
+        )),
+        "{w:?}"
+    );
     // Per-sample lines/columns of the innermost frame are kept: the first sample of the
     // fourth chunk is at line 93, column 644598.
     let cols = p.locations.ext.int(cpuprofile::LOCATION_COLUMN).unwrap();
-    let found = (0..p.locations.line.len()).any(|l| p.locations.line[l] == 93 && cols[l] == 644_598);
+    let found =
+        (0..p.locations.line.len()).any(|l| p.locations.line[l] == 93 && cols[l] == 644_598);
     assert!(found);
 }
 
@@ -292,15 +336,22 @@ fn chain(n: usize, ring: bool) -> Vec<u8> {
             i % 7
         ));
     }
-    s.push_str(&format!("],\"startTime\":0,\"endTime\":10,\"samples\":[{n}],\"timeDeltas\":[10]}}"));
+    s.push_str(&format!(
+        "],\"startTime\":0,\"endTime\":10,\"samples\":[{n}],\"timeDeltas\":[10]}}"
+    ));
     s.into_bytes()
 }
 
 #[test]
 fn deep_trees_and_long_cycles_neither_overflow_nor_hang() {
     let deep = chain(100_000, false);
-    let p = cpuprofile::read(&deep, &ReadOptions::default()).unwrap().profile;
-    assert_eq!(p.stack_depth(p.sample_stack(proftab::model::SampleIndex(0))), 100_000);
+    let p = cpuprofile::read(&deep, &ReadOptions::default())
+        .unwrap()
+        .profile;
+    assert_eq!(
+        p.stack_depth(p.sample_stack(proftab::model::SampleIndex(0))),
+        100_000
+    );
     let small = ReadOptions {
         limits: Limits {
             max_stack_depth: 1000,
@@ -309,7 +360,11 @@ fn deep_trees_and_long_cycles_neither_overflow_nor_hang() {
         ..ReadOptions::default()
     };
     let err = cpuprofile::read(&deep, &small).unwrap_err();
-    assert!(err.to_string().ends_with("the stack is deeper than 1000 frames (the stack depth limit)"), "{err}");
+    assert!(
+        err.to_string()
+            .ends_with("the stack is deeper than 1000 frames (the stack depth limit)"),
+        "{err}"
+    );
     let ring = chain(50_000, true);
     let err = cpuprofile::read(&ring, &ReadOptions::default()).unwrap_err();
     assert!(err.to_string().contains("form a cycle"), "{err}");
@@ -326,7 +381,10 @@ fn stacks_leave_out_the_root_node() {
         .filter(|&s| p.stacks.prefix[s] == u32::MAX)
         .map(|s| proftab::analysis::functions::frame_display_name(p_ref(&p), p.stacks.location[s]))
         .collect::<Vec<_>>();
-    assert!(!root_frames.iter().any(|n| n == "(root)"), "{root_frames:?}");
+    assert!(
+        !root_frames.iter().any(|n| n == "(root)"),
+        "{root_frames:?}"
+    );
     assert!(root_frames.iter().any(|n| n == "(program)"));
     let _ = StackIndex(0);
 }

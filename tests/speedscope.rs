@@ -1,6 +1,6 @@
 //! speedscope JSON: detection, sampled and evented profiles, several profiles, writing, round
 //! trips, bad input.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support_text;
 
@@ -24,7 +24,10 @@ fn every_corpus_file_is_detected_and_read() {
         assert_detected(Format::Speedscope, path);
         assert!(read_path(Format::Speedscope, path).profile.num_samples() > 0);
     }
-    for name in ["speedscope-incomplete-trace.json", "speedscope-out-of-order-events.json"] {
+    for name in [
+        "speedscope-incomplete-trace.json",
+        "speedscope-out-of-order-events.json",
+    ] {
         let bytes = std::fs::read(corpus().join("invalid").join(name)).unwrap();
         assert_eq!(formats::detect(&bytes), Some(Format::Speedscope), "{name}");
     }
@@ -32,7 +35,14 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    for dir in ["rprof", "pprof", "otlp", "firefox", "collapsed", "cpuprofile"] {
+    for dir in [
+        "rprof",
+        "pprof",
+        "otlp",
+        "firefox",
+        "collapsed",
+        "cpuprofile",
+    ] {
         for path in corpus_files(dir) {
             let bytes = std::fs::read(&path).unwrap();
             assert!(!speedscope::detect(&bytes), "{} claimed", path.display());
@@ -62,7 +72,10 @@ fn evented_profile_reads_as_intervals() {
         assert_eq!(s.keys().collect::<Vec<_>>(), ["samples/count"], "unit none");
         assert_eq!(s["samples/count"].0, 14.0);
         assert_eq!(s["samples/count"].1, simple_stacks());
-        assert!(p.samples.ext.get(SAMPLE_TIME).is_none(), "no time for unit none");
+        assert!(
+            p.samples.ext.get(SAMPLE_TIME).is_none(),
+            "no time for unit none"
+        );
         assert_eq!(p.meta_value(speedscope::META_VERSION), Some("0.0.1"));
         let source_names = p.sources.ext.chr(speedscope::SOURCE_NAME).unwrap();
         assert_eq!(p.str(source_names[0]), "simple.txt");
@@ -84,7 +97,10 @@ fn sampled_profile_with_time_unit() {
     assert_eq!(p.value_type_names(vt), ("time", "seconds"));
     assert_eq!(p.meta_value(META_DEFAULT_TYPE), Some("time"));
     // Weights 1, 1, 4, 3, 5 laid end to end.
-    assert_eq!(p.samples.ext.dbl(SAMPLE_TIME).unwrap(), [0.0, 1.0, 2.0, 6.0, 9.0]);
+    assert_eq!(
+        p.samples.ext.dbl(SAMPLE_TIME).unwrap(),
+        [0.0, 1.0, 2.0, 6.0, 9.0]
+    );
     assert_eq!(summary(&p)["time/seconds"].1, simple_stacks());
 }
 
@@ -103,7 +119,10 @@ fn several_profiles_become_several_sources() {
         .collect();
     assert_eq!(per_source, [5, 5]);
     assert_eq!(total(p, "time"), 28.0);
-    assert_eq!(p.meta_value(speedscope::META_EXPORTER), Some("speedscope@0.6.0"));
+    assert_eq!(
+        p.meta_value(speedscope::META_EXPORTER),
+        Some("speedscope@0.6.0")
+    );
     assert_eq!(p.meta_value(speedscope::META_NAME), Some("Two Samples"));
     assert_eq!(p.meta_value(speedscope::META_ACTIVE_PROFILE), Some("1"));
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
@@ -118,7 +137,9 @@ fn several_profiles_become_several_sources() {
 fn invalid_corpus_files_give_speedscope_errors() {
     let read = |name: &str| {
         let bytes = std::fs::read(corpus().join("invalid").join(name)).unwrap();
-        speedscope::read(&bytes, &ReadOptions::default()).unwrap_err().to_string()
+        speedscope::read(&bytes, &ReadOptions::default())
+            .unwrap_err()
+            .to_string()
     };
     assert_eq!(
         read("speedscope-incomplete-trace.json"),
@@ -141,9 +162,18 @@ fn round_trip_every_corpus_file() {
         let first = read_path(Format::Speedscope, &path).profile;
         let written = speedscope::write(&first, &WriteOptions::default()).unwrap();
         let again = speedscope::write(&first, &WriteOptions::default()).unwrap();
-        assert_eq!(written.bytes, again.bytes, "{}: not deterministic", path.display());
+        assert_eq!(
+            written.bytes,
+            again.bytes,
+            "{}: not deterministic",
+            path.display()
+        );
         let second = read_bytes(&written.bytes).profile;
-        assert_same_summary(&summary(&first), &summary(&second), &path.display().to_string());
+        assert_same_summary(
+            &summary(&first),
+            &summary(&second),
+            &path.display().to_string(),
+        );
         assert_eq!(
             first.meta_value(META_DEFAULT_TYPE),
             second.meta_value(META_DEFAULT_TYPE)
@@ -208,10 +238,16 @@ fn different_time_units_are_converted_to_the_first() {
     assert_eq!(p.value_type_names(vt), ("time", "milliseconds"));
     assert_eq!(total(&p, "time"), 2003.0);
     assert_eq!(p.locations.line, [3]);
-    assert_eq!(p.locations.ext.int(speedscope::LOCATION_COLUMN).unwrap(), [7]);
+    assert_eq!(
+        p.locations.ext.int(speedscope::LOCATION_COLUMN).unwrap(),
+        [7]
+    );
     let out = speedscope::write(&p, &WriteOptions::default()).unwrap();
     let text = String::from_utf8(out.bytes).unwrap();
-    assert!(text.contains(r#"{"name":"f","file":"x.js","line":3,"col":7}"#), "{text}");
+    assert!(
+        text.contains(r#"{"name":"f","file":"x.js","line":3,"col":7}"#),
+        "{text}"
+    );
 }
 
 #[test]
@@ -224,7 +260,11 @@ fn collapsed_to_speedscope_and_back_keeps_the_tables() {
         let s_via = summary(&via);
         // Differential files keep only the default type in speedscope.
         assert_same_summary(
-            &[("samples/count".to_owned(), s_folded["samples/count"].clone())].into(),
+            &[(
+                "samples/count".to_owned(),
+                s_folded["samples/count"].clone(),
+            )]
+            .into(),
             &s_via,
             &path.display().to_string(),
         );

@@ -33,7 +33,7 @@ use super::error::{Place, ReadError, Warning, Warnings, WriteError};
 use super::write_common::{
     chosen_value_type, format_number, frames_root_first, location_name, other_types_warning,
 };
-use super::{Format, Parsed, ReadOptions, Written, WriteOptions};
+use super::{Format, Parsed, ReadOptions, WriteOptions, Written};
 use crate::model::{
     Cell, LocationIndex, Profile, ProfileBuilder, SourceIndex, StackIndex, ValueTypeIndex,
     META_DEFAULT_TYPE, SAMPLE_TIME,
@@ -60,7 +60,9 @@ const ANONYMOUS: &str = "(anonymous)";
 /// True when the text looks like folded stacks: not JSON, not binary, not Rprof output, and
 /// most of the first lines (at least one) are `stack count` lines.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = bytes.get(..bytes.len().min(DETECT_PREFIX_BYTES)).unwrap_or(bytes);
+    let head = bytes
+        .get(..bytes.len().min(DETECT_PREFIX_BYTES))
+        .unwrap_or(bytes);
     let (text, _) = decode_text(head);
     let complete = if head.len() < bytes.len() {
         // Only judge complete lines of a cut prefix.
@@ -118,10 +120,7 @@ pub(crate) fn decode_text(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
     (text, lossy)
 }
 
-fn decode_utf16(
-    bytes: &[u8],
-    unit: fn([u8; 2]) -> u16,
-) -> (std::borrow::Cow<'static, str>, bool) {
+fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (std::borrow::Cow<'static, str>, bool) {
     let units = bytes
         .chunks_exact(2)
         .map(|c| unit(<[u8; 2]>::try_from(c).unwrap_or([0, 0])));
@@ -366,9 +365,9 @@ impl<'o> Reader<'o> {
 }
 
 fn parse_count(number: usize, text: &str, warnings: &mut Warnings) -> Result<f64, ReadError> {
-    let value: f64 = text.parse().map_err(|_| {
-        ReadError::new(NAME, Place::Line(number), format!("bad count {text:?}"))
-    })?;
+    let value: f64 = text
+        .parse()
+        .map_err(|_| ReadError::new(NAME, Place::Line(number), format!("bad count {text:?}")))?;
     if !value.is_finite() {
         return Err(ReadError::new(
             NAME,
@@ -404,7 +403,11 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     w.aggregate(vt, before);
     let bytes = w.render(before.is_some());
     let mut warnings = w.warnings.into_vec();
-    let skip: &[&str] = if before.is_some() { &[BEFORE_TYPE] } else { &[] };
+    let skip: &[&str] = if before.is_some() {
+        &[BEFORE_TYPE]
+    } else {
+        &[]
+    };
     warnings.extend(other_types_warning(NAME, profile, vt, skip));
     warnings.extend(lost_detail_warnings(profile));
     Ok(Written { bytes, warnings })
@@ -430,7 +433,9 @@ impl<'p> WriteState<'p> {
 
     fn aggregate(&mut self, vt: ValueTypeIndex, before: Option<ValueTypeIndex>) {
         let p = self.profile;
-        let Some(col) = p.value_column(vt) else { return };
+        let Some(col) = p.value_column(vt) else {
+            return;
+        };
         let before_col = before.and_then(|b| p.value_column(b));
         for s in 0..p.num_samples() {
             let Some(value) = col.get(s) else { continue };
@@ -442,8 +447,8 @@ impl<'p> WriteState<'p> {
                 });
                 continue;
             }
-            let Some(stack) = crate::model::SampleIndex::from_usize(s)
-                .and_then(|si| p.sample_stack(si))
+            let Some(stack) =
+                crate::model::SampleIndex::from_usize(s).and_then(|si| p.sample_stack(si))
             else {
                 self.warnings.add(NAME, "no-frames", || {
                     "samples without frames were not written (a collapsed line needs a stack)"
@@ -516,7 +521,9 @@ fn lost_detail_warnings(p: &Profile) -> Vec<Warning> {
     if sources > 1 {
         out.push(Warning::new(
             NAME,
-            format!("the samples of {sources} sources were merged (collapsed stacks have no sources)"),
+            format!(
+                "the samples of {sources} sources were merged (collapsed stacks have no sources)"
+            ),
             1,
         ));
     }
@@ -528,8 +535,8 @@ fn lost_detail_warnings(p: &Profile) -> Vec<Warning> {
         ));
     }
     let has_files = p.functions.filename.iter().any(|f| !f.is_na());
-    let has_lines = p.locations.line.iter().any(|&l| l > 0)
-        || p.functions.start_line.iter().any(|&l| l > 0);
+    let has_lines =
+        p.locations.line.iter().any(|&l| l > 0) || p.functions.start_line.iter().any(|&l| l > 0);
     if has_files || has_lines {
         out.push(Warning::new(
             NAME,

@@ -85,7 +85,9 @@ pub fn detect(bytes: &[u8]) -> bool {
                 && has("startTime");
             let trace = json_scan::member(&m, "traceEvents")
                 .filter(|t| bytes.get(t.value.start) == Some(&b'['))
-                .is_some_and(|t| has_profile_events(bytes.get(t.value.clone()).unwrap_or_default()));
+                .is_some_and(|t| {
+                    has_profile_events(bytes.get(t.value.clone()).unwrap_or_default())
+                });
             bare || old || trace
         }
         Some(b'[') => {
@@ -93,7 +95,11 @@ pub fn detect(bytes: &[u8]) -> bool {
             let first = json_scan::array_elements(bytes, start, 1).and_then(|e| e.first().cloned());
             let is_event = first
                 .and_then(|r| json_scan::object_members(bytes, r.start))
-                .is_some_and(|m| ["pid", "ph"].iter().all(|k| json_scan::member(&m, k).is_some()));
+                .is_some_and(|m| {
+                    ["pid", "ph"]
+                        .iter()
+                        .all(|k| json_scan::member(&m, k).is_some())
+                });
             is_event && has_profile_events(bytes)
         }
         _ => false,
@@ -209,8 +215,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     let mut warnings = Warnings::default();
     let profiles = if json_scan::first_significant_byte(bytes) == Some(b'[') {
         let start = json_scan::skip_bom_and_ws(bytes);
-        let events: Vec<TraceEvent> =
-            json_scan::parse_member(NAME, bytes, start..bytes.len(), "")?;
+        let events: Vec<TraceEvent> = json_scan::parse_member(NAME, bytes, start..bytes.len(), "")?;
         trace_profiles(events, &mut warnings)?
     } else {
         let members = json_scan::document_members(NAME, bytes)?;
@@ -241,7 +246,9 @@ fn document_profiles(
         let stamps: Option<Vec<f64>> = opt_member(bytes, members, "timestamps")?;
         let start: Option<f64> = opt_member(bytes, members, "startTime")?;
         let end: Option<f64> = opt_member(bytes, members, "endTime")?;
-        return Ok(vec![old_profile(head, samples, stamps, start, end, warnings)?]);
+        return Ok(vec![old_profile(
+            head, samples, stamps, start, end, warnings,
+        )?]);
     }
     let nodes = get("nodes").ok_or_else(|| {
         ReadError::whole(
@@ -353,7 +360,11 @@ fn old_deltas(
         return Err(ReadError::new(
             NAME,
             Place::Path("timestamps".to_owned()),
-            format!("{} timestamps for {n} samples (expected {n} or {})", stamps.len(), n + 1),
+            format!(
+                "{} timestamps for {n} samples (expected {n} or {})",
+                stamps.len(),
+                n + 1
+            ),
         ));
     };
     let mut prev = origin.or(times.first().copied()).unwrap_or(0.0);
@@ -447,14 +458,22 @@ fn trace_profiles(
             }
             continue;
         }
-        let pid_tid = format!("{}:{}", value_key(ev.pid.as_ref()), value_key(ev.tid.as_ref()));
-        let key = ev.id.as_ref().map_or_else(|| pid_tid.clone(), |id| value_key(Some(id)));
+        let pid_tid = format!(
+            "{}:{}",
+            value_key(ev.pid.as_ref()),
+            value_key(ev.tid.as_ref())
+        );
+        let key = ev
+            .id
+            .as_ref()
+            .map_or_else(|| pid_tid.clone(), |id| value_key(Some(id)));
         let data = ev.args.as_ref().and_then(|a| a.get("data")).cloned();
         let path = format!("traceEvents[{k}].args.data");
         let data: Option<ChunkData> = match data {
-            Some(d) => Some(serde_json::from_value(d).map_err(|e| {
-                ReadError::new(NAME, Place::Path(path.clone()), e.to_string())
-            })?),
+            Some(d) => Some(
+                serde_json::from_value(d)
+                    .map_err(|e| ReadError::new(NAME, Place::Path(path.clone()), e.to_string()))?,
+            ),
             None => None,
         };
         if name == "ProfileChunk" {
@@ -486,7 +505,10 @@ fn trace_profiles(
         let list: Vec<String> = ignored.iter().map(|(n, c)| format!("{n} ×{c}")).collect();
         warnings.push(Warning::new(
             NAME,
-            format!("trace events other than CPU profiles were not kept: {}", list.join(", ")),
+            format!(
+                "trace events other than CPU profiles were not kept: {}",
+                list.join(", ")
+            ),
             1,
         ));
     }
@@ -496,7 +518,10 @@ fn trace_profiles(
             "the trace has no CPU profile (no Profile, ProfileChunk or CpuProfile events)",
         ));
     }
-    Ok(keys.into_iter().filter_map(|k| profiles.remove(&k)).collect())
+    Ok(keys
+        .into_iter()
+        .filter_map(|k| profiles.remove(&k))
+        .collect())
 }
 
 fn thread_names(events: &[TraceEvent]) -> HashMap<String, String> {
@@ -505,7 +530,11 @@ fn thread_names(events: &[TraceEvent]) -> HashMap<String, String> {
         .filter(|e| e.name.as_deref() == Some("thread_name"))
         .filter_map(|e| {
             let name = e.args.as_ref()?.get("name")?.as_str()?.to_owned();
-            let key = format!("{}:{}", value_key(e.pid.as_ref()), value_key(e.tid.as_ref()));
+            let key = format!(
+                "{}:{}",
+                value_key(e.pid.as_ref()),
+                value_key(e.tid.as_ref())
+            );
             Some((key, name))
         })
         .collect()
@@ -632,7 +661,9 @@ impl<'o> Converter<'o> {
                     None => break,
                 }
             }
-            if state.get(cur) == Some(&Walk::OnPath) && parents.get(cur).copied().flatten().is_some() {
+            if state.get(cur) == Some(&Walk::OnPath)
+                && parents.get(cur).copied().flatten().is_some()
+            {
                 return Err(ReadError::new(
                     NAME,
                     Place::Path(format!("{}nodes[{cur}]", fp.path)),
@@ -644,8 +675,7 @@ impl<'o> Converter<'o> {
             }
             for &k in path.iter().rev() {
                 let parent = parents.get(k).copied().flatten();
-                let (prefix, parent_depth) =
-                    parent.map_or((None, 0), |p| (stacks[p], depth[p]));
+                let (prefix, parent_depth) = parent.map_or((None, 0), |p| (stacks[p], depth[p]));
                 let node = &fp.nodes[k];
                 if parent.is_none() && is_root_frame(node) {
                     stacks[k] = None;
@@ -684,7 +714,14 @@ impl<'o> Converter<'o> {
         }
         let f = self.function(cf);
         let (line, col) = position.map_or((0, crate::model::INT_NA), |(l, c)| {
-            (clamp_i32(l), if c > 0 { clamp_i32(c) } else { crate::model::INT_NA })
+            (
+                clamp_i32(l),
+                if c > 0 {
+                    clamp_i32(c)
+                } else {
+                    crate::model::INT_NA
+                },
+            )
         });
         let key = (f.0, line, col);
         if let Some(&loc) = self.locations.get(&key) {
@@ -692,7 +729,8 @@ impl<'o> Converter<'o> {
         }
         let loc = self.b.add_location(Some(f), line);
         if col != crate::model::INT_NA {
-            self.b.set_location_ext(loc, LOCATION_COLUMN, Cell::Int(col));
+            self.b
+                .set_location_ext(loc, LOCATION_COLUMN, Cell::Int(col));
         }
         if cf.code_type.as_deref() == Some("JS") {
             let v8js = self.b.intern("v8js");
@@ -704,7 +742,11 @@ impl<'o> Converter<'o> {
 
     fn function(&mut self, cf: &RawCallFrame) -> FunctionIndex {
         let raw = cf.function_name.clone().unwrap_or_default();
-        let script = cf.script_id.as_ref().map(ScriptId::text).unwrap_or_default();
+        let script = cf
+            .script_id
+            .as_ref()
+            .map(ScriptId::text)
+            .unwrap_or_default();
         let url = cf.url.clone().unwrap_or_default();
         let line = whole(cf.line_number);
         let col = whole(cf.column_number);
@@ -723,7 +765,11 @@ impl<'o> Converter<'o> {
             .b
             .strings()
             .intern_opt(Some(url.as_str()).filter(|u| !u.is_empty()));
-        let start_line = if *line >= 0 { clamp_i32(line.saturating_add(1)) } else { 0 };
+        let start_line = if *line >= 0 {
+            clamp_i32(line.saturating_add(1))
+        } else {
+            0
+        };
         let f = self.b.add_function(FunctionKey {
             name,
             system_name: name,
@@ -871,7 +917,10 @@ impl<'o> Converter<'o> {
             let hits = node.hit_count.unwrap_or(0.0);
             if hits > 0.0 {
                 if self.b.num_samples() >= self.options.limits.max_samples {
-                    return Err(ReadError::whole(NAME, "too many nodes with hitCount (the sample limit)"));
+                    return Err(ReadError::whole(
+                        NAME,
+                        "too many nodes with hitCount (the sample limit)",
+                    ));
                 }
                 let s = self.b.add_sample(source, stacks.get(k).copied().flatten());
                 self.b.set_value(s, self.samples_vt, hits);
@@ -881,7 +930,11 @@ impl<'o> Converter<'o> {
     }
 
     fn finish(mut self, warnings: Warnings) -> Result<Parsed, ReadError> {
-        let default = if self.time_vt.is_some() { "time" } else { "samples" };
+        let default = if self.time_vt.is_some() {
+            "time"
+        } else {
+            "samples"
+        };
         self.b.set_meta(META_DEFAULT_TYPE, default);
         let profile = self
             .b
@@ -944,7 +997,9 @@ fn parent_links(
     for (i, node) in fp.nodes.iter().enumerate() {
         for (j, &child) in node.children.iter().flatten().enumerate() {
             let at = || format!("{}nodes[{i}].children[{j}]", fp.path);
-            let Some(c) = resolve(fp, index, child, &at, warnings)? else { continue };
+            let Some(c) = resolve(fp, index, child, &at, warnings)? else {
+                continue;
+            };
             link(fp, &mut parents, c, i, &at)?;
         }
         if let Some(parent) = node.parent {

@@ -40,7 +40,7 @@ use super::json_scan::{self, Member};
 use super::write_common::{
     chosen_value_type, format_number, frames_root_first, other_types_warning,
 };
-use super::{Format, Parsed, ReadOptions, Written, WriteOptions};
+use super::{Format, Parsed, ReadOptions, WriteOptions, Written};
 use crate::model::{
     Cell, ColumnKind, FunctionKey, LocationIndex, Profile, ProfileBuilder, SampleIndex,
     SourceIndex, StackIndex, ValueTypeIndex, META_DEFAULT_TYPE, SAMPLE_TIME,
@@ -170,8 +170,8 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     r.frames(frames.value.clone(), &mut warnings)?;
     let profiles = json_scan::member(&members, "profiles")
         .ok_or_else(|| ReadError::whole(NAME, "the file has no `profiles` array"))?;
-    let ranges = json_scan::array_elements(bytes, profiles.value.start, usize::MAX)
-        .ok_or_else(|| {
+    let ranges =
+        json_scan::array_elements(bytes, profiles.value.start, usize::MAX).ok_or_else(|| {
             ReadError::new(
                 NAME,
                 Place::Byte(profiles.value.start as u64),
@@ -329,7 +329,11 @@ impl<'a> Reader<'a> {
     ) -> Result<ValueTypeIndex, ReadError> {
         let path = format!("profiles[{i}]");
         let members = json_scan::object_members(self.bytes, range.start).ok_or_else(|| {
-            ReadError::new(NAME, Place::Path(path.clone()), "the profile is not a JSON object")
+            ReadError::new(
+                NAME,
+                Place::Path(path.clone()),
+                "the profile is not a JSON object",
+            )
         })?;
         let field = |key: &str| json_scan::member(&members, key).map(|m| m.value.clone());
         let get_str = |key: &str| -> Result<Option<String>, ReadError> {
@@ -373,28 +377,16 @@ impl<'a> Reader<'a> {
             "sampled" => {
                 let samples = field("samples").ok_or_else(|| missing(&path, "samples"))?;
                 let weights = field("weights").ok_or_else(|| missing(&path, "weights"))?;
-                let samples: Vec<Vec<i64>> = json_scan::parse_member(
-                    NAME,
-                    self.bytes,
-                    samples,
-                    &format!("{path}.samples"),
-                )?;
-                let weights: Vec<f64> = json_scan::parse_member(
-                    NAME,
-                    self.bytes,
-                    weights,
-                    &format!("{path}.weights"),
-                )?;
+                let samples: Vec<Vec<i64>> =
+                    json_scan::parse_member(NAME, self.bytes, samples, &format!("{path}.samples"))?;
+                let weights: Vec<f64> =
+                    json_scan::parse_member(NAME, self.bytes, weights, &format!("{path}.weights"))?;
                 self.sampled(&path, &ctx, &samples, &weights)?;
             }
             "evented" => {
                 let events = field("events").ok_or_else(|| missing(&path, "events"))?;
-                let events: Vec<RawEvent> = json_scan::parse_member(
-                    NAME,
-                    self.bytes,
-                    events,
-                    &format!("{path}.events"),
-                )?;
+                let events: Vec<RawEvent> =
+                    json_scan::parse_member(NAME, self.bytes, events, &format!("{path}.events"))?;
                 self.evented(&path, &ctx, &events)?;
             }
             other => {
@@ -546,7 +538,10 @@ impl<'a> Reader<'a> {
                     return Err(ReadError::new(
                         NAME,
                         place(),
-                        format!("events must be in increasing order of `at` ({} after {prev})", ev.at),
+                        format!(
+                            "events must be in increasing order of `at` ({} after {prev})",
+                            ev.at
+                        ),
                     ));
                 }
                 if ev.at > prev {
@@ -564,7 +559,8 @@ impl<'a> Reader<'a> {
                             self.options.limits.max_stack_depth,
                         ));
                     }
-                    let loc = self.frame_location(&format!("{path}.events[{k}].frame"), ev.frame)?;
+                    let loc =
+                        self.frame_location(&format!("{path}.events[{k}].frame"), ev.frame)?;
                     let node = self.b.stack_node(open.last().map(|o| o.1), loc);
                     open.push((ev.frame, node));
                 }
@@ -711,7 +707,10 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     out.push_str("{\"$schema\":");
     out.push_str(&json_string(SCHEMA_URL));
     out.push_str(",\"exporter\":");
-    out.push_str(&json_string(&format!("proftab@{}", env!("CARGO_PKG_VERSION"))));
+    out.push_str(&json_string(&format!(
+        "proftab@{}",
+        env!("CARGO_PKG_VERSION")
+    )));
     if let Some(name) = profile.meta_value(META_NAME) {
         out.push_str(",\"name\":");
         out.push_str(&json_string(name));
@@ -776,7 +775,9 @@ impl<'p> Writer<'p> {
             if p.samples.source.get(s).map(|x| x.idx()) != Some(source) {
                 continue;
             }
-            let Some(v) = col.and_then(|c| c.get(s)) else { continue };
+            let Some(v) = col.and_then(|c| c.get(s)) else {
+                continue;
+            };
             if v < 0.0 || !v.is_finite() {
                 self.warnings.add(NAME, "negative", || {
                     "samples with negative values were not written (speedscope weights are positive)"

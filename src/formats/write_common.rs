@@ -75,7 +75,10 @@ pub(crate) fn other_types_warning(
 }
 
 /// The locations of a stack from the outermost frame to the innermost.
-pub(crate) fn frames_root_first(profile: &Profile, stack: Option<StackIndex>) -> Vec<LocationIndex> {
+pub(crate) fn frames_root_first(
+    profile: &Profile,
+    stack: Option<StackIndex>,
+) -> Vec<LocationIndex> {
     let mut frames: Vec<LocationIndex> = profile.frames_leaf_first(stack).collect();
     frames.reverse();
     frames

@@ -1,5 +1,5 @@
 //! Helpers shared by the collapsed, cpuprofile and speedscope tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,8 +46,7 @@ pub fn read_path(format: Format, path: &Path) -> Parsed {
         source_uri: Some(path.display().to_string()),
         ..ReadOptions::default()
     };
-    formats::read_as(format, &bytes, &opts)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    formats::read_as(format, &bytes, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Asserts that detection by content gives `format`, and that `read_any` with and without a
@@ -65,8 +64,7 @@ pub fn assert_detected(format: Format, path: &Path) {
         source_uri: Some(path.file_name().unwrap().to_string_lossy().into_owned()),
         ..ReadOptions::default()
     };
-    let a = formats::read_any(&bytes, &named)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let a = formats::read_any(&bytes, &named).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let b = formats::read_any(&bytes, &ReadOptions::default()).unwrap();
     assert_eq!(a.format, format);
     assert_eq!(b.format, format);
@@ -118,7 +116,11 @@ pub fn assert_same_summary(a: &Summary, b: &Summary, what: &str) {
             "{what}: stacks of {k}"
         );
         for (stack, va) in sa {
-            assert!(close(*va, sb[stack]), "{what}: {k} of {stack}: {va} vs {}", sb[stack]);
+            assert!(
+                close(*va, sb[stack]),
+                "{what}: {k} of {stack}: {va} vs {}",
+                sb[stack]
+            );
         }
     }
 }
@@ -130,7 +132,9 @@ pub fn close(a: f64, b: f64) -> bool {
 
 /// Total of value type `name`.
 pub fn total(p: &Profile, name: &str) -> f64 {
-    let vt = p.value_type_index(name).unwrap_or_else(|| panic!("no value type {name}"));
+    let vt = p
+        .value_type_index(name)
+        .unwrap_or_else(|| panic!("no value type {name}"));
     p.value_column(vt).unwrap().total()
 }
 
@@ -155,7 +159,11 @@ pub fn check_invalid_fixtures(format: Format, dir: &str) -> usize {
                 parsed.warnings.iter().any(|x| x.to_string() == w),
                 "{}: no warning {w:?} in {:?}",
                 path.display(),
-                parsed.warnings.iter().map(ToString::to_string).collect::<Vec<_>>()
+                parsed
+                    .warnings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
             );
         } else {
             match result {
