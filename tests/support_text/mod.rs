@@ -189,3 +189,133 @@ pub fn truncation_sweep(format: Format, bytes: &[u8]) {
         let _ = formats::read_as(format, &bytes[..cut], &ReadOptions::default());
     }
 }
+
+/// One row of `go tool pprof -top`: function name (without `(inline)`), flat, cum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopRow {
+    pub name: String,
+    pub flat: f64,
+    pub cum: f64,
+}
+
+/// `go tool pprof -top` of `file` for `sample_index`, every node shown, values in the type's
+/// own unit (`-unit=ns` for nanoseconds). `None` (after printing `SKIP:`) when Go is missing.
+pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>> {
+    let mut args = vec![
+        "tool".to_owned(),
+        "pprof".to_owned(),
+        "-symbolize=none".to_owned(),
+        "-top".to_owned(),
+        "-nodecount=1000000".to_owned(),
+        "-nodefraction=0".to_owned(),
+        "-edgefraction=0".to_owned(),
+        format!("-sample_index={sample_index}"),
+    ];
+    if unit == "nanoseconds" {
+        args.push("-unit=ns".to_owned());
+    }
+    args.push(file.display().to_string());
+    let out = match std::process::Command::new("go").args(&args).output() {
+        Ok(out) => out,
+        Err(_) => {
+            eprintln!("SKIP: `go` not found; go tool pprof comparison not run");
+            return None;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "go tool pprof failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("flat"))
+        .skip(1)
+        .filter_map(parse_top_row)
+        .collect();
+    Some(rows)
+}
+
+fn parse_top_row(line: &str) -> Option<TopRow> {
+    let mut rest = line.trim_start();
+    let mut fields = Vec::new();
+    for _ in 0..5 {
+        let end = rest.find(' ')?;
+        fields.push(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    let number = |s: &str| -> f64 {
+        let digits: String = s
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        digits.parse().unwrap_or(0.0)
+    };
+    Some(TopRow {
+        name: rest.trim_end_matches(" (inline)").to_owned(),
+        flat: number(fields[0]),
+        cum: number(fields[3]),
+    })
+}
+
+/// Checks proftab's function table of `profile` for value type `vt_name` against `go tool
+/// pprof -top` rows: every Go row has a proftab row of the same name with equal self/total.
+pub fn assert_matches_go_top(profile: &Profile, vt_name: &str, rows: &[TopRow], what: &str) {
+    use proftab::analysis::functions::function_table;
+    let vt = profile.value_type_index(vt_name).unwrap();
+    let table = function_table(profile, vt, None);
+    assert!(!rows.is_empty(), "{what}: go printed no rows");
+    for row in rows {
+        let mine = table
+            .rows
+            .iter()
+            .find(|r| r.name == row.name)
+            .unwrap_or_else(|| panic!("{what}: no row for {}", row.name));
+        assert!(
+            close(mine.self_value, row.flat),
+            "{what}: flat of {}: {} vs {}",
+            row.name,
+            mine.self_value,
+            row.flat
+        );
+        assert!(
+            close(mine.total_value, row.cum),
+            "{what}: cum of {}: {} vs {}",
+            row.name,
+            mine.total_value,
+            row.cum
+        );
+    }
+    let named = table
+        .rows
+        .iter()
+        .filter(|r| r.self_value != 0.0 || r.total_value != 0.0)
+        .count();
+    assert_eq!(named, rows.len(), "{what}: number of functions");
+}
+
+/// Go pprof files used for the cross-format checks: (path, sample type).
+pub fn go_pprof_inputs() -> Vec<(PathBuf, &'static str)> {
+    let mut v = vec![
+        (corpus().join("pprof/speedscope-simple.prof"), "cpu"),
+        (corpus().join("pprof/speedscope-simple.prof"), "samples"),
+        (corpus().join("pprof/parca-fib.pb.gz"), "cpu"),
+        (corpus().join("pprof/parca-fgprof.pb.gz"), "time"),
+    ];
+    let own = fixture("pprof/cpu.pb.gz");
+    if own.exists() {
+        v.push((own, "cpu"));
+    }
+    v
+}
+
+/// The pprof profile at `path`, or `None` (after printing `SKIP:`) while proftab cannot read
+/// pprof (the pprof reader lands from another branch).
+pub fn read_go_pprof(path: &Path) -> Option<Profile> {
+    if !Format::Pprof.can_read() {
+        eprintln!("SKIP: proftab has no pprof reader yet; cross-format check not run");
+        return None;
+    }
+    Some(read_path(Format::Pprof, path).profile)
+}
