@@ -190,7 +190,8 @@ pub fn truncation_sweep(format: Format, bytes: &[u8]) {
     }
 }
 
-/// One row of `go tool pprof -top`: function name (without `(inline)`), flat, cum.
+/// One row of `go tool pprof -top`: function name (without `(inline)` or `(partial-inline)`),
+/// flat, cum.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopRow {
     pub name: String,
@@ -253,7 +254,10 @@ fn parse_top_row(line: &str) -> Option<TopRow> {
         digits.parse().unwrap_or(0.0)
     };
     Some(TopRow {
-        name: rest.trim_end_matches(" (inline)").to_owned(),
+        name: rest
+            .trim_end_matches(" (inline)")
+            .trim_end_matches(" (partial-inline)")
+            .to_owned(),
         flat: number(fields[0]),
         cum: number(fields[3]),
     })
