@@ -223,14 +223,19 @@ fn old_format_matches_the_same_recording_in_the_new_format() {
     let old = read_path(
         Format::Cpuprofile,
         &corpus_file("speedscope-node10-example-oldformat.cpuprofile"),
-    )
-    .profile;
+    );
     let new = read_path(
         Format::Cpuprofile,
         &corpus_file("speedscope-chrome65-simple.cpuprofile"),
     )
     .profile;
-    assert_same_summary(&summary(&old), &summary(&new), "old vs new");
+    assert_same_summary(&summary(&old.profile), &summary(&new), "old vs new");
+    let w: Vec<String> = old.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        w,
+        ["cpuprofile: callUID of nodes not kept (V8's internal function ids) (6 times)"]
+    );
+    let old = old.profile;
     assert_eq!(
         old.samples.ext.dbl(SAMPLE_TIME).unwrap(),
         new.samples.ext.dbl(SAMPLE_TIME).unwrap()
@@ -368,6 +373,28 @@ fn deep_trees_and_long_cycles_neither_overflow_nor_hang() {
     let ring = chain(50_000, true);
     let err = cpuprofile::read(&ring, &ReadOptions::default()).unwrap_err();
     assert!(err.to_string().contains("form a cycle"), "{err}");
+}
+
+#[test]
+fn deep_old_format_trees_are_read_without_recursion() {
+    let depth = 5_000;
+    let mut head = String::new();
+    for i in 1..=depth {
+        head.push_str(&format!(
+            "{{\"functionName\":\"f{i}\",\"url\":\"\",\"lineNumber\":1,\"id\":{i},\"hitCount\":0,\"children\":["
+        ));
+    }
+    head.push_str(&"]}".repeat(depth));
+    let doc = format!(
+        "{{\"head\":{head},\"startTime\":1,\"endTime\":2,\"samples\":[{depth}],\"timestamps\":[1000000,1000010]}}"
+    );
+    let parsed = cpuprofile::read(doc.as_bytes(), &ReadOptions::default()).unwrap();
+    let p = &parsed.profile;
+    assert_eq!(
+        p.stack_depth(p.sample_stack(proftab::model::SampleIndex(0))),
+        depth
+    );
+    assert_eq!(total(p, "time"), 10_000.0);
 }
 
 #[test]

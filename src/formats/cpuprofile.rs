@@ -145,7 +145,7 @@ struct RawCallFrame {
     other: BTreeMap<String, serde::de::IgnoredAny>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawNode {
     id: i64,
     #[serde(rename = "callFrame", default)]
@@ -162,32 +162,6 @@ struct RawNode {
     position_ticks: Option<Vec<serde::de::IgnoredAny>>,
     #[serde(flatten)]
     other: BTreeMap<String, serde::de::IgnoredAny>,
-}
-
-/// A node of the old format: call-frame fields inline, children nested.
-#[derive(Deserialize)]
-struct OldNode {
-    id: i64,
-    #[serde(rename = "functionName", default)]
-    function_name: Option<String>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(rename = "lineNumber", default)]
-    line_number: Option<f64>,
-    #[serde(rename = "columnNumber", default)]
-    column_number: Option<f64>,
-    #[serde(rename = "scriptId", default)]
-    script_id: Option<ScriptId>,
-    #[serde(rename = "hitCount", default)]
-    hit_count: Option<f64>,
-    #[serde(rename = "bailoutReason", default)]
-    bailout_reason: Option<String>,
-    #[serde(rename = "deoptReason", default)]
-    deopt_reason: Option<String>,
-    #[serde(rename = "positionTicks", default)]
-    position_ticks: Option<Vec<serde::de::IgnoredAny>>,
-    #[serde(default)]
-    children: Vec<OldNode>,
 }
 
 /// One CPU profile in the flat form every variant is brought to.
@@ -241,14 +215,12 @@ fn document_profiles(
     }
     if let Some(head) = get("head") {
         unknown_keys_warning(members, &KNOWN_OLD_KEYS, warnings);
-        let head: OldNode = json_scan::parse_member(NAME, bytes, head, "head")?;
+        let nodes = old_nodes(bytes, head.start, warnings)?;
         let samples: Option<Vec<i64>> = opt_member(bytes, members, "samples")?;
         let stamps: Option<Vec<f64>> = opt_member(bytes, members, "timestamps")?;
         let start: Option<f64> = opt_member(bytes, members, "startTime")?;
         let end: Option<f64> = opt_member(bytes, members, "endTime")?;
-        return Ok(vec![old_profile(
-            head, samples, stamps, start, end, warnings,
-        )?]);
+        return Ok(vec![old_profile(nodes, samples, stamps, start, end)?]);
     }
     let nodes = get("nodes").ok_or_else(|| {
         ReadError::whole(
@@ -272,8 +244,25 @@ fn opt_member<T: serde::de::DeserializeOwned>(
     members: &[Member],
     key: &str,
 ) -> Result<Option<T>, ReadError> {
+    opt_member_at(bytes, members, "", key)
+}
+
+/// Member `key` of an object at `path` (`path.key` in messages), when present.
+fn opt_member_at<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    members: &[Member],
+    path: &str,
+    key: &str,
+) -> Result<Option<T>, ReadError> {
     match json_scan::member(members, key) {
-        Some(m) => json_scan::parse_member(NAME, bytes, m.value.clone(), key),
+        Some(m) => {
+            let at = if path.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{path}.{key}")
+            };
+            json_scan::parse_member(NAME, bytes, m.value.clone(), &at)
+        }
         None => Ok(None),
     }
 }
@@ -293,44 +282,189 @@ fn unknown_keys_warning(members: &[Member], known: &[&str], warnings: &mut Warni
     }
 }
 
-/// Flattens the old format's nested tree (iteratively) and turns absolute timestamps into
-/// deltas (see the module documentation for the off-by-one rule).
+/// Where the old-format walker is inside a node object.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OldState {
+    /// Between the members of the node.
+    Members,
+    /// Inside the node's `children` array.
+    Children,
+}
+
+/// Flattens the old format's nested `head` tree in one pass with an explicit stack (linear time,
+/// no recursion, any depth): every node records its parent.
+fn old_nodes(
+    bytes: &[u8],
+    head: usize,
+    warnings: &mut Warnings,
+) -> Result<Vec<RawNode>, ReadError> {
+    let mut w = OldWalker::default();
+    let mut pos = w.open(bytes, head)?;
+    while let Some(&(index, state)) = w.stack.last() {
+        pos = json_scan::skip_ws(bytes, pos);
+        let byte = bytes.get(pos).copied();
+        pos = match (state, byte) {
+            (_, Some(b',')) => pos + 1,
+            (OldState::Members, Some(b'}')) => {
+                w.stack.pop();
+                pos + 1
+            }
+            (OldState::Members, Some(b'"')) => w.member(bytes, pos, index, warnings)?,
+            (OldState::Children, Some(b']')) => {
+                if let Some(top) = w.stack.last_mut() {
+                    top.1 = OldState::Members;
+                }
+                pos + 1
+            }
+            (OldState::Children, Some(b'{')) => w.open(bytes, pos)?,
+            _ => return Err(old_error(pos, "malformed node tree in `head`")),
+        };
+    }
+    w.finish()
+}
+
+/// State of [`old_nodes`].
+#[derive(Default)]
+struct OldWalker {
+    nodes: Vec<RawNode>,
+    ids: Vec<Option<i64>>,
+    parents: Vec<Option<usize>>,
+    starts: Vec<usize>,
+    stack: Vec<(usize, OldState)>,
+}
+
+impl OldWalker {
+    /// Starts the node whose `{` is at `pos`; returns the position after it.
+    fn open(&mut self, bytes: &[u8], pos: usize) -> Result<usize, ReadError> {
+        if bytes.get(pos) != Some(&b'{') {
+            return Err(old_error(pos, "expected a node object"));
+        }
+        let index = self.nodes.len();
+        self.nodes.push(RawNode {
+            call_frame: Some(RawCallFrame::default()),
+            ..RawNode::default()
+        });
+        self.ids.push(None);
+        self.parents.push(self.stack.last().map(|&(p, _)| p));
+        self.starts.push(pos);
+        self.stack.push((index, OldState::Members));
+        Ok(pos + 1)
+    }
+
+    /// Reads the member starting at `pos` into node `index`; returns the position after it.
+    fn member(
+        &mut self,
+        bytes: &[u8],
+        pos: usize,
+        index: usize,
+        warnings: &mut Warnings,
+    ) -> Result<usize, ReadError> {
+        let key_end =
+            json_scan::string_end(bytes, pos).ok_or_else(|| old_error(pos, "unterminated key"))?;
+        let key: String = json_scan::parse_member(NAME, bytes, pos..key_end, "head")?;
+        let colon = json_scan::skip_ws(bytes, key_end);
+        if bytes.get(colon) != Some(&b':') {
+            return Err(old_error(colon, "expected `:` after a key"));
+        }
+        let start = json_scan::skip_ws(bytes, colon + 1);
+        if key == "children" && bytes.get(start) == Some(&b'[') {
+            if let Some(top) = self.stack.last_mut() {
+                top.1 = OldState::Children;
+            }
+            return Ok(start + 1);
+        }
+        let end = json_scan::value_end(bytes, start)
+            .ok_or_else(|| old_error(start, "malformed value"))?;
+        self.field(bytes, index, &key, start..end, warnings)?;
+        Ok(end)
+    }
+
+    fn field(
+        &mut self,
+        bytes: &[u8],
+        index: usize,
+        key: &str,
+        span: std::ops::Range<usize>,
+        warnings: &mut Warnings,
+    ) -> Result<(), ReadError> {
+        let path = format!("head node {key}");
+        let (Some(node), Some(id)) = (self.nodes.get_mut(index), self.ids.get_mut(index)) else {
+            return Ok(());
+        };
+        let cf = node.call_frame.get_or_insert_with(RawCallFrame::default);
+        let s = span.clone();
+        match key {
+            "id" => *id = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "functionName" => cf.function_name = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "url" => cf.url = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "lineNumber" => cf.line_number = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "columnNumber" => cf.column_number = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "scriptId" => cf.script_id = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "hitCount" => node.hit_count = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "deoptReason" => node.deopt_reason = json_scan::parse_member(NAME, bytes, s, &path)?,
+            "positionTicks" => {
+                node.position_ticks = json_scan::parse_member(NAME, bytes, s, &path)?
+            }
+            _ => {
+                let value: serde_json::Value = json_scan::parse_member(NAME, bytes, s, &path)?;
+                note_old_node_key(key, &value, warnings);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<RawNode>, ReadError> {
+        let mut nodes = self.nodes;
+        for (k, node) in nodes.iter_mut().enumerate() {
+            node.id = self.ids.get(k).copied().flatten().ok_or_else(|| {
+                old_error(
+                    self.starts.get(k).copied().unwrap_or(0),
+                    "the node has no `id`",
+                )
+            })?;
+            node.parent = self
+                .parents
+                .get(k)
+                .copied()
+                .flatten()
+                .and_then(|p| self.ids.get(p).copied().flatten());
+        }
+        Ok(nodes)
+    }
+}
+
+fn old_error(pos: usize, message: &str) -> ReadError {
+    ReadError::new(NAME, Place::Byte(pos as u64), message)
+}
+
+/// Reports old-format node data that is not kept: `bailoutReason`, `callUID`, unknown keys.
+fn note_old_node_key(key: &str, value: &serde_json::Value, warnings: &mut Warnings) {
+    match key {
+        "bailoutReason" => {
+            if value.as_str().is_some_and(|r| !r.is_empty()) {
+                warnings.add(NAME, "bailout", || {
+                    "bailoutReason of nodes not kept (V8 optimization notes)".to_owned()
+                });
+            }
+        }
+        "callUID" => warnings.add(NAME, "calluid", || {
+            "callUID of nodes not kept (V8's internal function ids)".to_owned()
+        }),
+        _ => warnings.add(NAME, &format!("node-key-{key}"), || {
+            format!("node key {key:?} not kept")
+        }),
+    }
+}
+
+/// The old format's nodes with absolute timestamps turned into deltas (see the module
+/// documentation for the off-by-one rule).
 fn old_profile(
-    head: OldNode,
+    nodes: Vec<RawNode>,
     samples: Option<Vec<i64>>,
     stamps: Option<Vec<f64>>,
     start: Option<f64>,
     end: Option<f64>,
-    warnings: &mut Warnings,
 ) -> Result<FlatProfile, ReadError> {
-    let mut nodes = Vec::new();
-    let mut todo = vec![head];
-    while let Some(old) = todo.pop() {
-        if old.bailout_reason.as_deref().is_some_and(|r| !r.is_empty()) {
-            warnings.add(NAME, "bailout", || {
-                "bailoutReason of nodes not kept (V8 optimization notes)".to_owned()
-            });
-        }
-        let children: Vec<i64> = old.children.iter().map(|c| c.id).collect();
-        nodes.push(RawNode {
-            id: old.id,
-            call_frame: Some(RawCallFrame {
-                function_name: old.function_name,
-                script_id: old.script_id,
-                url: old.url,
-                line_number: old.line_number,
-                column_number: old.column_number,
-                ..RawCallFrame::default()
-            }),
-            hit_count: old.hit_count,
-            children: Some(children),
-            parent: None,
-            deopt_reason: old.deopt_reason,
-            position_ticks: old.position_ticks,
-            other: BTreeMap::new(),
-        });
-        todo.extend(old.children.into_iter().rev());
-    }
     let start_us = start.map(|s| s * 1e6);
     let (origin, deltas) = match (&samples, stamps) {
         (Some(s), Some(t)) => old_deltas(s.len(), &t, start_us)?,

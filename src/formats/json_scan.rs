@@ -34,7 +34,7 @@ pub(crate) fn skip_bom_and_ws(bytes: &[u8]) -> usize {
     skip_ws(bytes, start)
 }
 
-fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
     while bytes
         .get(pos)
         .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
@@ -132,7 +132,7 @@ pub(crate) fn array_elements(bytes: &[u8], open: usize, max: usize) -> Option<Ve
 }
 
 /// End (exclusive) of the string starting with the `"` at `pos`.
-fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+pub(crate) fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
     if bytes.get(pos) != Some(&b'"') {
         return None;
     }
@@ -147,7 +147,7 @@ fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
 }
 
 /// End (exclusive) of the JSON value starting at `pos`.
-fn value_end(bytes: &[u8], pos: usize) -> Option<usize> {
+pub(crate) fn value_end(bytes: &[u8], pos: usize) -> Option<usize> {
     match bytes.get(pos)? {
         b'"' => string_end(bytes, pos),
         b'{' | b'[' => container_end(bytes, pos),

@@ -176,14 +176,15 @@ pub fn check_invalid_fixtures(format: Format, dir: &str) -> usize {
     checked
 }
 
-/// Every prefix (up to 4 KiB inputs) or 256 evenly spaced cut points of `bytes` must read
-/// without a panic.
+/// Every prefix (inputs up to 4 KiB), 256 evenly spaced cut points (up to 64 KiB) or 48 (larger
+/// inputs) of `bytes` must read without a panic.
 pub fn truncation_sweep(format: Format, bytes: &[u8]) {
     let n = bytes.len();
     let cuts: Vec<usize> = if n <= 4096 {
         (0..n).collect()
     } else {
-        (0..256).map(|i| i * n / 256).collect()
+        let points = if n <= 65_536 { 256 } else { 48 };
+        (0..points).map(|i| i * n / points).collect()
     };
     for cut in cuts {
         let _ = formats::read_as(format, &bytes[..cut], &ReadOptions::default());
