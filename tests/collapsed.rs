@@ -32,19 +32,15 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    for dir in [
+    let others = [
         "rprof",
         "pprof",
         "otlp",
         "firefox",
         "cpuprofile",
         "speedscope",
-    ] {
-        for path in corpus_files(dir) {
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(!collapsed::detect(&bytes), "{} claimed", path.display());
-        }
-    }
+    ];
+    assert_not_claimed(collapsed::detect, &others);
     for name in [
         "rprof-aprof-truncated-4096.out",
         "rprof-profile-incomplete.out",
@@ -183,25 +179,7 @@ fn names_with_spaces_and_brackets_survive() {
 
 #[test]
 fn round_trip_every_corpus_file() {
-    for path in corpus_files("collapsed") {
-        let first = read_path(Format::Collapsed, &path).profile;
-        let written = collapsed::write(&first, &WriteOptions::default()).unwrap();
-        let again = collapsed::write(&first, &WriteOptions::default()).unwrap();
-        assert_eq!(
-            written.bytes,
-            again.bytes,
-            "{}: not deterministic",
-            path.display()
-        );
-        let second = read_text(&written.bytes).profile;
-        assert_same_summary(
-            &summary(&first),
-            &summary(&second),
-            &path.display().to_string(),
-        );
-        let rewritten = collapsed::write(&second, &WriteOptions::default()).unwrap();
-        assert_eq!(rewritten.bytes, written.bytes, "{}", path.display());
-    }
+    assert_round_trips(Format::Collapsed, "collapsed");
 }
 
 #[test]

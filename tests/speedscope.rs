@@ -35,19 +35,15 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    for dir in [
+    let others = [
         "rprof",
         "pprof",
         "otlp",
         "firefox",
         "collapsed",
         "cpuprofile",
-    ] {
-        for path in corpus_files(dir) {
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(!speedscope::detect(&bytes), "{} claimed", path.display());
-        }
-    }
+    ];
+    assert_not_claimed(speedscope::detect, &others);
 }
 
 /// The "simple" profile counted by hand: a;b;c 1+1+3, a;b;d 4, a;b 5.
@@ -158,29 +154,7 @@ fn invalid_fixtures_give_their_messages() {
 
 #[test]
 fn round_trip_every_corpus_file() {
-    for path in corpus_files("speedscope") {
-        let first = read_path(Format::Speedscope, &path).profile;
-        let written = speedscope::write(&first, &WriteOptions::default()).unwrap();
-        let again = speedscope::write(&first, &WriteOptions::default()).unwrap();
-        assert_eq!(
-            written.bytes,
-            again.bytes,
-            "{}: not deterministic",
-            path.display()
-        );
-        let second = read_bytes(&written.bytes).profile;
-        assert_same_summary(
-            &summary(&first),
-            &summary(&second),
-            &path.display().to_string(),
-        );
-        assert_eq!(
-            first.meta_value(META_DEFAULT_TYPE),
-            second.meta_value(META_DEFAULT_TYPE)
-        );
-        let rewritten = speedscope::write(&second, &WriteOptions::default()).unwrap();
-        assert_eq!(rewritten.bytes, written.bytes, "{}", path.display());
-    }
+    assert_round_trips(Format::Speedscope, "speedscope");
 }
 
 #[test]

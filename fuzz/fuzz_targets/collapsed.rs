@@ -1,18 +1,14 @@
 //! Collapsed reader: no panic; a read profile writes and reads back with the same totals.
 #![no_main]
 
+mod text_limits;
+
 use libfuzzer_sys::fuzz_target;
-use proftab::formats::{collapsed, Limits, ReadOptions, WriteOptions};
+use proftab::formats::{collapsed, WriteOptions};
+use text_limits::{fuzz_options, type_total};
 
 fuzz_target!(|data: &[u8]| {
-    let options = ReadOptions {
-        source_uri: None,
-        limits: Limits {
-            max_decompressed_bytes: 16 << 20,
-            max_samples: 100_000,
-            max_stack_depth: 10_000,
-        },
-    };
+    let options = fuzz_options();
     let _ = collapsed::detect(data);
     let Ok(first) = collapsed::read(data, &options) else {
         return;
@@ -24,11 +20,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(written.bytes.is_empty() || !written.warnings.is_empty());
         return;
     };
-    let total = |p: &proftab::model::Profile| {
-        p.value_type_index("samples")
-            .and_then(|vt| p.value_column(vt))
-            .map_or(0.0, |c| c.total())
-    };
-    let (a, b) = (total(&first.profile), total(&second.profile));
+    let (a, b) = (
+        type_total(&first.profile, "samples"),
+        type_total(&second.profile, "samples"),
+    );
     assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{a} vs {b}");
 });
