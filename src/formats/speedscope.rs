@@ -699,10 +699,17 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     let (_, unit) = profile.value_type_names(vt);
     let (ss_unit, exact) = speedscope_unit(unit);
     let mut w = Writer::new(profile, vt);
-    let mut profiles = Vec::new();
-    for source in 0..profile.sources.source_type.len() {
-        profiles.push(w.profile_json(source, ss_unit));
+    let mut by_source: Vec<Vec<usize>> = vec![Vec::new(); profile.sources.source_type.len()];
+    for (s, src) in profile.samples.source.iter().enumerate() {
+        if let Some(list) = by_source.get_mut(src.idx()) {
+            list.push(s);
+        }
     }
+    let profiles: Vec<String> = by_source
+        .iter()
+        .enumerate()
+        .map(|(source, samples)| w.profile_json(source, samples, ss_unit))
+        .collect();
     let mut out = String::new();
     out.push_str("{\"$schema\":");
     out.push_str(&json_string(SCHEMA_URL));
@@ -763,7 +770,8 @@ impl<'p> Writer<'p> {
         }
     }
 
-    fn profile_json(&mut self, source: usize, unit: &str) -> String {
+    /// One sampled profile holding `samples` (the rows of `source`, in order).
+    fn profile_json(&mut self, source: usize, samples: &[usize], unit: &str) -> String {
         let p = self.p;
         let mut stacks = Vec::new();
         let mut weights = Vec::new();
@@ -771,10 +779,7 @@ impl<'p> Writer<'p> {
         let mut times: Vec<(f64, f64)> = Vec::new();
         let time_col = p.samples.ext.dbl(SAMPLE_TIME);
         let col = p.value_column(self.vt);
-        for s in 0..p.num_samples() {
-            if p.samples.source.get(s).map(|x| x.idx()) != Some(source) {
-                continue;
-            }
+        for &s in samples {
             let Some(v) = col.and_then(|c| c.get(s)) else {
                 continue;
             };
