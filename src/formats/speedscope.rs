@@ -622,31 +622,19 @@ impl<'a> Reader<'a> {
             let name = self.b.profile().value_type_names(vt).0.to_owned();
             self.b.set_meta(META_DEFAULT_TYPE, &name);
         }
-        self.b.declare_sample_column(SAMPLE_TIME, ColumnKind::Dbl);
+        if self.units.values().any(|(_, seconds)| seconds.is_some()) {
+            self.b.declare_sample_column(SAMPLE_TIME, ColumnKind::Dbl);
+        }
         let profile = self
             .b
             .build()
             .map_err(|e| ReadError::whole(NAME, e.to_string()))?;
-        let profile = drop_empty_time_column(profile);
         Ok(Parsed {
             format: Format::Speedscope,
             profile,
             warnings: warnings.into_vec(),
         })
     }
-}
-
-/// Removes the `.time` column when no sample has a time (no profile used a time unit).
-fn drop_empty_time_column(mut p: Profile) -> Profile {
-    let all_nan = p
-        .samples
-        .ext
-        .dbl(SAMPLE_TIME)
-        .is_some_and(|t| t.iter().all(|v| v.is_nan()));
-    if all_nan {
-        p.samples.ext.columns.retain(|c| c.name != SAMPLE_TIME);
-    }
-    p
 }
 
 /// Per-profile facts the sample adders need.
