@@ -423,3 +423,25 @@ fn truncated_inputs_never_panic() {
     }
     let _ = formats::detect(b"[");
 }
+
+#[test]
+fn trace_event_arrays_with_cpu_profile_events() {
+    let path = fixture("cpuprofile/trace-array.json");
+    assert_detected(Format::Cpuprofile, &path);
+    let p = read_path(Format::Cpuprofile, &path).profile;
+    assert_eq!(p.num_samples(), 3);
+    // Deltas 100 + 50 + 25 µs; the third sample is the root itself, so it has no frames.
+    assert_eq!(total(&p, "time"), 175_000.0);
+    assert_eq!(
+        [stack_text(&p, 0), stack_text(&p, 1), stack_text(&p, 2)],
+        ["work", "work", ""]
+    );
+    let names = p.sources.ext.chr(cpuprofile::SOURCE_NAME).unwrap();
+    assert_eq!(p.str(names[0]), "Main");
+    let times = p.samples.ext.dbl(SAMPLE_TIME).unwrap();
+    assert!(close(times[0], 100e-6) && close(times[1], 150e-6) && close(times[2], 175e-6));
+    assert_eq!(
+        p.sources.ext.dbl(cpuprofile::SOURCE_START_TIME).unwrap(),
+        [0.001]
+    );
+}

@@ -622,17 +622,18 @@ fn trace_profiles(
             }
             continue;
         }
-        let mut profile = FlatProfile {
+        // A repeated Profile/CpuProfile event for the same id adds to the profile it names.
+        if !profiles.contains_key(&key) {
+            keys.push(key.clone());
+        }
+        let profile = profiles.entry(key.clone()).or_insert_with(|| FlatProfile {
             name: threads.get(&pid_tid).cloned(),
             lenient: true,
             path: format!("profile {key}: "),
             ..FlatProfile::default()
-        };
+        });
         if let Some(d) = data {
-            append_chunk(&mut profile, d, &path, warnings);
-        }
-        if profiles.insert(key.clone(), profile).is_none() {
-            keys.push(key);
+            append_chunk(profile, d, &path, warnings);
         }
     }
     if !ignored.is_empty() {
