@@ -254,22 +254,5 @@ fn truncated_inputs_never_panic() {
 
 #[test]
 fn go_pprof_to_collapsed_keeps_go_tool_pprof_function_totals() {
-    for (path, index) in go_pprof_inputs() {
-        let Some(profile) = read_go_pprof(&path) else {
-            return;
-        };
-        let Some(rows) = go_top(&path, index, {
-            let vt = profile.value_type_index(index).unwrap();
-            profile.value_type_names(vt).1
-        }) else {
-            return;
-        };
-        let options = WriteOptions {
-            value_type: Some(index.to_owned()),
-        };
-        let written = collapsed::write(&profile, &options).unwrap();
-        let back = read_text(&written.bytes).profile;
-        let what = format!("{} ({index}) via collapsed", path.display());
-        assert_matches_go_top(&back, "samples", &rows, &what);
-    }
+    assert_go_pprof_conversion(Format::Collapsed);
 }

@@ -254,22 +254,5 @@ fn truncated_inputs_never_panic() {
 
 #[test]
 fn go_pprof_to_speedscope_keeps_go_tool_pprof_function_totals() {
-    for (path, index) in go_pprof_inputs() {
-        let Some(profile) = read_go_pprof(&path) else {
-            return;
-        };
-        let vt = profile.value_type_index(index).unwrap();
-        let unit = profile.value_type_names(vt).1.to_owned();
-        let Some(rows) = go_top(&path, index, &unit) else {
-            return;
-        };
-        let options = WriteOptions {
-            value_type: Some(index.to_owned()),
-        };
-        let written = speedscope::write(&profile, &options).unwrap();
-        let back = read_bytes(&written.bytes).profile;
-        let back_type = back.meta_value(META_DEFAULT_TYPE).unwrap().to_owned();
-        let what = format!("{} ({index}) via speedscope", path.display());
-        assert_matches_go_top(&back, &back_type, &rows, &what);
-    }
+    assert_go_pprof_conversion(Format::Speedscope);
 }

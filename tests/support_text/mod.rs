@@ -361,3 +361,31 @@ pub fn assert_round_trips(format: Format, dir: &str) {
         assert_eq!(write(&second), written, "{what}: rewriting changes bytes");
     }
 }
+
+/// Converts every Go pprof input to `format` (writing its sample type) and reads it back:
+/// proftab's function table of the result must equal `go tool pprof -top` of the original.
+pub fn assert_go_pprof_conversion(format: Format) {
+    for (path, index) in go_pprof_inputs() {
+        let Some(profile) = read_go_pprof(&path) else {
+            return;
+        };
+        let vt = profile.value_type_index(index).unwrap();
+        let unit = profile.value_type_names(vt).1.to_owned();
+        let Some(rows) = go_top(&path, index, &unit) else {
+            return;
+        };
+        let options = formats::WriteOptions {
+            value_type: Some(index.to_owned()),
+        };
+        let written = formats::write_as(format, &profile, &options).unwrap();
+        let back = formats::read_as(format, &written.bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
+        let back_type = back
+            .meta_value(proftab::model::META_DEFAULT_TYPE)
+            .unwrap()
+            .to_owned();
+        let what = format!("{} ({index}) via {}", path.display(), format.name());
+        assert_matches_go_top(&back, &back_type, &rows, &what);
+    }
+}
