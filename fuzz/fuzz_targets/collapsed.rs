@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(first) = collapsed::read(data, &options) else {
         return;
     };
+    assert!(first.profile.validate().is_empty(), "a read profile is valid");
     let written = collapsed::write(&first.profile, &WriteOptions::default())
         .expect("a read profile can be written");
     let Ok(second) = collapsed::read(&written.bytes, &options) else {

@@ -13,5 +13,6 @@ fuzz_target!(|data: &[u8]| {
     let _ = cpuprofile::detect(data);
     if let Ok(parsed) = cpuprofile::read(data, &options) {
         assert!(parsed.profile.num_samples() <= 100_000);
+        assert!(parsed.profile.validate().is_empty(), "a read profile is valid");
     }
 });

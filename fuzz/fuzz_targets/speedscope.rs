@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(first) = speedscope::read(data, &options) else {
         return;
     };
+    assert!(first.profile.validate().is_empty(), "a read profile is valid");
     let Ok(written) = speedscope::write(&first.profile, &WriteOptions::default()) else {
         // A profile without value types (no profiles in the file) has nothing to write.
         assert!(first.profile.values.is_empty());

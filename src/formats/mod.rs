@@ -11,6 +11,7 @@ pub mod cpuprofile;
 pub mod error;
 pub(crate) mod json_scan;
 pub mod speedscope;
+pub mod tables_json;
 pub(crate) mod write_common;
 
 use crate::model::Profile;
@@ -205,6 +206,18 @@ pub struct FormatSpec {
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
     &[
+        FormatSpec {
+            format: Format::TablesJson,
+            detect: Some(tables_json::detect),
+            read: Some(tables_json::read),
+            write: Some(tables_json::write),
+        },
+        FormatSpec {
+            format: Format::TablesJsonV1,
+            detect: None,
+            read: None,
+            write: Some(tables_json::write_v1),
+        },
         FormatSpec {
             format: Format::Speedscope,
             detect: Some(speedscope::detect),

@@ -46,7 +46,16 @@ pub fn read_path(format: Format, path: &Path) -> Parsed {
         source_uri: Some(path.display().to_string()),
         ..ReadOptions::default()
     };
-    formats::read_as(format, &bytes, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let parsed = formats::read_as(format, &bytes, &opts)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_valid(&parsed.profile, &path.display().to_string());
+    parsed
+}
+
+/// Asserts that a profile passes the v2 validator.
+pub fn assert_valid(p: &Profile, what: &str) {
+    let violations: Vec<String> = p.validate().iter().map(ToString::to_string).collect();
+    assert!(violations.is_empty(), "{what}: {violations:?}");
 }
 
 /// Asserts that detection by content gives `format`, and that `read_any` with and without a
@@ -352,6 +361,7 @@ pub fn assert_round_trips(format: Format, dir: &str) {
         let second = formats::read_as(format, &written, &ReadOptions::default())
             .unwrap()
             .profile;
+        assert_valid(&second, &what);
         assert_same_summary(&summary(&first), &summary(&second), &what);
         assert_eq!(
             first.meta_value(proftab::model::META_DEFAULT_TYPE),
