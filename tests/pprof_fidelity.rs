@@ -108,13 +108,7 @@ fn same_table(
         ));
     }
     for g in go_rows {
-        // pprof shows a function with an empty name as `<unknown>`; proftab's row is "".
-        let name = if g.name == "<unknown>" {
-            ""
-        } else {
-            g.name.as_str()
-        };
-        let Some(r) = shown.iter().find(|r| r.name == name) else {
+        let Some(r) = shown.iter().find(|r| r.name == g.name) else {
             return Err(format!("go row {:?} missing in proftab", g.name));
         };
         if (r.self_value, r.total_value) != (g.flat, g.cum) {

@@ -1,5 +1,5 @@
 //! Fuzzes the pprof reader (gzip or raw protobuf, whatever the bytes are). On success the
-//! profile must satisfy the model invariants, and proftab's own pprof output of it must read
+//! profile must be a valid v2 profile (`Profile::validate`), and proftab's own pprof output of it must read
 //! back with the same number of samples or fewer (the writer merges equal samples).
 
 #![no_main]
@@ -25,7 +25,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(parsed) = pprof::read(data, &options) else {
         return;
     };
-    proftab::model::check_invariants(&parsed.profile).expect("reader output breaks invariants");
+    let violations = parsed.profile.validate();
+    assert!(violations.is_empty(), "invalid profile: {violations:?}");
     let written = pprof::write(&parsed.profile, &WriteOptions::default()).expect("write");
     let back = pprof::read(&written.bytes, &options).expect("proftab's pprof must read back");
     assert!(back.profile.num_samples() <= parsed.profile.num_samples());

@@ -93,7 +93,11 @@ fn gunzip_member(
     let body_start = parse_header(bytes, start, format)?;
     let body = bytes.get(body_start..).unwrap_or_default();
     let out_start = out.len();
-    let hint = if out_start == 0 { size_hint(bytes, body.len()) } else { 0 };
+    let hint = if out_start == 0 {
+        size_hint(bytes, body.len())
+    } else {
+        0
+    };
     let consumed = inflate_capped(body, out, cap, hint).map_err(|e| {
         let message = match e {
             InflateError::OverCap => format!(

@@ -51,9 +51,12 @@ pub fn read_pprof(path: &Path) -> Profile {
         source_uri: Some(path.display().to_string()),
         ..ReadOptions::default()
     };
-    pprof::read(&bytes, &options)
+    let profile = pprof::read(&bytes, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .profile
+        .profile;
+    let violations = profile.validate();
+    assert!(violations.is_empty(), "{}: {violations:?}", path.display());
+    profile
 }
 
 /// A scratch directory for this test process.

@@ -11,7 +11,7 @@
 //! | `Location` with n `Line`s | n `locations` rows, innermost first, each with `.pprof_location_id` and `.pprof_line_index` (position in `Location.line`), so the writer can fold them back |
 //! | `Location.address`, `mapping_id`, `is_folded`, `Line.column` | `locations..address`, `.mapping_id`, `.is_folded`, `.column` |
 //! | `Location` without lines | one `locations` row with NA function |
-//! | `Function` | one `functions` row with `.pprof_function_id`; empty strings become NA |
+//! | `Function` | one `functions` row with `.pprof_function_id`; an empty name becomes `<unknown>` and an empty system name the name (flagged in `.pprof_empty_name` / `.pprof_empty_system_name`), an empty file name NA |
 //! | `Mapping` | extension table `mappings` (with the `has_*` flags of seed 003) |
 //! | `time_nanos`, `duration_nanos`, `period`, `period_type`, `comment`, `drop_frames`, `keep_frames`, `doc_url`, `default_sample_type` | `meta` rows under the `pprof.` keys below; `default_sample_type` also sets [`META_DEFAULT_TYPE`] |
 //! | the file | one `sources` row: `pprof`, the URI given, `time_nanos` in seconds |
@@ -69,6 +69,14 @@ pub const LOC_LINE_INDEX: &str = ".pprof_line_index";
 pub const LOC_COLUMN: &str = ".column";
 /// Function extension column: the pprof `Function.id` (u64).
 pub const FUNC_PPROF_ID: &str = ".pprof_function_id";
+/// Function extension column (lgl, only when some are true): `Function.name` was empty, and
+/// the model's name is [`UNKNOWN_FUNCTION`] (names must not be empty).
+pub const FUNC_EMPTY_NAME: &str = ".pprof_empty_name";
+/// Function extension column (lgl, only when some are true): `Function.system_name` was
+/// empty, and the model's system name is the name.
+pub const FUNC_EMPTY_SYSTEM_NAME: &str = ".pprof_empty_system_name";
+/// The name of a function whose pprof name is empty (what `go tool pprof` prints for it).
+pub const UNKNOWN_FUNCTION: &str = "<unknown>";
 
 /// Extension table of `Profile.mapping`.
 pub const MAPPINGS_TABLE: &str = "mappings";

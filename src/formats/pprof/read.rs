@@ -18,8 +18,8 @@ use super::wire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
 use super::*;
 use crate::formats::{Format, Place, Warnings};
 use crate::model::{
-    Column, ColumnData, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder,
-    SourceIndex, StackIndex, StringId, ValueTypeIndex, INT_NA,
+    Column, ColumnData, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, SourceIndex,
+    StackIndex, StringId, ValueTypeIndex, INT_NA,
 };
 
 /// Field numbers of `Profile`.
@@ -368,17 +368,17 @@ impl<'t, 'a> Reader<'t, 'a> {
             })
     }
 
-    /// The model string of index `idx`, with index 0 (the empty string) as NA.
+    /// The model string of index `idx`, with the empty string as NA.
     fn sid(
         &mut self,
         idx: i64,
         offset: usize,
         what: &dyn Fn() -> String,
     ) -> Result<StringId, ReadError> {
-        if idx == 0 {
+        let text = self.text(idx, offset, what)?;
+        if text.is_empty() {
             return Ok(StringId::NA);
         }
-        let text = self.text(idx, offset, what)?;
         let i = idx as usize; // checked in range by `text`
         match self.string_ids.get(i) {
             Some(&id) if id != u32::MAX => Ok(StringId(id)),
@@ -398,6 +398,8 @@ impl<'t, 'a> Reader<'t, 'a> {
         self.function_rows =
             IdMap::for_ids(top.functions.iter().map(|(f, _)| f.id), top.functions.len());
         let mut pprof_ids = Vec::with_capacity(top.functions.len());
+        let mut empty_names = Vec::with_capacity(top.functions.len());
+        let mut empty_system_names = Vec::with_capacity(top.functions.len());
         for (i, (f, off)) in top.functions.iter().enumerate() {
             let off = *off;
             let what = || format!("function[{i}] (id {})", f.id);
@@ -407,12 +409,28 @@ impl<'t, 'a> Reader<'t, 'a> {
                     format!("function[{i}]: found function with reserved ID=0"),
                 ));
             }
+            let name = self.sid(f.name, off, &what)?;
+            let system_name = self.sid(f.system_name, off, &what)?;
+            // The model has no empty names: an empty name is shown as pprof shows it, an
+            // empty system name takes the name, and flags remember both for the writer.
+            let name_empty = name.is_na();
+            let name = if name_empty {
+                self.unknown_name()
+            } else {
+                name
+            };
             let key = FunctionKey {
-                name: self.sid(f.name, off, &what)?,
-                system_name: self.sid(f.system_name, off, &what)?,
+                name,
+                system_name: if system_name.is_na() {
+                    name
+                } else {
+                    system_name
+                },
                 filename: self.sid(f.filename, off, &what)?,
                 start_line: self.line_number(f.start_line, &what),
             };
+            empty_names.push(Some(name_empty));
+            empty_system_names.push(Some(system_name.is_na()));
             let row = self.b.add_function(key);
             if !self.function_rows.insert(f.id, row.0) {
                 return Err(byte_err(
@@ -422,13 +440,25 @@ impl<'t, 'a> Reader<'t, 'a> {
             }
             pprof_ids.push(Some(f.id));
         }
+        let ext = &mut self.b.functions_mut().ext.columns;
         if !pprof_ids.is_empty() {
-            self.b.functions_mut().ext.columns.push(Column {
-                name: FUNC_PPROF_ID.to_owned(),
-                data: ColumnData::U64(pprof_ids),
-            });
+            ext.push(column(FUNC_PPROF_ID, ColumnData::U64(pprof_ids)));
+        }
+        if empty_names.contains(&Some(true)) {
+            ext.push(column(FUNC_EMPTY_NAME, ColumnData::Lgl(empty_names)));
+        }
+        if empty_system_names.contains(&Some(true)) {
+            ext.push(column(
+                FUNC_EMPTY_SYSTEM_NAME,
+                ColumnData::Lgl(empty_system_names),
+            ));
         }
         Ok(())
+    }
+
+    /// The model string of [`UNKNOWN_FUNCTION`].
+    fn unknown_name(&mut self) -> StringId {
+        self.b.intern(UNKNOWN_FUNCTION)
     }
 
     /// A pprof line number as a model `int`: NA (with a warning) when negative or too large.

@@ -50,7 +50,9 @@ impl NodeTable {
         let mask = self.slots.len() - 1;
         let mut i = mix(wanted) as usize & mask;
         loop {
-            let Some(&node) = self.slots.get(i) else { break };
+            let Some(&node) = self.slots.get(i) else {
+                break;
+            };
             if node == NO_INDEX {
                 break;
             }
@@ -73,7 +75,9 @@ impl NodeTable {
         let old = std::mem::replace(&mut self.slots, vec![NO_INDEX; size]);
         let mask = size - 1;
         for node in old.into_iter().filter(|&n| n != NO_INDEX) {
-            let Some(k) = node_key(stacks, node) else { continue };
+            let Some(k) = node_key(stacks, node) else {
+                continue;
+            };
             let mut i = mix(k) as usize & mask;
             while self.slots.get(i).is_some_and(|&n| n != NO_INDEX) {
                 i = (i + 1) & mask;

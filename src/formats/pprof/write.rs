@@ -174,14 +174,27 @@ impl<'p> Writer<'p> {
         let p = self.p;
         let f = &p.functions;
         let preferred = f.ext.u64(FUNC_PPROF_ID);
+        let flag = |name: &str, row: usize| {
+            f.ext.lgl(name).and_then(|c| c.get(row).copied().flatten()) == Some(true)
+        };
         let mut pool = IdPool::new();
         for row in 0..f.name.len() {
             let id = pool.take(preferred.and_then(|c| c.get(row).copied().flatten()));
             self.function_ids.push(id);
+            let name = if flag(FUNC_EMPTY_NAME, row) {
+                0
+            } else {
+                self.sid(f.name[row])
+            };
+            let system_name = if flag(FUNC_EMPTY_SYSTEM_NAME, row) {
+                0
+            } else {
+                self.sid(f.system_name[row])
+            };
             let func = schema::Function {
                 id,
-                name: self.sid(f.name[row]),
-                system_name: self.sid(f.system_name[row]),
+                name,
+                system_name,
                 filename: self.sid(f.filename[row]),
                 start_line: int_or_zero(f.start_line[row]),
             };
