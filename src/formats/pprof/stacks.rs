@@ -49,13 +49,7 @@ impl NodeTable {
         let wanted = key(encode_opt(prefix.map(|p| p.0)), location);
         let mask = self.slots.len() - 1;
         let mut i = mix(wanted) as usize & mask;
-        loop {
-            let Some(&node) = self.slots.get(i) else {
-                break;
-            };
-            if node == NO_INDEX {
-                break;
-            }
+        while let Some(&node) = self.slots.get(i).filter(|&&n| n != NO_INDEX) {
             if node_key(&b.profile().stacks, node) == Some(wanted) {
                 return StackIndex(node);
             }
