@@ -22,6 +22,17 @@ fn read(bytes: &[u8]) -> Result<proftab::formats::Parsed, proftab::formats::Read
     pprof::read(bytes, &ReadOptions::default())
 }
 
+/// What reading `bytes` gives, as one line: the error, or "ok" and the warnings.
+fn outcome(bytes: &[u8]) -> String {
+    match read(bytes) {
+        Err(e) => e.to_string(),
+        Ok(parsed) => {
+            let warnings: Vec<String> = parsed.warnings.iter().map(ToString::to_string).collect();
+            format!("ok; warnings: {}", warnings.join("; "))
+        }
+    }
+}
+
 fn invalid_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invalid/pprof")
 }
@@ -72,18 +83,7 @@ fn fixture_files_give_their_expected_errors() {
     {
         let (file, want) = line.split_once('\t').expect("file<TAB>message");
         let bytes = std::fs::read(invalid_dir().join(file)).unwrap();
-        let got = match read(&bytes) {
-            Err(e) => e.to_string(),
-            Ok(parsed) => format!(
-                "ok; warnings: {}",
-                parsed
-                    .warnings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        };
+        let got = outcome(&bytes);
         assert_eq!(got, want, "{file}");
         // The judge agrees: go tool pprof rejects exactly the files proftab rejects.
         if let Some(go) = &go {
@@ -436,18 +436,7 @@ fn write_invalid_fixtures() {
     );
     for (name, bytes) in invalid_cases() {
         std::fs::write(invalid_dir().join(name), &bytes).unwrap();
-        let got = match read(&bytes) {
-            Err(e) => e.to_string(),
-            Ok(parsed) => format!(
-                "ok; warnings: {}",
-                parsed
-                    .warnings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        };
+        let got = outcome(&bytes);
         expected.push_str(&format!("{name}\t{got}\n"));
     }
     std::fs::write(invalid_dir().join("expected.txt"), expected).unwrap();

@@ -1,26 +1,21 @@
 //! Fuzzes the pprof reader (gzip or raw protobuf, whatever the bytes are). On success the
-//! profile must be a valid v2 profile (`Profile::validate`), and proftab's own pprof output of it must read
-//! back with the same number of samples or fewer (the writer merges equal samples).
+//! profile must be a valid v2 profile (`Profile::validate`), and proftab's own pprof output of
+//! it must read back with the same value types and totals, and the same number of samples or
+//! fewer (the writer merges equal samples).
+//!
+//! `RUSTC_BOOTSTRAP=1 cargo fuzz run pprof -- -max_total_time=60` (seeds: the pprof files of
+//! `tests/fixtures/pprof/`, `tests/fixtures/invalid/pprof/` and `shared/corpus/pprof/`).
 
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::{pprof, Limits, ReadOptions, WriteOptions};
+mod text_limits;
 
-/// Limits below libFuzzer's memory limit, so a limit hit is an error, not an OOM report.
-fn options() -> ReadOptions {
-    ReadOptions {
-        source_uri: None,
-        limits: Limits {
-            max_decompressed_bytes: 16 << 20,
-            max_samples: 100_000,
-            max_stack_depth: 10_000,
-        },
-    }
-}
+use libfuzzer_sys::fuzz_target;
+use proftab::formats::{pprof, WriteOptions};
+use text_limits::{fuzz_options, type_total};
 
 fuzz_target!(|data: &[u8]| {
-    let options = options();
+    let options = fuzz_options();
     let _ = pprof::detect(data);
     let Ok(parsed) = pprof::read(data, &options) else {
         return;
@@ -31,4 +26,10 @@ fuzz_target!(|data: &[u8]| {
     let back = pprof::read(&written.bytes, &options).expect("proftab's pprof must read back");
     assert!(back.profile.num_samples() <= parsed.profile.num_samples());
     assert_eq!(back.profile.values.len(), parsed.profile.values.len());
+    // Merging keeps every total (exactly, while the sums are exact in an f64).
+    for c in &parsed.profile.values {
+        let name = parsed.profile.str(c.value_type);
+        let (before, after) = (type_total(&parsed.profile, name), type_total(&back.profile, name));
+        assert!(before == after || before.abs() >= 2f64.powi(53), "{name}: {before} vs {after}");
+    }
 });
