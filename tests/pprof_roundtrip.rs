@@ -217,3 +217,271 @@ fn read_any_opens_gzip_inside_gzip() {
         "{e}"
     );
 }
+
+/// Go's runtime writes a repeated scalar unpacked when it has ≤ 2 elements and packed
+/// otherwise; both encodings of `Sample.location_id`/`value` must decode alike.
+#[test]
+fn packed_and_unpacked_repeated_fields_decode_alike() {
+    use proftab::formats::pprof::schema;
+    use prost::Message;
+    let function = schema::Function {
+        id: 1,
+        name: 3,
+        ..Default::default()
+    };
+    let location = |id| schema::Location {
+        id,
+        line: vec![schema::Line {
+            function_id: 1,
+            line: id as i64,
+            column: 0,
+        }],
+        ..Default::default()
+    };
+    let profile = schema::Profile {
+        sample_type: vec![schema::ValueType { r#type: 1, unit: 2 }],
+        location: vec![location(1), location(2)],
+        function: vec![function],
+        string_table: ["", "samples", "count", "main"]
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect(),
+        ..Default::default()
+    };
+    let base = profile.encode_to_vec();
+    // Sample{location_id: [2, 1], value: [7]}: packed (prost's way) and unpacked by hand.
+    let packed = [0x12, 0x06, 0x0a, 0x02, 0x02, 0x01, 0x10, 0x07];
+    let unpacked = [0x12, 0x06, 0x08, 0x02, 0x08, 0x01, 0x10, 0x07];
+    let a = read(&[&base[..], &packed].concat());
+    let b = read(&[&base[..], &unpacked].concat());
+    assert_eq!(summary(&a), summary(&b));
+    assert_eq!(a.num_samples(), 1);
+    assert_eq!(
+        a.stack_depth(a.sample_stack(proftab::model::SampleIndex(0))),
+        2
+    );
+}
+
+/// A profile that uses every pprof field no corpus file has (comment, doc_url, keep_frames,
+/// is_folded, Line.column, num_unit) plus inline frames, two mappings, an address-only
+/// location and string and numeric labels. Committed as tests/fixtures/pprof/fields.pb.gz, so
+/// the go tool pprof fidelity test covers it too.
+fn fields_profile() -> Vec<u8> {
+    use proftab::formats::pprof::schema::*;
+    use prost::Message;
+    let strings = [
+        "",
+        "samples",
+        "count",
+        "alloc",
+        "bytes",
+        "/usr/bin/app",
+        "abc123",
+        "libc.so.6",
+        "main",
+        "_main",
+        "main.c",
+        "work",
+        "helper",
+        "memcpy",
+        "thread",
+        "worker",
+        "request",
+        "size",
+        "kilobytes",
+        "first comment",
+        "second comment",
+        "memcpy",
+        "work",
+        "https://example.com/doc",
+    ];
+    let s = |text: &str| strings.iter().position(|&x| x == text).unwrap() as i64;
+    let line = |f: u64, line: i64, column: i64| Line {
+        function_id: f,
+        line,
+        column,
+    };
+    let func = |id: u64, name: &str, file: &str, start: i64| Function {
+        id,
+        name: s(name),
+        system_name: s(if name == "main" { "_main" } else { name }),
+        filename: s(file),
+        start_line: start,
+    };
+    let str_label = |k: &str, v: &str| Label {
+        key: s(k),
+        str: s(v),
+        ..Default::default()
+    };
+    let num_label = |k: &str, n: i64, unit: &str| Label {
+        key: s(k),
+        num: n,
+        num_unit: s(unit),
+        ..Default::default()
+    };
+    let sample = |ids: &[u64], v: [i64; 2], label: Vec<Label>| Sample {
+        location_id: ids.to_vec(),
+        value: v.to_vec(),
+        label,
+    };
+    let profile = Profile {
+        sample_type: vec![
+            ValueType {
+                r#type: s("samples"),
+                unit: s("count"),
+            },
+            ValueType {
+                r#type: s("alloc"),
+                unit: s("bytes"),
+            },
+        ],
+        sample: vec![
+            sample(
+                &[1, 2],
+                [3, 300],
+                vec![
+                    str_label("thread", "worker"),
+                    num_label("bytes", 1024, "bytes"),
+                ],
+            ),
+            sample(&[3, 1, 2], [1, 64], vec![num_label("request", 5, "")]),
+            sample(&[4, 2], [2, 0], vec![num_label("size", 7, "kilobytes")]),
+            sample(&[2], [1, 10], vec![]),
+        ],
+        mapping: vec![
+            Mapping {
+                id: 1,
+                memory_start: 0x1000,
+                memory_limit: 0x3000,
+                filename: s("/usr/bin/app"),
+                build_id: s("abc123"),
+                has_functions: true,
+                has_filenames: true,
+                has_line_numbers: true,
+                has_inline_frames: true,
+                ..Default::default()
+            },
+            Mapping {
+                id: 2,
+                memory_start: 0x3000,
+                memory_limit: 0x5000,
+                file_offset: 0x100,
+                filename: s("libc.so.6"),
+                ..Default::default()
+            },
+        ],
+        location: vec![
+            Location {
+                id: 1,
+                mapping_id: 1,
+                address: 0x1010,
+                line: vec![line(3, 5, 3), line(2, 20, 7)],
+                is_folded: false,
+            },
+            Location {
+                id: 2,
+                mapping_id: 1,
+                address: 0x2020,
+                line: vec![line(1, 12, 1)],
+                is_folded: false,
+            },
+            Location {
+                id: 3,
+                mapping_id: 2,
+                address: 0x3030,
+                line: vec![line(4, 0, 0)],
+                is_folded: true,
+            },
+            Location {
+                id: 4,
+                mapping_id: 2,
+                address: 0x4040,
+                line: vec![],
+                is_folded: false,
+            },
+        ],
+        function: vec![
+            func(1, "main", "main.c", 10),
+            func(2, "work", "main.c", 18),
+            func(3, "helper", "main.c", 4),
+            func(4, "memcpy", "", 0),
+        ],
+        string_table: strings.iter().map(|x| x.as_bytes().to_vec()).collect(),
+        drop_frames: 21,
+        keep_frames: 22,
+        time_nanos: 1_700_000_000_123_456_789,
+        duration_nanos: 2_500_000_000,
+        period_type: Some(ValueType {
+            r#type: s("alloc"),
+            unit: s("bytes"),
+        }),
+        period: 1,
+        comment: vec![s("first comment"), s("second comment")],
+        default_sample_type: s("alloc"),
+        doc_url: s("https://example.com/doc"),
+    };
+    gzip::gzip(&profile.encode_to_vec())
+}
+
+fn fields_fixture() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pprof/fields.pb.gz")
+}
+
+#[test]
+#[ignore = "writes tests/fixtures/pprof/fields.pb.gz; run by hand after changing it"]
+fn write_fields_fixture() {
+    std::fs::write(fields_fixture(), fields_profile()).unwrap();
+}
+
+#[test]
+fn fields_fixture_matches_its_generator_and_keeps_every_field() {
+    assert_eq!(std::fs::read(fields_fixture()).unwrap(), fields_profile());
+    let p = read_pprof(&fields_fixture());
+    let meta: Vec<(&str, &str)> = p
+        .meta
+        .key
+        .iter()
+        .zip(&p.meta.value)
+        .map(|(&k, &v)| (p.str(k), p.str(v)))
+        .collect();
+    for want in [
+        (pprof::META_COMMENT, "first comment"),
+        (pprof::META_COMMENT, "second comment"),
+        (pprof::META_DOC_URL, "https://example.com/doc"),
+        (pprof::META_KEEP_FRAMES, "work"),
+        (pprof::META_DROP_FRAMES, "memcpy"),
+        (pprof::META_DEFAULT_TYPE, "alloc"),
+        (pprof::META_PERIOD_TYPE, "alloc"),
+        (pprof::META_DURATION_NANOS, "2500000000"),
+    ] {
+        assert!(meta.contains(&want), "{want:?} not in {meta:?}");
+    }
+    assert_eq!(
+        p.locations.ext.int(pprof::LOC_COLUMN).unwrap(),
+        &[3, 7, 1, i32::MIN, i32::MIN]
+    );
+    assert_eq!(
+        p.locations.ext.lgl(pprof::LOC_IS_FOLDED).unwrap(),
+        &[
+            Some(false),
+            Some(false),
+            Some(false),
+            Some(true),
+            Some(false)
+        ]
+    );
+    let labels = p.ext_table(pprof::LABELS_TABLE).unwrap();
+    let units: Vec<&str> = labels
+        .columns
+        .chr("num_unit")
+        .unwrap()
+        .iter()
+        .map(|&u| p.str(u))
+        .collect();
+    assert_eq!(units, ["", "bytes", "", "kilobytes"]);
+    // And everything comes back from a write.
+    let again = pprof::read(&write(&p), &ReadOptions::default())
+        .unwrap()
+        .profile;
+    assert_eq!(summary(&p), summary(&again));
+}

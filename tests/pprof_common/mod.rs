@@ -116,7 +116,7 @@ impl GoPprof {
     }
 
     /// Reads `path`, writes it back, and compares `go tool pprof -top -sample_index=N` for
-    /// every N and `-traces`.
+    /// every N, `-traces` and `-raw`.
     pub fn check_round_trip(&self, path: &Path) -> Result<(), String> {
         let profile = read_pprof(path);
         let name = format!(
@@ -128,6 +128,8 @@ impl GoPprof {
             .map(|i| vec!["-top".to_owned(), format!("-sample_index={i}")])
             .collect();
         views.push(vec!["-traces".to_owned()]);
+        // -raw prints every id, address, mapping, label and comment the profile holds.
+        views.push(vec!["-raw".to_owned()]);
         for view in views {
             let args: Vec<&str> = view.iter().map(String::as_str).collect();
             let want = comparable(&self.run(&args, path)?);

@@ -546,7 +546,7 @@ impl<'t, 'a> Reader<'t, 'a> {
         let what = || format!("location id {}", loc.id);
         if loc.line.is_empty() {
             self.b.add_location(None, 0);
-            ext.push(loc, 0, 0);
+            ext.push(loc, 0, INT_NA);
         }
         for (k, line) in loc.line.iter().enumerate() {
             let f = self.function_rows.get(line.function_id).ok_or_else(|| {

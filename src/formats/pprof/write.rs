@@ -428,10 +428,12 @@ impl<'p> Writer<'p> {
         self.out.drop_frames = text(META_DROP_FRAMES);
         self.out.keep_frames = text(META_KEEP_FRAMES);
         self.out.doc_url = text(META_DOC_URL);
-        let default = [META_DEFAULT_TYPE, META_PPROF_DEFAULT_TYPE]
-            .into_iter()
-            .filter_map(|k| p.meta_value(k))
-            .find(|name| p.value_type_index(name).is_some());
+        // The model's default when it names a type; else the file's own value, kept as it was
+        // even when it names no type (pprof then uses the last type, as proftab does).
+        let default = p
+            .meta_value(META_DEFAULT_TYPE)
+            .filter(|name| p.value_type_index(name).is_some())
+            .or_else(|| p.meta_value(META_PPROF_DEFAULT_TYPE));
         self.out.default_sample_type = default.map_or(0, |name| self.strings.of(name));
         self.out.string_table = self
             .strings
