@@ -244,11 +244,14 @@ fn main() {
     let options = ReadOptions::default();
     let (raw_time, raw_peak) = measure(|| pprof::read(&raw, &options).unwrap());
     let (gz_time, gz_peak) = measure(|| pprof::read(&gz, &options).unwrap());
+    let (gunzip_time, gunzip_peak) =
+        measure(|| gzip::gunzip_capped(&gz, usize::MAX, "bench").unwrap());
     println!("| what | time | MB/s (uncompressed) | peak heap |");
     println!("| --- | --- | --- | --- |");
     for (what, time, peak) in [
         ("proftab pprof::read, raw protobuf", raw_time, raw_peak),
         ("proftab pprof::read, gzipped", gz_time, gz_peak),
+        ("of which gzip::gunzip_capped", gunzip_time, gunzip_peak),
     ] {
         println!(
             "| {what} | {:.2} s | {:.0} | {:.0} MB ({:.2}× the raw size) |",

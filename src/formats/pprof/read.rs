@@ -258,6 +258,14 @@ struct LocationRows {
     count: u32,
 }
 
+/// One pprof location of a stack walked from the root: the node its innermost line ends at and
+/// the number of frames up to there.
+struct PathStep {
+    location_id: u64,
+    node: StackIndex,
+    depth: usize,
+}
+
 /// Location extension columns, filled row by row and attached at the end.
 #[derive(Default)]
 struct LocationExt {
@@ -294,6 +302,8 @@ struct Reader<'t, 'a> {
     value_types: Vec<ValueTypeIndex>,
     /// Interned stack nodes.
     stack_nodes: NodeTable,
+    /// The previous sample's stack from the root, one step per pprof location.
+    previous_path: Vec<PathStep>,
     source: SourceIndex,
     labels: LabelColumns,
 }
@@ -344,6 +354,7 @@ impl<'t, 'a> Reader<'t, 'a> {
             location_ranges: Vec::new(),
             value_types: Vec::new(),
             stack_nodes: NodeTable::default(),
+            previous_path: Vec::new(),
             source,
             labels: LabelColumns::default(),
         })
@@ -698,10 +709,20 @@ impl<'t, 'a> Reader<'t, 'a> {
         off: usize,
         location_ids: &[u64],
     ) -> Result<Option<StackIndex>, ReadError> {
+        // Reuse the part shared with the previous sample's stack (from the root): sorted or
+        // depth-first ordered files share long prefixes, which then cost no lookups.
+        let path = &mut self.previous_path;
+        let shared = path
+            .iter()
+            .zip(location_ids.iter().rev())
+            .take_while(|(step, &id)| step.location_id == id)
+            .count();
+        path.truncate(shared);
+        let (mut node, mut depth) = path
+            .last()
+            .map_or((None, 0), |step| (Some(step.node), step.depth));
         let max_depth = self.options.limits.max_stack_depth;
-        let mut node: Option<StackIndex> = None;
-        let mut depth = 0usize;
-        for &id in location_ids.iter().rev() {
+        for &id in location_ids.iter().rev().skip(shared) {
             let rows = self
                 .location_rows
                 .get(id)
@@ -729,6 +750,13 @@ impl<'t, 'a> Reader<'t, 'a> {
             for k in (0..rows.count).rev() {
                 let loc = LocationIndex(rows.first + k);
                 node = Some(self.stack_nodes.intern(&mut self.b, node, loc));
+            }
+            if let Some(n) = node {
+                self.previous_path.push(PathStep {
+                    location_id: id,
+                    node: n,
+                    depth,
+                });
             }
         }
         Ok(node)
