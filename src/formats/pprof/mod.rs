@@ -19,9 +19,11 @@
 //! The writer turns any profile back into pprof, merging samples with the same stack and
 //! labels (the only place where samples are aggregated).
 
+mod ids;
 mod read;
 pub mod schema;
 mod stacks;
+mod toplevel;
 mod wire;
 mod write;
 
@@ -112,7 +114,7 @@ fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
                     && (beyond_samples || first_value_type == Some(true))
             }
         };
-        if read::expected_wire_types(field.number)
+        if toplevel::expected_wire_types(field.number)
             .is_none_or(|w| !w.contains(&field.value.wire_type()))
         {
             return false;

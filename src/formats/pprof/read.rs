@@ -8,13 +8,14 @@
 //! where it has one, plus the byte offset and the message index.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use prost::Message;
 
-use super::schema::{Function, Location, Mapping, Sample, ValueType};
+use super::ids::IdMap;
+use super::schema::{Location, Mapping, Sample};
 use super::stacks::NodeTable;
-use super::wire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
+use super::toplevel::TopLevel;
+use super::wire::{Fields, Value};
 use super::*;
 use crate::formats::{Format, Place, Warnings};
 use crate::model::{
@@ -22,39 +23,11 @@ use crate::model::{
     StackIndex, StringId, ValueTypeIndex, INT_NA,
 };
 
-/// Field numbers of `Profile`.
-mod field {
-    pub const SAMPLE_TYPE: u64 = 1;
-    pub const SAMPLE: u64 = 2;
-    pub const MAPPING: u64 = 3;
-    pub const LOCATION: u64 = 4;
-    pub const FUNCTION: u64 = 5;
-    pub const STRING_TABLE: u64 = 6;
-    pub const DROP_FRAMES: u64 = 7;
-    pub const KEEP_FRAMES: u64 = 8;
-    pub const TIME_NANOS: u64 = 9;
-    pub const DURATION_NANOS: u64 = 10;
-    pub const PERIOD_TYPE: u64 = 11;
-    pub const PERIOD: u64 = 12;
-    pub const COMMENT: u64 = 13;
-    pub const DEFAULT_SAMPLE_TYPE: u64 = 14;
-    pub const DOC_URL: u64 = 15;
-}
-
 /// Integers beyond this magnitude are not exact in an f64 (2^53).
 const MAX_EXACT_F64: i64 = 1 << 53;
 
-/// The wire types a known top-level field may have; `None` for unknown field numbers.
-pub(super) fn expected_wire_types(number: u64) -> Option<&'static [u8]> {
-    match number {
-        1..=6 | 11 => Some(&[WIRE_LEN]),
-        7..=10 | 12 | 14 | 15 => Some(&[WIRE_VARINT]),
-        13 => Some(&[WIRE_VARINT, WIRE_LEN]),
-        _ => None,
-    }
-}
-
-fn byte_err(offset: usize, message: impl Into<String>) -> ReadError {
+/// An error at byte `offset` of the (inflated) input.
+pub(super) fn byte_err(offset: usize, message: impl Into<String>) -> ReadError {
     ReadError::new(FORMAT, Place::Byte(offset as u64), message)
 }
 
@@ -85,170 +58,6 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     reader.samples(data)?;
     reader.meta()?;
     reader.finish()
-}
-
-/// An integer scalar of `Profile` and the offset of its field (0 when absent).
-#[derive(Clone, Copy, Default)]
-struct Scalar {
-    value: i64,
-    offset: usize,
-}
-
-/// Everything of the top level except the samples, which are only counted.
-#[derive(Default)]
-struct TopLevel<'a> {
-    sample_types: Vec<(ValueType, usize)>,
-    mappings: Vec<(Mapping, usize)>,
-    locations: Vec<(Location, usize)>,
-    functions: Vec<(Function, usize)>,
-    strings: Vec<&'a [u8]>,
-    num_samples: usize,
-    drop_frames: Scalar,
-    keep_frames: Scalar,
-    time_nanos: Scalar,
-    duration_nanos: Scalar,
-    period_type: Option<(ValueType, usize)>,
-    period: Scalar,
-    comments: Vec<Scalar>,
-    default_sample_type: Scalar,
-    doc_url: Scalar,
-}
-
-/// Decodes the sub-message `payload` (the `index`-th `what`, starting at byte `offset`).
-fn decode<M: Message + Default>(
-    payload: &[u8],
-    offset: usize,
-    what: &str,
-    index: usize,
-) -> Result<M, ReadError> {
-    M::decode(payload).map_err(|e| byte_err(offset, format!("{what}[{index}]: cannot decode: {e}")))
-}
-
-impl<'a> TopLevel<'a> {
-    /// Pass 1 over the top level of `data`.
-    fn scan(data: &'a [u8]) -> Result<Self, ReadError> {
-        let mut top = TopLevel::default();
-        for f in Fields::new(data, 0) {
-            let f = f.map_err(|e| byte_err(e.offset, e.message))?;
-            let Some(wires) = expected_wire_types(f.number) else {
-                continue; // unknown fields are skipped, as protobuf and Go do
-            };
-            if !wires.contains(&f.value.wire_type()) {
-                return Err(byte_err(
-                    f.offset,
-                    format!(
-                        "type mismatch: Profile field {} has wire type {}",
-                        f.number,
-                        f.value.wire_type()
-                    ),
-                ));
-            }
-            top.take(f)?;
-        }
-        Ok(top)
-    }
-
-    fn take(&mut self, f: wire::Field<'a>) -> Result<(), ReadError> {
-        let scalar = |v: u64| Scalar {
-            // Go decodes int64 fields as the varint's bits.
-            value: v as i64,
-            offset: f.offset,
-        };
-        match (f.number, f.value) {
-            (field::SAMPLE_TYPE, Value::Len(p, off)) => {
-                let vt = decode(p, off, "sample_type", self.sample_types.len())?;
-                self.sample_types.push((vt, off));
-            }
-            (field::SAMPLE, _) => self.num_samples += 1,
-            (field::MAPPING, Value::Len(p, off)) => {
-                let m = decode(p, off, "mapping", self.mappings.len())?;
-                self.mappings.push((m, off));
-            }
-            (field::LOCATION, Value::Len(p, off)) => {
-                let l = decode(p, off, "location", self.locations.len())?;
-                self.locations.push((l, off));
-            }
-            (field::FUNCTION, Value::Len(p, off)) => {
-                let func = decode(p, off, "function", self.functions.len())?;
-                self.functions.push((func, off));
-            }
-            (field::STRING_TABLE, Value::Len(p, _)) => self.strings.push(p),
-            (field::DROP_FRAMES, Value::Varint(v)) => self.drop_frames = scalar(v),
-            (field::KEEP_FRAMES, Value::Varint(v)) => self.keep_frames = scalar(v),
-            (field::TIME_NANOS, Value::Varint(v)) => {
-                if self.time_nanos.value != 0 {
-                    return Err(byte_err(
-                        f.offset,
-                        "concatenated profiles detected (a second time_nanos field)",
-                    ));
-                }
-                self.time_nanos = scalar(v);
-            }
-            (field::DURATION_NANOS, Value::Varint(v)) => self.duration_nanos = scalar(v),
-            (field::PERIOD_TYPE, Value::Len(p, off)) => {
-                self.period_type = Some((decode(p, off, "period_type", 0)?, off));
-            }
-            (field::PERIOD, Value::Varint(v)) => self.period = scalar(v),
-            (field::COMMENT, Value::Varint(v)) => self.comments.push(scalar(v)),
-            (field::COMMENT, Value::Len(p, off)) => {
-                let mut values = Vec::new();
-                wire::read_packed_varints(p, &mut values)
-                    .ok_or_else(|| byte_err(off, "comment: bad varint in packed field"))?;
-                self.comments.extend(values.into_iter().map(scalar));
-            }
-            (field::DEFAULT_SAMPLE_TYPE, Value::Varint(v)) => self.default_sample_type = scalar(v),
-            (field::DOC_URL, Value::Varint(v)) => self.doc_url = scalar(v),
-            _ => {}
-        }
-        Ok(())
-    }
-}
-
-/// Maps pprof ids (nonzero `u64`s) to row numbers: a flat vector when the ids are dense, as
-/// they are in files written by Go and pprof, else a hash map.
-enum IdMap {
-    Dense(Vec<u32>),
-    Sparse(HashMap<u64, u32>),
-}
-
-/// Largest id kept in a dense map, relative to the number of ids.
-const DENSE_SLACK: u64 = 1024;
-
-impl IdMap {
-    /// An empty map sized for `ids` (the ids it will hold).
-    fn for_ids(ids: impl Iterator<Item = u64>, count: usize) -> Self {
-        let max = ids.max().unwrap_or(0);
-        let dense_limit = (count as u64).saturating_mul(4).saturating_add(DENSE_SLACK);
-        match usize::try_from(max) {
-            Ok(m) if max <= dense_limit => IdMap::Dense(vec![u32::MAX; m.saturating_add(1)]),
-            _ => IdMap::Sparse(HashMap::with_capacity(count)),
-        }
-    }
-
-    /// Records `id → row`; false when `id` is already present.
-    fn insert(&mut self, id: u64, row: u32) -> bool {
-        match self {
-            IdMap::Dense(v) => match usize::try_from(id).ok().and_then(|i| v.get_mut(i)) {
-                Some(slot) if *slot == u32::MAX => {
-                    *slot = row;
-                    true
-                }
-                _ => false,
-            },
-            IdMap::Sparse(m) => m.insert(id, row).is_none(),
-        }
-    }
-
-    #[inline]
-    fn get(&self, id: u64) -> Option<u32> {
-        match self {
-            IdMap::Dense(v) => usize::try_from(id)
-                .ok()
-                .and_then(|i| v.get(i).copied())
-                .filter(|&r| r != u32::MAX),
-            IdMap::Sparse(m) => m.get(&id).copied(),
-        }
-    }
 }
 
 /// The model rows a pprof location expanded into: `count` consecutive locations from `first`.
@@ -661,7 +470,8 @@ impl<'t, 'a> Reader<'t, 'a> {
         let mut index = 0usize;
         for f in Fields::new(data, 0) {
             let Ok(f) = f else { break }; // pass 1 saw every field
-            let (field::SAMPLE, Value::Len(payload, off)) = (f.number, f.value) else {
+            let (super::toplevel::field::SAMPLE, Value::Len(payload, off)) = (f.number, f.value)
+            else {
                 continue;
             };
             sample.clear();
