@@ -48,6 +48,10 @@ pub struct ProfileBuilder {
     function_ids: HashMap<FunctionKey, FunctionIndex>,
     location_ids: HashMap<(u32, i32), LocationIndex>,
     stack_ids: HashMap<(u32, LocationIndex), StackIndex>,
+    /// Whole-stack cache: [`stack_hash`] of a stack's frames to its innermost node. A hit is
+    /// verified against the stack table and a colliding stack overwrites the entry, so a
+    /// collision (even a crafted one) costs only a miss.
+    stack_memo: HashMap<u64, StackIndex>,
     value_presence: Vec<Vec<bool>>,
     frame_scratch: Vec<LocationIndex>,
 }
@@ -216,18 +220,60 @@ impl ProfileBuilder {
 
     /// The stack node of a whole stack given innermost frame first (as pprof and Rprof list
     /// frames). `None` for an empty stack.
+    ///
+    /// A stack seen before is found with one hash of its frames and a walk up its nodes,
+    /// instead of one prefix-tree lookup per frame.
     pub fn stack_leaf_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        frames
+        let hash = stack_hash(frames.iter().copied());
+        if let Some(s) = self.memoized_stack(hash, frames.iter().copied()) {
+            return Some(s);
+        }
+        let stack = frames
             .iter()
             .rev()
-            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)))
+            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)));
+        self.memoize_stack(hash, stack)
     }
 
     /// The stack node of a whole stack given outermost frame first (collapsed, speedscope).
     pub fn stack_root_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        frames
+        let hash = stack_hash(frames.iter().rev().copied());
+        if let Some(s) = self.memoized_stack(hash, frames.iter().rev().copied()) {
+            return Some(s);
+        }
+        let stack = frames
             .iter()
-            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)))
+            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)));
+        self.memoize_stack(hash, stack)
+    }
+
+    /// The cached node for `hash` when its frames are exactly `leaf_first`.
+    fn memoized_stack(
+        &self,
+        hash: u64,
+        leaf_first: impl ExactSizeIterator<Item = LocationIndex>,
+    ) -> Option<StackIndex> {
+        let s = *self.stack_memo.get(&hash)?;
+        let st = &self.p.stacks;
+        if st.depth.get(s.idx()).copied() != u32::try_from(leaf_first.len()).ok() {
+            return None;
+        }
+        let mut node = s.0;
+        for loc in leaf_first {
+            let i = decode_opt(node)? as usize;
+            if st.location.get(i) != Some(&loc) {
+                return None;
+            }
+            node = *st.prefix.get(i)?;
+        }
+        (node == NO_INDEX).then_some(s)
+    }
+
+    fn memoize_stack(&mut self, hash: u64, stack: Option<StackIndex>) -> Option<StackIndex> {
+        if let Some(s) = stack {
+            self.stack_memo.insert(hash, s);
+        }
+        stack
     }
 
     /// A reusable scratch buffer for collecting frames without allocating per sample. Take it,
@@ -361,6 +407,16 @@ impl ProfileBuilder {
         check_invariants(&self.p)?;
         Ok(self.p)
     }
+}
+
+/// A fast multiplicative hash of a stack's frames given innermost first (FxHash's mixing step).
+/// Not collision resistant, and need not be: see `ProfileBuilder::stack_memo`.
+fn stack_hash(leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
+    const SEED: u64 = 0x51_7cc1_b727_220a_95;
+    let len = leaf_first.len() as u64;
+    leaf_first.fold(len, |h, loc| {
+        (h.rotate_left(5) ^ u64::from(loc.0)).wrapping_mul(SEED)
+    })
 }
 
 fn to_u32(i: usize) -> u32 {
