@@ -412,7 +412,7 @@ impl ProfileBuilder {
 /// A fast multiplicative hash of a stack's frames given innermost first (FxHash's mixing step).
 /// Not collision resistant, and need not be: see `ProfileBuilder::stack_memo`.
 fn stack_hash(leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
-    const SEED: u64 = 0x51_7cc1_b727_220a_95;
+    const SEED: u64 = 0x517c_c1b7_2722_0a95;
     let len = leaf_first.len() as u64;
     leaf_first.fold(len, |h, loc| {
         (h.rotate_left(5) ^ u64::from(loc.0)).wrapping_mul(SEED)

@@ -3,6 +3,7 @@
 
 pub mod builder;
 pub mod columns;
+pub mod combine;
 pub mod ids;
 pub mod logical;
 pub mod profile;
