@@ -31,8 +31,8 @@ impl Rng {
         self.below(100) < percent
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 }
 
@@ -57,7 +57,7 @@ fn gen_profile(rng: &mut Rng) -> Profile {
         .map(|i| {
             let uri = format!("file{}", rng.below(3));
             let ts = rng.chance(50).then_some(1.7e9 + i as f64);
-            b.add_source(*rng.pick(&["pprof", "rprof"]), Some(&uri), ts)
+            b.add_source(rng.pick(&["pprof", "rprof"]), Some(&uri), ts)
         })
         .collect();
     if rng.chance(50) {
@@ -79,7 +79,7 @@ fn gen_profile(rng: &mut Rng) -> Profile {
     }
     let mut functions = Vec::new();
     for _ in 0..1 + rng.below(5) {
-        let f = b.function_named(*rng.pick(&NAMES), *rng.pick(&FILES));
+        let f = b.function_named(rng.pick(&NAMES), rng.pick(&FILES));
         if rng.chance(30) {
             let cell = mixed_cell(&mut b, mixed_kind, rng.below(2));
             b.functions_mut().ext.set(".mixed", f.idx(), cell).unwrap();
@@ -100,8 +100,8 @@ fn gen_profile(rng: &mut Rng) -> Profile {
     }
     let mut locations = Vec::new();
     for _ in 0..1 + rng.below(6) {
-        let f = rng.chance(90).then(|| *rng.pick(&functions));
-        let line = *rng.pick(&[0, 3, 7, INT_NA]);
+        let f = rng.chance(90).then(|| rng.pick(&functions));
+        let line = rng.pick(&[0, 3, 7, INT_NA]);
         let loc = b.add_location(f, line);
         if rng.chance(40) {
             let addr = Cell::U64(Some(0x1000 + rng.below(2) as u64));
@@ -120,9 +120,9 @@ fn gen_profile(rng: &mut Rng) -> Profile {
         .collect();
     let n_samples = rng.below(8);
     for i in 0..n_samples {
-        let frames: Vec<_> = (0..rng.below(5)).map(|_| *rng.pick(&locations)).collect();
+        let frames: Vec<_> = (0..rng.below(5)).map(|_| rng.pick(&locations)).collect();
         let stack = b.stack_leaf_first(&frames);
-        let s = b.add_sample(*rng.pick(&sources), stack);
+        let s = b.add_sample(rng.pick(&sources), stack);
         for &vt in &vts {
             if rng.chance(80) {
                 b.set_value(s, vt, rng.below(100) as f64);
@@ -133,7 +133,7 @@ fn gen_profile(rng: &mut Rng) -> Profile {
         }
         if rng.chance(30) {
             let k = b.intern("thread");
-            let v = b.intern(*rng.pick(&["t1", "t2"]));
+            let v = b.intern(rng.pick(&["t1", "t2"]));
             b.ext_table("sample_labels")
                 .push_row(&[
                     ("sample_id", Cell::Int(s.logical_id())),
@@ -144,8 +144,8 @@ fn gen_profile(rng: &mut Rng) -> Profile {
         }
     }
     for _ in 0..rng.below(4) {
-        let key = *rng.pick(&META_KEYS);
-        let value = *rng.pick(&META_VALUES);
+        let key = rng.pick(&META_KEYS);
+        let value = rng.pick(&META_VALUES);
         match rng.below(3) {
             0 => b.add_meta(key, value),
             1 => b.set_meta(key, value),
