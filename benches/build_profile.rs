@@ -228,7 +228,10 @@ fn main() {
         "build_profile: {SAMPLES} samples, depth {DEPTH}, {DISTINCT_STACKS} distinct stacks, {runs} runs"
     );
     println!("  {summary}");
-    println!("  input (decoded file stand-in): {:.1} MiB", mib(input_bytes));
+    println!(
+        "  input (decoded file stand-in): {:.1} MiB",
+        mib(input_bytes)
+    );
     println!(
         "  build time            median {:>8.1} ms   (runs: {})",
         median(build_times.clone()).as_secs_f64() * 1e3,

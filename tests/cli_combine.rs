@@ -4,8 +4,8 @@
 
 use proftab::model::combine::combine;
 use proftab::model::{
-    decode_opt, Cell, ColumnData, ExtColumns, FunctionKey, Profile, ProfileBuilder, StackIndex, StringId,
-    INT_NA, SAMPLE_TIME,
+    decode_opt, Cell, ColumnData, ExtColumns, FunctionKey, Profile, ProfileBuilder, StackIndex,
+    StringId, INT_NA, SAMPLE_TIME,
 };
 
 /// Number of generated cases per property.
@@ -43,7 +43,12 @@ const VALUE_TYPES: [(&str, &str); 3] = [
     ("cpu", "nanoseconds"),
     ("alloc_space", "bytes"),
 ];
-const META_KEYS: [&str; 4] = ["period", "pprof.profile.comment", "default_sample_type", "host"];
+const META_KEYS: [&str; 4] = [
+    "period",
+    "pprof.profile.comment",
+    "default_sample_type",
+    "host",
+];
 const META_VALUES: [&str; 3] = ["x", "y", "samples"];
 
 /// A random profile exercising every part `combine` merges: several sources, shared and
@@ -63,7 +68,10 @@ fn gen_profile(rng: &mut Rng) -> Profile {
     if rng.chance(50) {
         for s in &sources {
             let pid = rng.below(3) as i32;
-            b.sources_mut().ext.set(".pid", s.idx(), Cell::Int(pid)).unwrap();
+            b.sources_mut()
+                .ext
+                .set(".pid", s.idx(), Cell::Int(pid))
+                .unwrap();
         }
     }
     let mixed_kind = rng.below(4);
@@ -249,7 +257,11 @@ fn logical(p: &Profile) -> Vec<(String, Vec<String>)> {
     ]
     .iter()
     .map(|(n, e)| format!("{n}: {}", columns_of(e)))
-    .chain(p.ext_tables.iter().map(|t| format!("{}: {}", t.name, columns_of(&t.columns))))
+    .chain(
+        p.ext_tables
+            .iter()
+            .map(|t| format!("{}: {}", t.name, columns_of(&t.columns))),
+    )
     .collect();
     t.push(("schema".to_owned(), schema));
     t
@@ -334,7 +346,10 @@ fn combine_is_associative() {
             a.num_samples() + b.num_samples() + c.num_samples()
         );
     }
-    assert!(merged_functions > 0, "the generator never shares a function");
+    assert!(
+        merged_functions > 0,
+        "the generator never shares a function"
+    );
 }
 
 fn one_function_profile(uri: &str, name: &str, vt: (&str, &str), value: f64) -> Profile {
@@ -434,7 +449,13 @@ fn sample_ids_in_extension_tables_are_remapped() {
     let c = combine(&[make("a"), make("b")]).unwrap();
     let t = c.ext_table("sample_labels").unwrap();
     assert_eq!(t.columns.int("sample_id").unwrap(), [1, 2, 3, 4]);
-    let labels: Vec<_> = t.columns.chr("value").unwrap().iter().map(|&s| c.str(s)).collect();
+    let labels: Vec<_> = t
+        .columns
+        .chr("value")
+        .unwrap()
+        .iter()
+        .map(|&s| c.str(s))
+        .collect();
     assert_eq!(labels, ["a", "a", "b", "b"]);
 }
 
@@ -468,10 +489,18 @@ fn own_id_spaces_are_shifted() {
         b.build().unwrap()
     };
     let c = combine(&[make(), make()]).unwrap();
-    let ids = c.ext_table("mappings").unwrap().columns.u64("mapping_id").unwrap();
+    let ids = c
+        .ext_table("mappings")
+        .unwrap()
+        .columns
+        .u64("mapping_id")
+        .unwrap();
     assert_eq!(ids, [Some(1), Some(2), Some(3), Some(4)]);
     // The locations differ in their mapping, so they stay two rows.
-    assert_eq!(c.locations.ext.u64(".mapping_id").unwrap(), [Some(2), Some(4)]);
+    assert_eq!(
+        c.locations.ext.u64(".mapping_id").unwrap(),
+        [Some(2), Some(4)]
+    );
     assert_eq!(c.functions.name.len(), 1);
 }
 
@@ -491,7 +520,14 @@ fn clashing_column_kinds_are_unified() {
     let c = combine(&[int.clone(), dbl.clone()]).unwrap();
     assert_eq!(c.samples.ext.dbl(".tag").unwrap(), [2.0, 2.5]);
     let c = combine(&[int, dbl, chr]).unwrap();
-    let tags: Vec<_> = c.samples.ext.chr(".tag").unwrap().iter().map(|&s| c.str(s)).collect();
+    let tags: Vec<_> = c
+        .samples
+        .ext
+        .chr(".tag")
+        .unwrap()
+        .iter()
+        .map(|&s| c.str(s))
+        .collect();
     assert_eq!(tags, ["2", "2.5", "two"]);
 }
 

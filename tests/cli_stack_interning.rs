@@ -30,7 +30,9 @@ fn cached_stacks_equal_per_frame_interning() {
             let old = &seen[rng.below(seen.len())];
             old[..rng.below(old.len() + 1)].to_vec()
         } else {
-            (0..rng.below(6)).map(|_| locs[rng.below(locs.len())]).collect()
+            (0..rng.below(6))
+                .map(|_| locs[rng.below(locs.len())])
+                .collect()
         };
         let leaf_first = b.stack_leaf_first(&stack);
         let root_first: Vec<_> = stack.iter().rev().copied().collect();

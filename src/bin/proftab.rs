@@ -362,7 +362,11 @@ fn info_text(parsed: &Parsed) -> String {
             i + 1,
             p.strings.get(p.sources.source_type[i]).unwrap_or("NA"),
             p.strings.get(p.sources.source_uri[i]).unwrap_or("NA"),
-            if ts.is_nan() { "NA".to_owned() } else { ts.to_string() },
+            if ts.is_nan() {
+                "NA".to_owned()
+            } else {
+                ts.to_string()
+            },
             stats.samples[i],
             totals.join(" ")
         ));
@@ -370,7 +374,11 @@ fn info_text(parsed: &Parsed) -> String {
     let default = p.default_value_type();
     out.push_str("value types:\n");
     for (vt, c) in p.values.iter().enumerate() {
-        let mark = if default.map(|d| d.idx()) == Some(vt) { "  (default)" } else { "" };
+        let mark = if default.map(|d| d.idx()) == Some(vt) {
+            "  (default)"
+        } else {
+            ""
+        };
         out.push_str(&format!(
             "  {:<20} {:<14} total {}{mark}\n",
             p.str(c.value_type),
@@ -665,8 +673,8 @@ fn validate(args: &Args) -> CliResult {
         source_uri: (path != "-").then(|| path.to_owned()),
         ..ReadOptions::default()
     };
-    let (format, violations) =
-        checks::violations(&bytes, &options).map_err(|e| Failure::failed(format!("{name}: {e}")))?;
+    let (format, violations) = checks::violations(&bytes, &options)
+        .map_err(|e| Failure::failed(format!("{name}: {e}")))?;
     if violations.is_empty() {
         println!("{name}: valid {}", format.name());
         return Ok(());

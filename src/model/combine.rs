@@ -176,9 +176,7 @@ fn integer_of(cell: Cell) -> Option<i128> {
     match cell {
         Cell::Int(v) if v != INT_NA => Some(i128::from(v)),
         Cell::U64(Some(v)) => Some(i128::from(v)),
-        Cell::Dbl(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e15 => {
-            Some(v as i128)
-        }
+        Cell::Dbl(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e15 => Some(v as i128),
         _ => None,
     }
 }
@@ -424,8 +422,8 @@ impl<'a> Combiner<'a> {
         let plan = self.plan;
         let first_new = self.b.profile().locations.line.len();
         for row in 0..l.line.len() {
-            let function = decode_opt(l.function[row])
-                .and_then(|f| m.functions.get(f as usize).copied());
+            let function =
+                decode_opt(l.function[row]).and_then(|f| m.functions.get(f as usize).copied());
             let cells = self.mapped_row(p, m, &l.ext, &plan.locations, row, "locations")?;
             let dedup_key = (
                 encode_opt(function.map(|f| f.0)),
@@ -564,30 +562,49 @@ impl<'a> Combiner<'a> {
             IdSpace::Sample => row_of(old)
                 .filter(|&r| r < m.num_samples)
                 .map(|r| (m.sample_offset + r + 1) as i128),
-            IdSpace::Source => logical(row_of(old).and_then(|r| m.sources.get(r)).map(|s| s.logical_id())),
-            IdSpace::Function => {
-                logical(row_of(old).and_then(|r| m.functions.get(r)).map(|f| f.logical_id()))
-            }
-            IdSpace::Location => {
-                logical(row_of(old).and_then(|r| m.locations.get(r)).map(|l| l.logical_id()))
-            }
+            IdSpace::Source => logical(
+                row_of(old)
+                    .and_then(|r| m.sources.get(r))
+                    .map(|s| s.logical_id()),
+            ),
+            IdSpace::Function => logical(
+                row_of(old)
+                    .and_then(|r| m.functions.get(r))
+                    .map(|f| f.logical_id()),
+            ),
+            IdSpace::Location => logical(
+                row_of(old)
+                    .and_then(|r| m.locations.get(r))
+                    .map(|l| l.logical_id()),
+            ),
             IdSpace::Own(k) => Some(old + self.plan.own_shifts[m.input][k]),
         };
-        new.and_then(|v| cell_with_integer(cell, v)).ok_or_else(|| ModelError {
-            place: format!("{table}.{column}"),
-            problem: format!(
+        new.and_then(|v| cell_with_integer(cell, v))
+            .ok_or_else(|| ModelError {
+                place: format!("{table}.{column}"),
+                problem: format!(
                 "row {} of profile {}: id {old} does not fit the combined profile or names no row",
                 row + 1,
                 m.input + 1
             ),
-        })
+            })
     }
 
     /// `cell` converted to `kind`, with its string re-interned.
-    fn convert_cell(&mut self, p: &Profile, m: &mut InputMap, cell: Cell, kind: ColumnKind) -> Cell {
+    fn convert_cell(
+        &mut self,
+        p: &Profile,
+        m: &mut InputMap,
+        cell: Cell,
+        kind: ColumnKind,
+    ) -> Cell {
         if let Cell::Chr(s) = cell {
             let s = self.map_str(p, m, s);
-            return if kind == ColumnKind::Chr { Cell::Chr(s) } else { na_cell(kind) };
+            return if kind == ColumnKind::Chr {
+                Cell::Chr(s)
+            } else {
+                na_cell(kind)
+            };
         }
         match (cell, kind) {
             (Cell::Int(v), ColumnKind::Dbl) => {
@@ -729,7 +746,8 @@ fn merge_meta(profiles: &[Profile], out: &mut Profile) {
             .collect();
         let n_sources = p.sources.source_type.len();
         for &(owner, key, value) in &rows[input] {
-            let source_key = |s: usize| format!("{META_SOURCE_PREFIX}{}.{key}", source_offset + s + 1);
+            let source_key =
+                |s: usize| format!("{META_SOURCE_PREFIX}{}.{key}", source_offset + s + 1);
             match owner {
                 Owner::Source(s) => emitted.push((source_key(s), value.to_owned())),
                 Owner::Plain if agrees(key) => {
