@@ -166,6 +166,18 @@ fn build(input: &Input) -> Profile {
     b.build().expect("the synthetic profile is valid")
 }
 
+/// CPU time (user + system) of this process so far, from `/proc/self/stat`; `None` where
+/// that is unavailable. On a shared machine it varies less than wall time.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel reports clock ticks of 1/100 s (USER_HZ) on Linux.
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -185,14 +197,19 @@ fn main() {
     let input_bytes = CURRENT.load(Ordering::Relaxed);
     let mut build_times = Vec::with_capacity(runs);
     let mut table_times = Vec::with_capacity(runs);
+    let mut build_cpu = Vec::with_capacity(runs);
     let mut peak_over_input = 0;
     let mut summary = String::new();
     for _ in 0..runs {
         let before = CURRENT.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
+        let cpu_start = cpu_time();
         let start = Instant::now();
         let profile = build(&input);
         build_times.push(start.elapsed());
+        if let (Some(a), Some(b)) = (cpu_start, cpu_time()) {
+            build_cpu.push(b.saturating_sub(a));
+        }
         peak_over_input = peak_over_input.max(PEAK.load(Ordering::Relaxed) - before);
         let retained = CURRENT.load(Ordering::Relaxed) - before;
         let vt = profile.default_value_type().expect("two value types");
@@ -224,6 +241,13 @@ fn main() {
         median(build_times.clone()).as_secs_f64() * 1e3,
         fmt_runs(&build_times)
     );
+    if !build_cpu.is_empty() {
+        println!(
+            "  build CPU time        median {:>8.1} ms   (runs: {})",
+            median(build_cpu.clone()).as_secs_f64() * 1e3,
+            fmt_runs(&build_cpu)
+        );
+    }
     println!(
         "  function_table time   median {:>8.1} ms   (runs: {})",
         median(table_times.clone()).as_secs_f64() * 1e3,

@@ -9,6 +9,7 @@ use std::fmt;
 use super::columns::{Cell, ColumnKind, ExtTable};
 use super::ids::*;
 use super::profile::*;
+use super::stack_index::StackNodeIndex;
 use super::strings::StringTable;
 
 /// The content of a `functions` row, used as its interning key.
@@ -47,11 +48,17 @@ pub struct ProfileBuilder {
     p: Profile,
     function_ids: HashMap<FunctionKey, FunctionIndex>,
     location_ids: HashMap<(u32, i32), LocationIndex>,
-    stack_ids: HashMap<(u32, LocationIndex), StackIndex>,
+    stack_ids: StackNodeIndex,
     /// Whole-stack cache: [`stack_hash`] of a stack's frames to its innermost node. A hit is
     /// verified against the stack table and a colliding stack overwrites the entry, so a
     /// collision (even a crafted one) costs only a miss.
     stack_memo: HashMap<u64, StackIndex>,
+    /// The last stack interned, outermost frame first, and the node of each of its prefixes
+    /// (`last_nodes[i]` is the node of `last_stack[..=i]`): consecutive samples often share
+    /// most of their frames (timelines, sorted collapsed files), and the shared part then
+    /// costs no lookups.
+    last_stack: Vec<LocationIndex>,
+    last_nodes: Vec<StackIndex>,
     value_presence: Vec<Vec<bool>>,
     frame_scratch: Vec<LocationIndex>,
 }
@@ -203,18 +210,27 @@ impl ProfileBuilder {
         location: LocationIndex,
     ) -> StackIndex {
         let p = encode_opt(prefix.map(|s| s.0));
-        if let Some(&s) = self.stack_ids.get(&(p, location)) {
-            return s;
+        match self.stack_ids.find(&self.p.stacks, p, location) {
+            Some(s) => s,
+            None => self.new_stack_node(prefix, location),
         }
+    }
+
+    /// Appends the node `(prefix, location)`, known to be new, and indexes it.
+    fn new_stack_node(
+        &mut self,
+        prefix: Option<StackIndex>,
+        location: LocationIndex,
+    ) -> StackIndex {
         let st = &mut self.p.stacks;
         let depth = prefix
             .and_then(|s| st.depth.get(s.idx()))
             .map_or(1, |d| d + 1);
-        st.prefix.push(p);
+        st.prefix.push(encode_opt(prefix.map(|s| s.0)));
         st.location.push(location);
         st.depth.push(depth);
         let s = StackIndex(to_u32(st.prefix.len() - 1));
-        self.stack_ids.insert((p, location), s);
+        self.stack_ids.insert(&self.p.stacks, s);
         s
     }
 
@@ -228,10 +244,7 @@ impl ProfileBuilder {
         if let Some(s) = self.memoized_stack(hash, frames.iter().copied()) {
             return Some(s);
         }
-        let stack = frames
-            .iter()
-            .rev()
-            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)));
+        let stack = self.intern_root_first(frames.iter().rev().copied());
         self.memoize_stack(hash, stack)
     }
 
@@ -241,10 +254,55 @@ impl ProfileBuilder {
         if let Some(s) = self.memoized_stack(hash, frames.iter().rev().copied()) {
             return Some(s);
         }
-        let stack = frames
-            .iter()
-            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)));
+        let stack = self.intern_root_first(frames.iter().copied());
         self.memoize_stack(hash, stack)
+    }
+
+    /// Interns a stack given outermost frame first, starting below the prefix it shares with
+    /// the previous stack.
+    fn intern_root_first(
+        &mut self,
+        root_first: impl Iterator<Item = LocationIndex>,
+    ) -> Option<StackIndex> {
+        let mut node = None;
+        let mut depth = 0;
+        let mut shared = true;
+        let mut fresh = false;
+        for loc in root_first {
+            let reused = if shared && self.last_stack.get(depth) == Some(&loc) {
+                self.last_nodes.get(depth).copied()
+            } else {
+                None
+            };
+            node = match reused {
+                Some(n) => Some(n),
+                None => {
+                    if shared {
+                        shared = false;
+                        self.last_stack.truncate(depth);
+                        self.last_nodes.truncate(depth);
+                    }
+                    // Below a node created just now, every node is new.
+                    let n = if fresh {
+                        self.new_stack_node(node, loc)
+                    } else {
+                        let before = self.p.stacks.prefix.len();
+                        let n = self.stack_node(node, loc);
+                        fresh = self.p.stacks.prefix.len() > before;
+                        n
+                    };
+                    self.last_stack.push(loc);
+                    self.last_nodes.push(n);
+                    Some(n)
+                }
+            };
+            depth += 1;
+        }
+        if shared {
+            self.last_stack.truncate(depth);
+            self.last_nodes.truncate(depth);
+        }
+        node
     }
 
     /// The cached node for `hash` when its frames are exactly `leaf_first`.

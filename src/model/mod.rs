@@ -7,6 +7,7 @@ pub mod combine;
 pub mod ids;
 pub mod logical;
 pub mod profile;
+mod stack_index;
 pub mod strings;
 
 pub use builder::{check_invariants, FunctionKey, ModelError, ProfileBuilder};
