@@ -364,11 +364,7 @@ fn bad_inputs_fail_cleanly() {
     std::fs::write(&empty, b"").unwrap();
     let missing = dir.join("missing");
     let cases: [(&[&str], i32, &str); 6] = [
-        (
-            &["info", path_str(&garbage)],
-            1,
-            "unrecognized format (starts with bytes 00 ff 13 37 42)",
-        ),
+        (&["info", path_str(&garbage)], 1, "unrecognized format"),
         (&["top", path_str(&empty)], 1, "the file is empty"),
         (&["info", path_str(&missing)], 1, "cannot read"),
         (&["frobnicate"], 2, "unknown command \"frobnicate\""),
@@ -399,6 +395,49 @@ fn validate_accepts_a_valid_profile() {
     let o = proftab(&["validate", path_str(&file)], None);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("valid"));
+}
+
+#[test]
+fn validate_lists_every_violation() {
+    // Three faults put in by hand: function_id 9 does not exist, an empty function name,
+    // and sample 2 has two frames at depth 1.
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/cli/validate-violations.json"
+    );
+    let o = proftab(&["validate", file], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    for needle in [
+        "locations.function_id row 2",
+        "functions.name row 1",
+        "sample_locations",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing from:\n{out}");
+    }
+    let lines = out.lines().count();
+    assert!(lines >= 3, "{out}");
+    assert!(
+        stderr(&o).contains(&format!(
+            "not a valid tables-json profile: {lines} violations"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn validate_of_unreadable_input_fails() {
+    let o = proftab(
+        &["validate", "-"],
+        Some(b"{\"meta\":{\"key\":[\"version\"],"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("proftab: <stdin>: tables-json: "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Where the shared corpus lives.
@@ -438,5 +477,94 @@ fn corpus_files_give_info_or_a_message() {
             read += 1;
         }
         assert!(read > 0, "no {name} corpus file could be read");
+    }
+}
+
+/// `go tool pprof -top` output from its `Showing nodes…` line on, `(inline)` marks dropped,
+/// or `None` when Go is missing or pprof fails.
+fn go_pprof_top(file: &Path, count: usize, sample_index: Option<&str>) -> Option<String> {
+    let mut cmd = Command::new("go");
+    cmd.args(["tool", "pprof", "-top", "-nodefraction=0"])
+        .arg(format!("-nodecount={count}"));
+    if let Some(t) = sample_index {
+        cmd.arg(format!("-sample_index={t}"));
+    }
+    let out = cmd.arg(file).stderr(Stdio::null()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let start = text.find("Showing nodes")?;
+    let lines: Vec<&str> = text[start..]
+        .lines()
+        .map(|l| l.strip_suffix(" (inline)").unwrap_or(l))
+        .collect();
+    Some(lines.join("\n") + "\n")
+}
+
+/// `proftab top` prints what `go tool pprof -top` prints (values, units, percentages, order)
+/// for every symbolized pprof corpus file. Files with unsymbolized frames are skipped: pprof
+/// names those after their mapping (`[libc.so]`), proftab after their address.
+#[test]
+fn top_text_equals_go_tool_pprof() {
+    if !Format::Pprof.can_read() {
+        eprintln!("SKIP: pprof is not readable yet");
+        return;
+    }
+    if Command::new("go").arg("version").output().is_err() {
+        eprintln!("SKIP: go is not installed; cannot compare with go tool pprof -top");
+        return;
+    }
+    let Ok(files) = std::fs::read_dir(corpus_dir().join("pprof")) else {
+        eprintln!("SKIP: no pprof corpus");
+        return;
+    };
+    let mut compared = 0;
+    for file in files.flatten() {
+        let path = file.path();
+        let Some(want) = go_pprof_top(&path, 12, None) else {
+            continue;
+        };
+        if want.contains("  [") || want.contains("  <unknown>") {
+            eprintln!("skipped (unsymbolized frames): {}", path.display());
+            continue;
+        }
+        let o = proftab(&["top", path_str(&path), "--limit", "12"], None);
+        assert!(o.status.success(), "{}: {}", path.display(), stderr(&o));
+        let got = stdout(&o);
+        let got = got.split_once('\n').map_or("", |(_, rest)| rest);
+        assert_eq!(got, want, "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 5, "only {compared} pprof files compared");
+}
+
+/// The same comparison for every value type of a profile with several (`--type` against
+/// `-sample_index`).
+#[test]
+fn top_type_selects_like_sample_index() {
+    let path = corpus_dir().join("pprof/parca-alloc_objects.pb.gz");
+    if !Format::Pprof.can_read() || !path.exists() {
+        eprintln!("SKIP: pprof is not readable yet or the corpus file is missing");
+        return;
+    }
+    for ty in [
+        "alloc_objects",
+        "alloc_space",
+        "inuse_objects",
+        "inuse_space",
+    ] {
+        let Some(want) = go_pprof_top(&path, 6, Some(ty)) else {
+            eprintln!("SKIP: go tool pprof is not available");
+            return;
+        };
+        let o = proftab(
+            &["top", path_str(&path), "--limit", "6", "--type", ty],
+            None,
+        );
+        let got = stdout(&o);
+        assert_eq!(got.lines().next(), Some(format!("Type: {ty}").as_str()));
+        let got = got.split_once('\n').map_or("", |(_, rest)| rest);
+        assert_eq!(got, want, "{ty}");
     }
 }

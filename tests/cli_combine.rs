@@ -7,6 +7,7 @@ use proftab::model::{
     decode_opt, Cell, ColumnData, ExtColumns, FunctionKey, Profile, ProfileBuilder, StackIndex,
     StringId, INT_NA, SAMPLE_TIME,
 };
+use proftab::model::{tables_from_profile, Tables};
 
 /// Number of generated cases per property.
 const CASES: usize = 200;
@@ -278,6 +279,12 @@ fn ext_row(p: &Profile, e: &ExtColumns, row: usize) -> String {
     cells.join("|")
 }
 
+/// The logical tables but `meta`, whose row order may differ between association orders.
+fn without_meta(mut t: Tables) -> Tables {
+    t.tables.retain(|(name, _)| name != "meta");
+    t
+}
+
 fn with_sorted_meta(mut t: Vec<(String, Vec<String>)>) -> Vec<(String, Vec<String>)> {
     t[0].1.sort();
     t
@@ -290,6 +297,12 @@ fn combine_of_one_profile_is_that_profile() {
         let p = gen_profile(&mut rng);
         let c = combine(std::slice::from_ref(&p)).unwrap();
         assert_eq!(logical(&c), logical(&p), "case {case}");
+        assert_eq!(
+            tables_from_profile(&c),
+            tables_from_profile(&p),
+            "case {case}"
+        );
+        assert_eq!(c.validate(), [], "case {case}");
     }
 }
 
@@ -318,6 +331,12 @@ fn combine_is_associative() {
             with_sorted_meta(logical(&flat)),
             "case {case}"
         );
+        assert_eq!(
+            without_meta(tables_from_profile(&nested)),
+            without_meta(tables_from_profile(&flat)),
+            "case {case}"
+        );
+        assert_eq!(flat.validate(), [], "case {case}");
         let total = a.functions.name.len() + b.functions.name.len() + c.functions.name.len();
         merged_functions += total - flat.functions.name.len();
         assert_eq!(

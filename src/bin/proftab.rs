@@ -3,7 +3,7 @@
 //! ```text
 //! proftab info FILE [--json]
 //! proftab top FILE [--type TYPE] [--limit N] [--json]
-//! proftab convert IN... -o OUT [--to FORMAT] [--type TYPE]
+//! proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]   (alias: combine)
 //! proftab validate FILE
 //! ```
 //!
@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 
-use proftab::analysis::functions::{function_table, FunctionTable};
+use proftab::analysis::functions::{function_table, FunctionRow, FunctionTable};
 use proftab::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions};
 use proftab::model::combine::combine;
 use proftab::model::{Profile, ValueTypeIndex};
@@ -27,9 +27,12 @@ usage:
         format, sources, samples, value types with totals, table row counts, warnings
   proftab top FILE [--type TYPE] [--limit N] [--json]
         functions by self and total value, like `go tool pprof -top`
-  proftab convert IN... -o OUT [--to FORMAT] [--type TYPE]
+  proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]
         write IN (several INs are combined into one profile) as FORMAT, by default the
-        format OUT's name implies
+        format OUT's name implies; --type picks the value type of single-type formats,
+        --source the one source written by single-run formats (Rprof)
+  proftab combine IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]
+        the same as convert
   proftab validate FILE
         exit 0 when FILE is a valid profile, else list every violation and exit 1
 
@@ -80,7 +83,10 @@ fn run(args: &[String]) -> CliResult {
     match command.as_str() {
         "info" => info(&Args::parse(rest, &["--json"], &[])?),
         "top" => top(&Args::parse(rest, &["--json"], &["--type", "--limit"])?),
-        "convert" => convert(&Args::parse(rest, &[], &["-o", "--to", "--type"])?),
+        "convert" | "combine" => {
+            let valued = ["-o", "--to", "--type", "--source"];
+            convert(&Args::parse(rest, &[], &valued)?)
+        }
         "validate" => validate(&Args::parse(rest, &[], &[])?),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
@@ -446,7 +452,8 @@ fn top(args: &Args) -> CliResult {
     print_warnings(path, &parsed.warnings);
     let p = &parsed.profile;
     let vt = chosen_value_type(p, args.option("--type"))?;
-    let table = function_table(p, vt, None);
+    let mut table = function_table(p, vt, None);
+    sort_like_pprof(&mut table);
     let shown = limit.unwrap_or(table.rows.len()).min(table.rows.len());
     if args.flag("--json") {
         print_json(&top_json(p, &table, shown))
@@ -465,17 +472,21 @@ fn top_json(p: &Profile, t: &FunctionTable, shown: usize) -> Value {
     json!({"type": ty, "unit": unit, "total": num(t.total), "functions": functions})
 }
 
-/// The table of `go tool pprof -top`: header lines, then flat, flat%, sum%, cum, cum%, name.
+/// The table of `go tool pprof -top`: header lines, then flat, flat%, sum%, cum, cum%, name,
+/// every value in the one unit pprof would choose for the report.
 fn top_text(p: &Profile, t: &FunctionTable, shown: usize) -> String {
     let (ty, unit) = p.value_type_names(t.value_type);
     let rows = &t.rows[..shown];
+    let unit = unit.to_lowercase();
+    let out_unit = report_unit(rows, t.total, &unit);
+    let label = |v: f64| scaled_label(v, &unit, &out_unit);
     let flat_sum: f64 = rows.iter().map(|r| r.self_value).sum();
     let mut out = format!("Type: {ty}\n");
     out.push_str(&format!(
         "Showing nodes accounting for {}, {} of {} total\n",
-        scaled_label(flat_sum, unit),
+        label(flat_sum),
         percentage(flat_sum, t.total).trim(),
-        scaled_label(t.total, unit)
+        label(t.total)
     ));
     if shown < t.rows.len() {
         out.push_str(&format!(
@@ -492,10 +503,10 @@ fn top_text(p: &Profile, t: &FunctionTable, shown: usize) -> String {
         running += r.self_value;
         out.push_str(&format!(
             "{:>10} {} {} {:>10} {}  {}\n",
-            scaled_label(r.self_value, unit),
+            label(r.self_value),
             percentage(r.self_value, t.total),
             percentage(running, t.total),
-            scaled_label(r.total_value, unit),
+            label(r.total_value),
             percentage(r.total_value, t.total),
             r.name
         ));
@@ -503,58 +514,164 @@ fn top_text(p: &Profile, t: &FunctionTable, shown: usize) -> String {
     out
 }
 
-/// A unit family of pprof's `measurement` package: `(name, aliases, factor)` per unit.
-type UnitFamily = &'static [(&'static str, &'static [&'static str], f64)];
+/// Sorts rows as `go tool pprof -top` does: flat descending, then name, then cum descending.
+fn sort_like_pprof(t: &mut FunctionTable) {
+    t.rows.sort_by(|a, b| {
+        b.self_value
+            .abs()
+            .total_cmp(&a.self_value.abs())
+            .then_with(|| a.name.cmp(&b.name))
+            .then(b.total_value.abs().total_cmp(&a.total_value.abs()))
+    });
+}
 
-const MEMORY_UNITS: UnitFamily = &[
-    ("B", &["b", "byte"], 1.0),
-    ("kB", &["kb", "kbyte", "kilobyte"], 1024.0),
-    ("MB", &["mb", "mbyte", "megabyte"], 1_048_576.0),
-    ("GB", &["gb", "gbyte", "gigabyte"], 1_073_741_824.0),
-    ("TB", &["tb", "tbyte", "terabyte"], 1_099_511_627_776.0),
+/// One unit of a family of pprof's `measurement` package.
+struct Unit {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    /// Size in the family's base unit.
+    factor: f64,
+}
+
+/// A family of units: the units, and the default (its position in the list).
+struct UnitFamily {
+    units: &'static [Unit],
+    default: usize,
+}
+
+const fn unit(name: &'static str, aliases: &'static [&'static str], factor: f64) -> Unit {
+    Unit {
+        name,
+        aliases,
+        factor,
+    }
+}
+
+/// The unit families of pprof's `measurement` package, with its aliases.
+const UNIT_FAMILIES: [UnitFamily; 3] = [
+    UnitFamily {
+        units: &[
+            unit("B", &["b", "byte"], 1.0),
+            unit("kB", &["kb", "kbyte", "kilobyte"], 1024.0),
+            unit("MB", &["mb", "mbyte", "megabyte"], 1_048_576.0),
+            unit("GB", &["gb", "gbyte", "gigabyte"], 1_073_741_824.0),
+            unit("TB", &["tb", "tbyte", "terabyte"], 1_099_511_627_776.0),
+            unit("PB", &["pb", "pbyte", "petabyte"], 1_125_899_906_842_624.0),
+        ],
+        default: 0,
+    },
+    UnitFamily {
+        units: &[
+            unit("ns", &["ns", "nanosecond"], 1.0),
+            unit("us", &["μs", "us", "microsecond"], 1e3),
+            unit("ms", &["ms", "millisecond"], 1e6),
+            unit("s", &["s", "sec", "second"], 1e9),
+            unit("hrs", &["hour", "hr"], 3.6e12),
+        ],
+        default: 3,
+    },
+    UnitFamily {
+        units: &[
+            unit("n*GCU", &["nanogcu"], 1e-9),
+            unit("u*GCU", &["microgcu"], 1e-6),
+            unit("m*GCU", &["milligcu"], 1e-3),
+            unit("GCU", &["gcu"], 1.0),
+            unit("k*GCU", &["kilogcu"], 1e3),
+            unit("M*GCU", &["megagcu"], 1e6),
+            unit("G*GCU", &["gigagcu"], 1e9),
+            unit("T*GCU", &["teragcu"], 1e12),
+            unit("P*GCU", &["petagcu"], 1e15),
+        ],
+        default: 3,
+    },
 ];
 
-const TIME_UNITS: UnitFamily = &[
-    ("ns", &["ns", "nanosecond"], 1.0),
-    ("us", &["μs", "us", "microsecond"], 1e3),
-    ("ms", &["ms", "millisecond"], 1e6),
-    ("s", &["s", "sec", "second"], 1e9),
-    ("hrs", &["hour", "hr"], 3.6e12),
-];
+/// pprof's `sniffUnit`: lower case, a plural `s` dropped from names longer than two letters.
+fn sniff<'a>(family: &'a UnitFamily, name: &str) -> Option<&'a Unit> {
+    let lower = name.to_lowercase();
+    let name = match lower.strip_suffix('s') {
+        Some(stem) if lower.chars().count() > 2 => stem,
+        _ => &lower,
+    };
+    family.units.iter().find(|u| u.aliases.contains(&name))
+}
 
-/// `value` in `unit` scaled to the largest unit of its family that keeps it at least 1, printed
-/// with two decimals and a trailing `.00` dropped, as pprof's `measurement.ScaledLabel` does
-/// with output unit `minimum`. Units pprof does not know print as plain numbers.
-fn scaled_label(value: f64, unit: &str) -> String {
-    let (v, suffix) = scale(value, unit);
+/// The output unit pprof's `measurement.Scale` targets.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// The largest unit that keeps the value at least 1.
+    Minimum,
+    /// A named unit.
+    Named(&'a str),
+}
+
+/// pprof's `measurement.Scale`: `value` in `from` expressed in `to`, with the unit's name.
+fn scale<'a>(value: f64, from: &str, to: Target<'a>) -> (f64, &'a str) {
+    if value < 0.0 {
+        let (v, u) = scale(-value, from, to);
+        return (-v, u);
+    }
+    for family in &UNIT_FAMILIES {
+        let Some(from) = sniff(family, from) else {
+            continue;
+        };
+        let base = value * from.factor;
+        let default = &family.units[family.default];
+        let target = match to {
+            Target::Minimum => family
+                .units
+                .iter()
+                .filter(|u| base / u.factor >= 1.0)
+                .max_by(|a, b| a.factor.total_cmp(&b.factor))
+                .unwrap_or(default),
+            Target::Named(name) => sniff(family, name).unwrap_or(default),
+        };
+        return (base / target.factor, target.name);
+    }
+    match to {
+        Target::Named(name) if !["count", "sample", "unit", "auto"].contains(&name) => {
+            (value, name)
+        }
+        _ => (value, ""),
+    }
+}
+
+/// pprof's `selectOutputUnit`: the unit of the smallest non-zero value shown, or a larger one
+/// when that is more than 100 times smaller than the total; the sample unit when the unit
+/// has no family.
+fn report_unit(rows: &[FunctionRow], total: f64, sample_unit: &str) -> String {
+    let min = rows
+        .iter()
+        .map(|r| match r.self_value.abs() {
+            0.0 => r.total_value.abs(),
+            v => v,
+        })
+        .filter(|&v| v > 0.0)
+        .min_by(f64::total_cmp)
+        .unwrap_or(total);
+    let (_, min_unit) = scale(min, sample_unit, Target::Minimum);
+    let (_, max_unit) = scale(total, sample_unit, Target::Minimum);
+    let unit = if min_unit != max_unit && min * 100.0 < total {
+        scale(100.0 * min, sample_unit, Target::Minimum).1
+    } else {
+        min_unit
+    };
+    if unit.is_empty() {
+        sample_unit.to_owned()
+    } else {
+        unit.to_owned()
+    }
+}
+
+/// pprof's `measurement.ScaledLabel`: two decimals, a trailing `.00` dropped, `0` for zero.
+fn scaled_label(value: f64, from: &str, to: &str) -> String {
+    let (v, suffix) = scale(value, from, Target::Named(to));
     let text = format!("{v:.2}");
     let text = text.strip_suffix(".00").unwrap_or(&text);
     if text == "0" || text == "-0" {
         return "0".to_owned();
     }
     format!("{text}{suffix}")
-}
-
-fn scale(value: f64, unit: &str) -> (f64, &'static str) {
-    let mut sniffed = unit.to_lowercase();
-    if sniffed.chars().count() > 2 {
-        if let Some(s) = sniffed.strip_suffix('s') {
-            sniffed = s.to_owned();
-        }
-    }
-    for family in [MEMORY_UNITS, TIME_UNITS] {
-        let Some(from) = family.iter().find(|u| u.1.contains(&sniffed.as_str())) else {
-            continue;
-        };
-        let base = value.abs() * from.2;
-        let best = family
-            .iter()
-            .filter(|u| base / u.2 >= 1.0)
-            .max_by(|a, b| a.2.total_cmp(&b.2))
-            .unwrap_or(&family[0]);
-        return (value.signum() * base / best.2, best.0);
-    }
-    (value, "")
 }
 
 /// `value` as a percentage of `total`, formatted as pprof's `measurement.Percentage`.
@@ -640,10 +757,28 @@ fn convert(args: &Args) -> CliResult {
     if let Some(t) = value_type.as_deref() {
         chosen_value_type(&profile, Some(t))?;
     }
-    let written = formats::write_as(format, &profile, &WriteOptions { value_type })
+    let options = WriteOptions {
+        value_type,
+        source_id: parse_source(args, &profile)?,
+    };
+    let written = formats::write_as(format, &profile, &options)
         .map_err(|e| Failure::failed(e.to_string()))?;
     print_warnings(out, &written.warnings);
     write_bytes(out, &written.bytes)
+}
+
+/// `--source ID`: a 1-based source id of `profile`.
+fn parse_source(args: &Args, profile: &Profile) -> Result<Option<usize>, Failure> {
+    let Some(v) = args.option("--source") else {
+        return Ok(None);
+    };
+    let n = profile.sources.source_type.len();
+    match v.parse::<usize>() {
+        Ok(id) if (1..=n).contains(&id) => Ok(Some(id)),
+        _ => Err(Failure::usage(format!(
+            "--source needs a source id from 1 to {n}, got {v:?}"
+        ))),
+    }
 }
 
 /// Reads every input; several are combined into one profile.
@@ -692,8 +827,8 @@ fn validate(args: &Args) -> CliResult {
 
 /// The validators behind `proftab validate`.
 mod checks {
-    use proftab::formats::{self, Format, ReadError, ReadOptions};
-    use proftab::model::check_invariants;
+    use proftab::formats::{self, tables_json, Format, ReadError, ReadOptions};
+    use proftab::model::{validate_profile, Violation};
 
     /// The format of `bytes` and every violation found in it. A tables-JSON document is
     /// checked as written (raw tables, v1 or v2 rules by its `meta.version`); any other format
@@ -702,13 +837,16 @@ mod checks {
         bytes: &[u8],
         options: &ReadOptions,
     ) -> Result<(Format, Vec<String>), ReadError> {
+        if formats::detect(bytes) == Some(Format::TablesJson) {
+            let tables = tables_json::parse_document(bytes)?;
+            return Ok((Format::TablesJson, texts(&validate_profile(&tables))));
+        }
         let parsed = formats::read_any(bytes, options)?;
-        let found = check_invariants(&parsed.profile)
-            .err()
-            .map(|e| e.to_string())
-            .into_iter()
-            .collect();
-        Ok((parsed.format, found))
+        Ok((parsed.format, texts(&parsed.profile.validate())))
+    }
+
+    fn texts(violations: &[Violation]) -> Vec<String> {
+        violations.iter().map(ToString::to_string).collect()
     }
 }
 
@@ -719,14 +857,21 @@ mod tests {
     #[test]
     fn scaled_labels_match_pprof() {
         // Expected strings hand-derived from pprof's measurement.ScaledLabel rules.
-        assert_eq!(scaled_label(1_500_000_000.0, "nanoseconds"), "1.50s");
-        assert_eq!(scaled_label(10_000_000.0, "nanoseconds"), "10ms");
-        assert_eq!(scaled_label(0.0, "nanoseconds"), "0");
-        assert_eq!(scaled_label(2048.0, "bytes"), "2kB");
-        assert_eq!(scaled_label(1536.0, "bytes"), "1.50kB");
-        assert_eq!(scaled_label(7.0, "count"), "7");
-        assert_eq!(scaled_label(2.5, "count"), "2.50");
-        assert_eq!(scaled_label(90.0, "microseconds"), "90us");
+        let min = |v: f64, unit: &str| {
+            let (_, to) = scale(v, unit, Target::Minimum);
+            scaled_label(v, unit, if to.is_empty() { unit } else { to })
+        };
+        assert_eq!(min(1_500_000_000.0, "nanoseconds"), "1.50s");
+        assert_eq!(min(10_000_000.0, "nanoseconds"), "10ms");
+        assert_eq!(min(0.0, "nanoseconds"), "0");
+        assert_eq!(min(2048.0, "bytes"), "2kB");
+        assert_eq!(min(1536.0, "bytes"), "1.50kB");
+        assert_eq!(min(7.0, "count"), "7");
+        assert_eq!(min(2.5, "count"), "2.50");
+        assert_eq!(min(90.0, "microseconds"), "90us");
+        assert_eq!(scaled_label(430e6, "nanoseconds", "s"), "0.43s");
+        assert_eq!(scaled_label(5.0, "objects", "objects"), "5objects");
+        assert_eq!(scaled_label(-2048.0, "bytes", "kB"), "-2kB");
     }
 
     #[test]
