@@ -268,6 +268,20 @@ fn convert_combines_inputs() {
     let top = json_of(&proftab(&["top", path_str(&out), "--json"], None));
     assert_eq!(top["total"], 100_000_000);
     assert_eq!(top["functions"][0]["name"], "main");
+    // `combine` is another name for `convert`.
+    let again = dir.join("again.json");
+    let o = proftab(
+        &[
+            "combine",
+            path_str(&a),
+            path_str(&b),
+            "-o",
+            path_str(&again),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&out).unwrap());
 }
 
 #[test]
@@ -329,7 +343,12 @@ fn convert_errors_name_the_problem() {
     let dir = scratch("convert-errors");
     let a = write_profile(&dir, "a.json", &other_profile());
     let a = path_str(&a);
-    let cases: [(&[&str], i32, &str); 5] = [
+    let cases: [(&[&str], i32, &str); 6] = [
+        (
+            &["convert", a, "-o", "x.json", "--source", "2"],
+            2,
+            "--source needs a source id from 1 to 1, got \"2\"",
+        ),
         (
             &["convert", a, "-o", "out.unknown"],
             2,

@@ -65,12 +65,18 @@ impl Failure {
 
 type CliResult = Result<(), Failure>;
 
+/// Writes `proftab: <message>` to standard error (ignoring a closed stderr rather than
+/// panicking as `eprintln!` would).
+fn say(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "proftab: {message}");
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("proftab: {}", f.message);
+            say(&f.message);
             ExitCode::from(f.status)
         }
     }
@@ -88,14 +94,8 @@ fn run(args: &[String]) -> CliResult {
             convert(&Args::parse(rest, &[], &valued)?)
         }
         "validate" => validate(&Args::parse(rest, &[], &[])?),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        "--version" | "-V" => {
-            println!("proftab {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
+        "help" | "--help" | "-h" => emit(&format!("{USAGE}\n")),
+        "--version" | "-V" => emit(&format!("proftab {}\n", env!("CARGO_PKG_VERSION"))),
         other => Err(Failure::usage(format!("unknown command {other:?}"))),
     }
 }
@@ -215,27 +215,40 @@ fn load(path: &str) -> Result<Parsed, Failure> {
 
 fn print_warnings(path: &str, warnings: &[Warning]) {
     for w in warnings {
-        eprintln!("proftab: warning: {}: {w}", display_name(path));
+        say(&format!("warning: {}: {w}", display_name(path)));
     }
 }
 
 /// Writes `bytes` to `path` (`-` for standard output).
 fn write_bytes(path: &str, bytes: &[u8]) -> CliResult {
-    let result = if path == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes).and_then(|()| out.flush())
-    } else {
-        std::fs::write(path, bytes)
-    };
-    result.map_err(|e| Failure::failed(format!("cannot write {}: {e}", display_name(path))))
+    if path == "-" {
+        return write_stdout(bytes);
+    }
+    std::fs::write(path, bytes).map_err(|e| Failure::failed(format!("cannot write {path}: {e}")))
 }
 
 /// Prints a JSON value on standard output.
 fn print_json(v: &Value) -> CliResult {
     let text = serde_json::to_string_pretty(v)
         .map_err(|e| Failure::failed(format!("cannot encode JSON: {e}")))?;
-    println!("{text}");
-    Ok(())
+    emit(&format!("{text}\n"))
+}
+
+/// Writes `text` to standard output.
+fn emit(text: &str) -> CliResult {
+    write_stdout(text.as_bytes())
+}
+
+/// Writes `bytes` to standard output. A reader that went away (`proftab top FILE | head`) is
+/// not an error.
+fn write_stdout(bytes: &[u8]) -> CliResult {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::failed(format!(
+            "cannot write to standard output: {e}"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A JSON number: integers up to 2^53 print without a fraction; NaN and infinities are null.
@@ -409,8 +422,7 @@ fn info(args: &Args) -> CliResult {
     if args.flag("--json") {
         print_json(&info_json(&parsed))
     } else {
-        print!("{}", info_text(&parsed));
-        Ok(())
+        emit(&info_text(&parsed))
     }
 }
 
@@ -458,8 +470,7 @@ fn top(args: &Args) -> CliResult {
     if args.flag("--json") {
         print_json(&top_json(p, &table, shown))
     } else {
-        print!("{}", top_text(p, &table, shown));
-        Ok(())
+        emit(&top_text(p, &table, shown))
     }
 }
 
@@ -811,12 +822,10 @@ fn validate(args: &Args) -> CliResult {
     let (format, violations) = checks::violations(&bytes, &options)
         .map_err(|e| Failure::failed(format!("{name}: {e}")))?;
     if violations.is_empty() {
-        println!("{name}: valid {}", format.name());
-        return Ok(());
+        return emit(&format!("{name}: valid {}\n", format.name()));
     }
-    for v in &violations {
-        println!("{v}");
-    }
+    let listing: String = violations.iter().map(|v| format!("{v}\n")).collect();
+    emit(&listing)?;
     Err(Failure::failed(format!(
         "{name}: not a valid {} profile: {} violation{}",
         format.name(),
