@@ -161,11 +161,18 @@ fn time_only_profiles_use_the_period() {
 }
 
 #[test]
-fn time_different_from_the_interval_is_reported() {
-    // The second sample claims 25 ms for one tick of a 10 ms profile.
+fn varying_times_use_their_mean_and_are_reported() {
+    // One tick of 10 ms and one of 25 ms: the file's interval is their mean, 17.5 ms, so the
+    // total, 35 ms, is kept; the spread is reported.
     let p = profile(CPU, &[&[1.0, 10e6], &[1.0, 25e6]]);
     let w = write(&p);
-    assert!(has_warning(&w, "25000 µs per tick"), "{:?}", w.warnings);
+    assert!(text(&w).starts_with("line profiling: sample.interval=17500\n"));
+    let warning = w
+        .warnings
+        .iter()
+        .find(|x| x.message.contains("their mean, 17500 µs"))
+        .unwrap();
+    assert_eq!(warning.count, 2);
 }
 
 fn two_sources(second_interval_ns: f64) -> Profile {
