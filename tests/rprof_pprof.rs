@@ -120,41 +120,16 @@ fn go_pprof_top_agrees_with_summary_rprof() {
         std::fs::write(&pb, &written.bytes).unwrap();
         let table = scratch.join(format!("{i}-go.tsv"));
         std::fs::write(&table, go_table_tsv(&parsed.profile, &pb)).unwrap();
-        writeln!(
-            manifest,
-            "{}\t{}\t-\t0\t{}\ttable",
-            support::short_name(path),
-            path.display(),
-            table.display()
-        )
-        .unwrap();
+        manifest.push_str(&support::manifest_line(
+            &support::short_name(path),
+            path,
+            None,
+            false,
+            &table,
+        ));
     }
-    let manifest_path = scratch.join("manifest.tsv");
-    std::fs::write(&manifest_path, manifest).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
-    let out = Command::new("Rscript")
-        .arg(script)
-        .arg(&manifest_path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("RESULT "))
-        .collect();
-    for line in &results {
-        eprintln!("{line}");
-    }
+    let results = support::run_r_compare(&scratch, &manifest);
     assert_eq!(results.len(), files.len());
-    let failures: Vec<&&str> = results.iter().filter(|l| !l.contains(" OK ")).collect();
-    assert!(
-        failures.is_empty(),
-        "go tool pprof disagrees with summaryRprof:\n{failures:#?}"
-    );
+    support::assert_results_ok(&results, false, "go tool pprof disagrees with summaryRprof");
     let _ = std::fs::remove_dir_all(&scratch);
 }
