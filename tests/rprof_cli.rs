@@ -53,7 +53,7 @@ fn cli_table_tsv(bin: &str, file: &Path, memory: bool) -> String {
     let counts = top(bin, file, "samples");
     let mem = memory.then(|| top(bin, file, "memory_increase"));
     let mut out = String::new();
-    for (name, self_count, total) in &counts {
+    for (name, self_count, total) in counts.iter().filter(|r| support::comparable_name(&r.0)) {
         let bytes = mem.as_ref().map_or("NA".to_owned(), |m| {
             let total = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
             format!("{total}")

@@ -106,7 +106,11 @@ fn function_table_tsv(p: &Profile) -> String {
         })
     };
     let mut out = String::new();
-    for r in &counts.rows {
+    for r in counts
+        .rows
+        .iter()
+        .filter(|r| support::comparable_name(&r.name))
+    {
         writeln!(
             out,
             "{}\t{}\t{}\t{}",

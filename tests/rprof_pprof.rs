@@ -54,7 +54,7 @@ fn go_top(file: &Path, sample_index: &str, unit: &str) -> (Vec<(String, f64, f64
         .and_then(|l| l.split_whitespace().next())
         .map(number)
         .unwrap_or_else(|| panic!("no total in\n{text}"));
-    let mut rows = Vec::new();
+    let mut rows: Vec<(String, f64, f64)> = Vec::new();
     let mut in_table = false;
     for line in text.lines() {
         if line.trim_start().starts_with("flat  flat%") {
@@ -71,14 +71,23 @@ fn go_top(file: &Path, sample_index: &str, unit: &str) -> (Vec<(String, f64, f64
             fields.push(&rest[..end]);
             rest = rest[end..].trim_start();
         }
-        rows.push((rest.to_owned(), number(fields[0]), number(fields[3])));
+        let numeric = fields[0].starts_with(|c: char| c.is_ascii_digit());
+        match rows.last_mut() {
+            // go prints names raw: a line break in a name continues the previous row.
+            Some((name, _, _)) if !numeric => {
+                name.push('\n');
+                name.push_str(line);
+            }
+            _ => rows.push((rest.to_owned(), number(fields[0]), number(fields[3]))),
+        }
     }
     (rows, total)
 }
 
 /// go's table in the R script's format. `#total` only when every sample has frames (R's
-/// sampling.time leaves out memory-only lines) and the file has one header (R reads a second
-/// header line as a sample and every sample at the first header's interval).
+/// sampling.time leaves out memory-only lines), is one line (R reads a name's line break as a
+/// new sample) and the file has one header (R reads a second header line as a sample and every
+/// sample at the first header's interval).
 fn go_table_tsv(p: &Profile, pb: &Path) -> String {
     let (counts, total) = go_top(pb, "samples", "count");
     let memory = p
@@ -86,10 +95,12 @@ fn go_table_tsv(p: &Profile, pb: &Path) -> String {
         .map(|_| go_top(pb, "memory_increase", "B").0);
     let mut out = String::new();
     let one_run = p.meta_values("rprof.header").count() == 1;
-    if one_run && (0..p.num_samples()).all(|s| p.samples.stack[s] != u32::MAX) {
+    let one_line_each = !counts.iter().any(|r| r.0.contains('\n'));
+    let all_framed = (0..p.num_samples()).all(|s| p.samples.stack[s] != u32::MAX);
+    if one_run && one_line_each && all_framed {
         writeln!(out, "#total\t{total}\tNA\tNA").unwrap();
     }
-    for (name, flat, cum) in &counts {
+    for (name, flat, cum) in counts.iter().filter(|r| support::comparable_name(&r.0)) {
         let mem = memory.as_ref().map_or("NA".to_owned(), |m| {
             let cum = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
             format!("{cum}")

@@ -132,3 +132,9 @@ pub fn assert_results_ok(results: &[String], allow_both_error: bool, what: &str)
         .collect();
     assert!(failures.is_empty(), "{what}:\n{failures:#?}");
 }
+
+/// True when a function name can be judged against `summaryRprof()`: it splits lines at
+/// spaces (and R reads a line break as a new sample), and the table files are tab-separated.
+pub fn comparable_name(name: &str) -> bool {
+    !name.contains([' ', '\t', '\n', '\r'])
+}

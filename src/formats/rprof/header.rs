@@ -89,7 +89,9 @@ const SHOWN_CHARS: usize = 40;
 
 fn parse_interval(digits: &[u8]) -> Result<u64, HeaderProblem> {
     let shown = || {
-        let head = digits.get(..digits.len().min(SHOWN_CHARS)).unwrap_or(digits);
+        let head = digits
+            .get(..digits.len().min(SHOWN_CHARS))
+            .unwrap_or(digits);
         String::from_utf8_lossy(head).into_owned()
     };
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {

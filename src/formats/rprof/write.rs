@@ -703,13 +703,14 @@ impl<'p> Writer<'p> {
             });
             name = ANONYMOUS.to_owned();
         }
-        if name.contains(['\n', '\r']) {
+        if name.contains(['\n', '\r']) && !line_breaks_read_back(&name) {
             name = name.replace(['\n', '\r'], " ");
             let shown = name.clone();
             self.warn("newline", || {
                 format!(
-                    "function names with line breaks (e.g. {shown:?}) cannot be written on one \
-                     Rprof line; line breaks were replaced by spaces"
+                    "function names with line breaks that would not read back (e.g. {shown:?}: \
+                     a carriage return, or a line starting like an Rprof line); line breaks \
+                     were replaced by spaces"
                 )
             });
         }
@@ -879,6 +880,16 @@ fn meta_period_us(p: &Profile) -> Option<f64> {
         let us = value * ns / 1000.0;
         (us.is_finite() && us > 0.0).then_some(us)
     })
+}
+
+/// True when a name with line breaks, written raw as R writes it, reads back as one name: no
+/// carriage return, and every line it starts is a continuation to the reader.
+fn line_breaks_read_back(name: &str) -> bool {
+    !name.contains('\r')
+        && name
+            .split('\n')
+            .skip(1)
+            .all(|rest| super::read::is_continuation(rest.as_bytes()))
 }
 
 /// True when the reader would end the name early: `" "`, `" ` + digit, or `" ` at its end.
