@@ -45,7 +45,8 @@ apt_update_once() {
 
 apt_install() {
   apt_update_once
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+  step "apt-get install $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
 missing_debs() {
@@ -64,7 +65,7 @@ check_base_tools() {
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     command -v dpkg-query >/dev/null 2>&1 || die "node and npm are missing and this is not a Debian system"
     note "node/npm missing: installing Debian's nodejs + npm"
-    apt_install nodejs npm >/dev/null || die "apt-get install nodejs npm failed"
+    apt_install nodejs npm || die "apt-get install nodejs npm failed"
   fi
   local major
   major=$(node -p 'process.versions.node.split(".")[0]')
@@ -86,12 +87,12 @@ debian_packages() {
   need=$(missing_debs "${REQUIRED_DEBS[@]}")
   if [ -n "$need" ]; then
     # shellcheck disable=SC2086
-    apt_install $need >/dev/null || die "apt-get install $need failed (the browser tests need it)"
+    apt_install $need || die "apt-get install $need failed (the browser tests need it)"
   fi
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium is missing after installing chromium"
   local p
   for p in $(missing_debs "${OPTIONAL_DEBS[@]}"); do
-    apt_install "$p" >/dev/null \
+    apt_install "$p" \
       || warn "apt-get install $p failed: tests that use it as a reference will print SKIP"
   done
 }

@@ -40,7 +40,7 @@ run "cargo fmt --check" cargo fmt --all -- --check
 run "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
 run "cargo clippy (wasm32)" cargo clippy --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
 run "cargo test (native)" cargo test --locked
-run "cargo test (wasm32 in Node)" cargo test --locked --target wasm32-unknown-unknown
+run "cargo test (wasm32 in Node)" cargo test --locked --target wasm32-unknown-unknown --test 'wasm*'
 run "node --test tests/js/" node --test tests/js/
 run "node --test tests/browser/" node --test tests/browser/
 print_summary
