@@ -125,6 +125,9 @@ export declare class Profile {
   strings(): (string | null)[];
   /** `meta` rows as [key, value], in order. */
   meta(): [string, string][];
+  /** The v2 rules the tables break, one message each (e.g. `functions.name row 3 (value ""):
+   * must not be empty`); empty when valid. */
+  validate(): string[];
 
   /** `sources.source_type` (string ids). */
   sourceType(): Uint32Array;

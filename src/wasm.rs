@@ -104,6 +104,17 @@ impl Profile {
         out
     }
 
+    /// Checks the v2 rules of seed 000 that the tables could break (names, lines, value types,
+    /// stacks, extension columns); one message per violation, e.g.
+    /// `functions.name row 3 (value ""): must not be empty`. Empty when valid.
+    pub fn validate(&self) -> Vec<String> {
+        self.profile
+            .validate()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     /// The `meta` rows as `[key, value]` pairs, in order.
     pub fn meta(&self) -> Result<JsValue, JsError> {
         to_js(&meta_rows(&self.profile))

@@ -227,6 +227,68 @@ fn info_summarizes_tables_values_and_warnings() {
     assert_eq!(json(p.meta().unwrap()), info["meta"]);
 }
 
+/// The hand-written tables-JSON of tests/fixtures/tables-json/wasm-api-tiny.json: the same
+/// call tree as [`sample_profile`] (main -> work -> leaf twice, main -> work once).
+const TINY: &[u8] = include_bytes!("fixtures/tables-json/wasm-api-tiny.json");
+
+fn assert_tiny_columns(p: &Profile) {
+    assert_eq!(p.num_samples(), 3);
+    assert_eq!(u32s(p.stack_prefix()), [NO_INDEX, 0, 1]);
+    assert_eq!(u32s(p.sample_stack()), [2, 2, 1]);
+    assert_eq!(p.location_line().to_vec(), [3, 7, 0]);
+    let time = p.values("time").unwrap().to_vec();
+    assert_eq!(&time[..2], [10.0, 20.0]);
+    assert!(time[2].is_nan());
+    let strings = p.strings();
+    let leaf = strings.get(p.function_name().get_index(2));
+    assert_eq!(leaf.as_string().unwrap(), "leaf");
+}
+
+#[wasm_bindgen_test]
+fn parse_reads_a_tables_json_document() {
+    let p = Profile::parse(TINY, Some("tiny.json".into())).unwrap();
+    assert_eq!(p.format(), "tables-json");
+    assert_tiny_columns(&p);
+    assert!(p.validate().is_empty());
+}
+
+#[wasm_bindgen_test]
+fn written_tables_json_reads_back_to_the_same_columns() {
+    let p = Profile::parse(TINY, None).unwrap();
+    let bytes = p.write("tables-json", None).unwrap().to_vec();
+    let again = Profile::parse(&bytes, None).unwrap();
+    assert_tiny_columns(&again);
+    assert_eq!(json(again.info().unwrap()), json(p.info().unwrap()));
+    let both = p.write_with_warnings("tables-json", None).unwrap();
+    let field = |k: &str| js_sys::Reflect::get(&both, &JsValue::from_str(k)).unwrap();
+    let same: Uint8Array = field("bytes").dyn_into().unwrap();
+    assert_eq!(same.to_vec(), bytes);
+    assert_eq!(json(field("warnings")), serde_json::json!([]));
+}
+
+#[wasm_bindgen_test]
+fn validate_reports_broken_rules_as_strings() {
+    let mut b = ProfileBuilder::new();
+    let src = b.add_source("manual", None, None);
+    let samples = b.value_type("samples", "count");
+    let nameless = b.function_named("", None);
+    let loc = b.location(Some(nameless), 1);
+    let stack = b.stack_leaf_first(&[loc]);
+    b.add_sample_with_values(src, stack, &[(samples, 1.0)]);
+    let p = Profile::from_parsed(Parsed {
+        format: Format::TablesJson,
+        profile: b.build().unwrap(),
+        warnings: Vec::new(),
+    });
+    let violations = p.validate();
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.starts_with("functions.name row 1")),
+        "{violations:?}"
+    );
+}
+
 #[wasm_bindgen_test]
 fn write_rejects_unknown_formats_by_name() {
     let p = sample_profile();

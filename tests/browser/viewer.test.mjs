@@ -50,6 +50,25 @@ test("dist/ works from a sub-path of a host (relative URLs only)", async () => {
   }
 });
 
+test("a dropped profile shows its format, samples, value types and tables", async () => {
+  const { page, problems } = await readyPage();
+  const tiny = path.join(ROOT, "tests/fixtures/tables-json/wasm-api-tiny.json");
+  await dropFiles(page, "#drop", [{ name: "tiny.json", bytes: fs.readFileSync(tiny) }]);
+  await page.waitForSelector("body[data-state=shown]");
+  const section = page.locator(".profile").first();
+  assert.equal(await section.getAttribute("data-format"), "tables-json");
+  assert.equal(await section.locator("h2").textContent(), "tiny.json");
+  assert.equal(await section.locator(".summary").textContent(), "Format tables-json, 3 samples");
+  const rows = await section.locator("table").first().locator("tbody tr").allTextContents();
+  // The document's value types, summed by hand: samples 1+1+1, time 10+20.
+  assert.deepEqual(rows, ["samplescount33", "timenanoseconds302"]);
+  const tables = await section.locator("table").nth(1).locator("tbody tr").allTextContents();
+  assert.ok(tables.includes("sample_locations8"), tables.join(" | "));
+  await screenshot(page, "viewer-drop-tables-json");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a dropped file that is no profile shows the reader's error as text", async () => {
   const { page, problems } = await readyPage();
   await dropFiles(page, "#drop", [{ name: "picture.png", bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]) }]);

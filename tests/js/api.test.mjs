@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { INT_NA, NO_INDEX, Profile, formats } from "proftab";
-import { CORPUS, corpusFiles, readableFormats } from "./helpers.mjs";
+import { CORPUS, TINY, corpusFiles, readableFormats } from "./helpers.mjs";
 
 const readable = readableFormats(formats);
 
@@ -63,6 +63,80 @@ function checkColumns(p) {
   assert.equal(rows.sample_values, valueRows);
   return info;
 }
+
+/** Writes `p` as tables-JSON, reads it back, and checks that nothing changed. */
+function checkTablesJsonRoundTrip(p) {
+  const again = Profile.parse(p.write("tables-json"));
+  try {
+    const { format: _a, warnings: _b, ...before } = p.info();
+    const { format: _c, warnings: _d, ...after } = again.info();
+    assert.deepEqual(after, before);
+    assert.deepEqual(again.strings(), p.strings());
+    assert.deepEqual(again.sampleStack(), p.sampleStack());
+    assert.deepEqual(again.stackPrefix(), p.stackPrefix());
+    assert.deepEqual(again.stackLocation(), p.stackLocation());
+    assert.deepEqual(again.locationFunction(), p.locationFunction());
+    for (const vt of p.valueTypes()) assert.deepEqual(again.values(vt.type), p.values(vt.type));
+    assert.deepEqual(again.validate(), []);
+  } finally {
+    again.free();
+  }
+}
+
+describe("a tables-JSON document written by hand", () => {
+  const parse = () => Profile.parse(fs.readFileSync(TINY), "tiny.json");
+
+  test("parses to the tables it spells out", () => {
+    const p = parse();
+    assert.equal(p.format, "tables-json");
+    assert.equal(p.numSamples, 3);
+    const strings = p.strings();
+    assert.deepEqual([...p.functionName()].map((id) => strings[id]), ["main", "work", "leaf"]);
+    assert.deepEqual([...p.functionFilename()].map((id) => strings[id]), ["main.c", null, "leaf.c"]);
+    assert.deepEqual([...p.locationLine()], [3, 7, 0]);
+    // Stack nodes: 0 main, 1 main>work, 2 main>work>leaf.
+    assert.deepEqual([...p.stackPrefix()], [NO_INDEX, 0, 1]);
+    assert.deepEqual([...p.stackDepth()], [1, 2, 3]);
+    assert.deepEqual([...p.sampleStack()], [2, 2, 1]);
+    assert.deepEqual([...p.values("samples")], [1, 1, 1]);
+    assert.deepEqual([...p.values("time")], [10, 20, NaN]);
+    assert.deepEqual(p.valueTypes(), [
+      { type: "samples", unit: "count", total: 3, rows: 3 },
+      { type: "time", unit: "nanoseconds", total: 30, rows: 2 },
+    ]);
+    assert.deepEqual(p.info().sources, [{ type: "manual", uri: "written-by-hand", timestamp: null }]);
+    assert.deepEqual(p.validate(), []);
+    assert.deepEqual(p.warnings(), []);
+    assert.equal(p.extColumn("samples", ".time"), undefined);
+    checkColumns(p);
+    p.free();
+  });
+
+  test("writes back to tables-JSON without a change", () => {
+    const p = parse();
+    checkTablesJsonRoundTrip(p);
+    const { bytes, warnings } = p.writeWithWarnings("tables-json");
+    assert.deepEqual(bytes, p.write("tables-json"));
+    assert.deepEqual(warnings, []);
+    p.free();
+  });
+
+  test("writing an unknown format throws, naming the writable ones", () => {
+    const p = parse();
+    const writable = formats().filter((f) => f.write).map((f) => f.name);
+    assert.throws(() => p.write("svg"), {
+      message: `unknown format "svg"; proftab writes ${writable.join(", ")}`,
+    });
+    assert.throws(() => p.values("cpu"), { message: 'no value type called "cpu"' });
+    p.free();
+  });
+
+  test("a freed profile cannot be used", () => {
+    const p = parse();
+    p.free();
+    assert.throws(() => p.numSamples);
+  });
+});
 
 describe("errors", () => {
   test("an empty file throws an Error naming the problem", () => {
@@ -139,6 +213,7 @@ describe("corpus files through the package", () => {
           const info = checkColumns(p);
           assert.equal(info.sources[0].uri, path.basename(file));
           assert.equal(info.sources[0].type, folder);
+          checkTablesJsonRoundTrip(p);
         } finally {
           p.free();
         }

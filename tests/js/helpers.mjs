@@ -23,3 +23,8 @@ export function corpusFiles(folder) {
 export function readableFormats(formats) {
   return formats().filter((f) => f.read).map((f) => f.name);
 }
+
+/** tests/fixtures/tables-json/wasm-api-tiny.json, written by hand: main -> work -> leaf in
+ * samples 1 and 2, main -> work in sample 3; samples/count 1 each, time/nanoseconds 10, 20 and
+ * none. */
+export const TINY = path.join(ROOT, "tests/fixtures/tables-json/wasm-api-tiny.json");

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, CORPUS, corpusFiles } from "./helpers.mjs";
+import { ROOT, CORPUS, TINY, corpusFiles } from "./helpers.mjs";
 
 const npm = (args, cwd) =>
   execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
@@ -52,6 +52,17 @@ function runInUserFolder(source, ...args) {
 }
 
 test("the installed package imports from Node ESM and reads a file", () => {
+  const out = runInUserFolder(
+    `import fs from "node:fs";
+     import { Profile } from "proftab";
+     const p = Profile.parse(fs.readFileSync(process.argv[2]), "tiny.json");
+     console.log(JSON.stringify({ format: p.format, samples: p.numSamples, stacks: [...p.sampleStack()] }));`,
+    TINY,
+  );
+  assert.deepEqual(out, { format: "tables-json", samples: 3, stacks: [2, 2, 1] });
+});
+
+test("the installed package throws Errors for unreadable input", () => {
   const file = path.join(dir, "input.bin");
   fs.writeFileSync(file, new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
   const out = runInUserFolder(
