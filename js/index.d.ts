@@ -174,11 +174,17 @@ export declare class Profile {
    * undefined when there is no such column. */
   extColumn(table: string, name: string): ExtColumn | undefined;
 
-  /** The profile in `format` (a name from `formats()`); `valueType` picks the value type for
-   * formats that hold one (default: the default value type). Throws when it cannot be written. */
-  write(format: string, valueType?: string | null): Uint8Array;
+  /** The profile in `format` (a name from `formats()`). `valueType` picks the value type for
+   * formats that hold one (default: the default value type); `sourceId` (1-based) writes only
+   * that source's samples, for formats that hold one run (Rprof). Throws when it cannot be
+   * written. */
+  write(format: string, valueType?: string | null, sourceId?: number | null): Uint8Array;
   /** As `write`, with what the format could not hold. */
-  writeWithWarnings(format: string, valueType?: string | null): { bytes: Uint8Array; warnings: Warning[] };
+  writeWithWarnings(
+    format: string,
+    valueType?: string | null,
+    sourceId?: number | null,
+  ): { bytes: Uint8Array; warnings: Warning[] };
 }
 
 /** Every format proftab knows (same as `Profile.formats()`). */

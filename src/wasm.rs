@@ -260,12 +260,18 @@ impl Profile {
         Ok(out.into())
     }
 
-    /// Writes the profile as `format` (a name from `formats()`); `valueType` picks the value
-    /// type for formats that hold one (default: the profile's default). Throws when the format
-    /// is unknown or cannot be written, or the profile cannot be expressed in it. What the
-    /// format cannot hold is reported by `writeWithWarnings`.
-    pub fn write(&self, format: &str, value_type: Option<String>) -> Result<Uint8Array, JsError> {
-        let written = self.write_bytes(format, value_type)?;
+    /// Writes the profile as `format` (a name from `formats()`). `valueType` picks the value
+    /// type for formats that hold one (default: the profile's default); `sourceId` (1-based)
+    /// writes only that source's samples, for formats that hold one run (Rprof). Throws when
+    /// the format is unknown or cannot be written, or the profile cannot be expressed in it.
+    /// What the format cannot hold is reported by `writeWithWarnings`.
+    pub fn write(
+        &self,
+        format: &str,
+        value_type: Option<String>,
+        source_id: Option<u32>,
+    ) -> Result<Uint8Array, JsError> {
+        let written = self.write_bytes(format, value_type, source_id)?;
         Ok(Uint8Array::from(written.bytes.as_slice()))
     }
 
@@ -275,8 +281,9 @@ impl Profile {
         &self,
         format: &str,
         value_type: Option<String>,
+        source_id: Option<u32>,
     ) -> Result<JsValue, JsError> {
-        let written = self.write_bytes(format, value_type)?;
+        let written = self.write_bytes(format, value_type, source_id)?;
         let out = js_sys::Object::new();
         set_prop(&out, "bytes", &Uint8Array::from(written.bytes.as_slice()))?;
         set_prop(&out, "warnings", &to_js(&written.warnings)?)?;
@@ -294,6 +301,7 @@ impl Profile {
         &self,
         format: &str,
         value_type: Option<String>,
+        source_id: Option<u32>,
     ) -> Result<formats::Written, JsError> {
         let target = Format::from_name(format).ok_or_else(|| {
             JsError::new(&format!(
@@ -301,8 +309,11 @@ impl Profile {
                 formats::writable_names().join(", ")
             ))
         })?;
-        formats::write_as(target, &self.profile, &WriteOptions { value_type })
-            .map_err(|e| JsError::new(&e.to_string()))
+        let options = WriteOptions {
+            value_type,
+            source_id: source_id.map(|id| id as usize),
+        };
+        formats::write_as(target, &self.profile, &options).map_err(|e| JsError::new(&e.to_string()))
     }
 }
 

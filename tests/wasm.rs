@@ -255,11 +255,11 @@ fn parse_reads_a_tables_json_document() {
 #[wasm_bindgen_test]
 fn written_tables_json_reads_back_to_the_same_columns() {
     let p = Profile::parse(TINY, None).unwrap();
-    let bytes = p.write("tables-json", None).unwrap().to_vec();
+    let bytes = p.write("tables-json", None, None).unwrap().to_vec();
     let again = Profile::parse(&bytes, None).unwrap();
     assert_tiny_columns(&again);
     assert_eq!(json(again.info().unwrap()), json(p.info().unwrap()));
-    let both = p.write_with_warnings("tables-json", None).unwrap();
+    let both = p.write_with_warnings("tables-json", None, None).unwrap();
     let field = |k: &str| js_sys::Reflect::get(&both, &JsValue::from_str(k)).unwrap();
     let same: Uint8Array = field("bytes").dyn_into().unwrap();
     assert_eq!(same.to_vec(), bytes);
@@ -292,7 +292,7 @@ fn validate_reports_broken_rules_as_strings() {
 #[wasm_bindgen_test]
 fn write_rejects_unknown_formats_by_name() {
     let p = sample_profile();
-    let message = error_message(p.write("svg", None).err().unwrap());
+    let message = error_message(p.write("svg", None, None).err().unwrap());
     assert!(
         message.starts_with("unknown format \"svg\"; proftab writes"),
         "{message}"

@@ -10,6 +10,7 @@ import { serveStatic } from "../../scripts/static-server.mjs";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const DIST = path.join(ROOT, "dist");
 export const ARTIFACTS = path.join(ROOT, "test-artifacts");
+export const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
 export const CHROMIUM = process.env.PROFTAB_CHROMIUM ?? "/usr/bin/chromium";
 
 const FLAGS = [

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { DIST, ROOT, dropFiles, launchBrowser, openPage, screenshot, serve } from "./harness.mjs";
+import { CORPUS, DIST, ROOT, dropFiles, launchBrowser, openPage, screenshot, serve } from "./harness.mjs";
 
 let browser;
 let server;
@@ -65,6 +65,24 @@ test("a dropped profile shows its format, samples, value types and tables", asyn
   const tables = await section.locator("table").nth(1).locator("tbody tr").allTextContents();
   assert.ok(tables.includes("sample_locations8"), tables.join(" | "));
   await screenshot(page, "viewer-drop-tables-json");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a dropped Rprof file from the corpus shows the counts R's file spells out", async () => {
+  const { page, problems } = await readyPage();
+  const file = path.join(CORPUS, "rprof/profvis-test-parse.prof");
+  await dropFiles(page, "#drop", [{ name: "profvis-test-parse.prof", bytes: fs.readFileSync(file) }]);
+  await page.waitForSelector("body[data-state=shown]");
+  const section = page.locator(".profile").first();
+  // Counted by hand: 6 sample lines at sample.interval=10000 µs, 7 frames in all (1+1+2+2+1+0).
+  assert.equal(await section.locator(".summary").textContent(), "Format rprof, 6 samples");
+  const values = await section.locator("table").first().locator("tbody tr").allTextContents();
+  assert.ok(values.includes("samplescount66"), values.join(" | "));
+  assert.ok(values.includes("timenanoseconds600000006"), values.join(" | "));
+  const tables = await section.locator("table").nth(1).locator("tbody tr").allTextContents();
+  assert.ok(tables.some((t) => t.startsWith("sample_locations7")), tables.join(" | "));
+  await screenshot(page, "viewer-drop-rprof");
   assert.deepEqual(problems, []);
   await page.close();
 });
