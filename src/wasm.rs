@@ -1,7 +1,7 @@
 //! The JavaScript API: the only module that knows about JavaScript.
 //!
 //! `Profile.parse(bytes, fileName?)` reads any registered format; the tables then cross as
-//! typed-array **copies** of the physical columns (one memcpy each, safe to keep after further
+//! typed-array **copies** of the physical columns (made once per call, safe to keep after further
 //! calls grow wasm memory), the string table once as a JS array, and small structured results
 //! (`info`, warnings, value types, formats) through serde-wasm-bindgen. Bulk data never goes
 //! through serde.
