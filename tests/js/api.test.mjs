@@ -139,8 +139,11 @@ describe("a tables-JSON document written by hand", () => {
   test("writing an unknown format throws, naming the writable ones", () => {
     const p = parse();
     const writable = formats().filter((f) => f.write).map((f) => f.name);
-    assert.throws(() => p.write("svg"), {
-      message: `unknown format "svg"; proftab writes ${writable.join(", ")}`,
+    assert.throws(() => p.write("svg"), (e) => {
+      const [head, list] = e.message.split("; proftab writes ");
+      assert.equal(head, 'unknown format "svg"');
+      assert.deepEqual(list.split(", ").sort(), writable.sort());
+      return true;
     });
     assert.throws(() => p.values("cpu"), { message: 'no value type called "cpu"' });
     p.free();
@@ -165,10 +168,9 @@ describe("errors", () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
     assert.throws(() => Profile.parse(png), (e) => {
       assert.ok(e instanceof Error);
-      assert.equal(
-        e.message,
-        `input: unrecognized format (starts with bytes 89 50 4e 47 0d 0a 1a 0a); proftab reads ${readable.join(", ")}`,
-      );
+      const [head, list] = e.message.split("; proftab reads ");
+      assert.equal(head, "input: unrecognized format (starts with bytes 89 50 4e 47 0d 0a 1a 0a)");
+      assert.deepEqual(list.split(", ").sort(), [...readable].sort());
       return true;
     });
   });
