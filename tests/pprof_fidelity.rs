@@ -32,8 +32,9 @@ fn corpus_round_trip_prints_the_same() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// proftab's function table (self/total per function name) against `go tool pprof -top` with
-/// every node shown, for each sample type of every symbolized file. Files whose locations are
+/// proftab's function table (self/total per function name), and the CLI's `top --json`,
+/// against `go tool pprof -top` with every node shown, for each sample type of every
+/// symbolized file. Files whose locations are
 /// not all symbolized are skipped (pprof groups address-only frames by binary, proftab by
 /// address), and so are files with `drop_frames`/`keep_frames` (pprof prunes frames with them).
 #[test]
@@ -44,6 +45,7 @@ fn function_table_matches_go_top() {
     let mut files = corpus_files("pprof");
     files.extend(fixture_files());
     let mut compared = 0;
+    let mut cli_compared = 0;
     let mut failures = Vec::new();
     for path in &files {
         let p = read_pprof(path);
@@ -76,29 +78,77 @@ fn function_table_matches_go_top() {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let report = go.run(&args, path).unwrap();
             let (total, go_rows) = parse_top(&report);
-            let ours = function_table(&p, ValueTypeIndex(vt as u32), None);
+            let table = function_table(&p, ValueTypeIndex(vt as u32), None);
+            let ours: Vec<TopRow> = table
+                .rows
+                .iter()
+                .map(|r| TopRow {
+                    name: r.name.clone(),
+                    flat: r.self_value,
+                    cum: r.total_value,
+                })
+                .collect();
             compared += 1;
-            if let Err(e) = same_table(total, &go_rows, &ours) {
+            if let Err(e) = same_table((total, &go_rows), (table.total, &ours)) {
                 failures.push(format!("{} type {vt}: {e}", path.display()));
+            }
+            let (type_name, _) = p.value_type_names(ValueTypeIndex(vt as u32));
+            if let Some(cli) = cli_top(path, type_name) {
+                cli_compared += 1;
+                if let Err(e) = same_table((total, &go_rows), (cli.0, &cli.1)) {
+                    failures.push(format!(
+                        "{} type {vt}, proftab top --json: {e}",
+                        path.display()
+                    ));
+                }
             }
         }
     }
     assert!(compared >= 20, "only {compared} tables compared");
+    assert_eq!(
+        cli_compared, compared,
+        "the CLI (proftab top --json) was not compared"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn same_table(
-    go_total: f64,
-    go_rows: &[TopRow],
-    ours: &proftab::analysis::functions::FunctionTable,
-) -> Result<(), String> {
-    if go_total != ours.total && !(go_total == 0.0 && go_rows.is_empty()) {
-        return Err(format!("total: go {go_total}, proftab {}", ours.total));
-    }
-    let shown: Vec<_> = ours
-        .rows
+/// `proftab top --json --type TYPE FILE` as (total, rows), when the CLI is built.
+fn cli_top(path: &std::path::Path, value_type: &str) -> Option<(f64, Vec<TopRow>)> {
+    let exe = option_env!("CARGO_BIN_EXE_proftab")?;
+    let out = std::process::Command::new(exe)
+        .args(["top", "--json", "--type", value_type])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["functions"]
+        .as_array()
+        .unwrap()
         .iter()
-        .filter(|r| r.self_value != 0.0 || r.total_value != 0.0)
+        .map(|f| TopRow {
+            name: f["name"].as_str().unwrap().to_owned(),
+            flat: f["self"].as_f64().unwrap(),
+            cum: f["total"].as_f64().unwrap(),
+        })
+        .collect();
+    Some((v["total"].as_f64().unwrap(), rows))
+}
+
+/// Compares go's `-top` (total, rows) with proftab's; proftab's rows whose self and total are
+/// both 0 are left out, as pprof does not show such nodes.
+fn same_table(go: (f64, &[TopRow]), ours: (f64, &[TopRow])) -> Result<(), String> {
+    let ((go_total, go_rows), (our_total, our_rows)) = (go, ours);
+    if go_total != our_total && !(go_total == 0.0 && go_rows.is_empty()) {
+        return Err(format!("total: go {go_total}, proftab {our_total}"));
+    }
+    let shown: Vec<&TopRow> = our_rows
+        .iter()
+        .filter(|r| r.flat != 0.0 || r.cum != 0.0)
         .collect();
     if shown.len() != go_rows.len() {
         return Err(format!(
@@ -111,10 +161,10 @@ fn same_table(
         let Some(r) = shown.iter().find(|r| r.name == g.name) else {
             return Err(format!("go row {:?} missing in proftab", g.name));
         };
-        if (r.self_value, r.total_value) != (g.flat, g.cum) {
+        if (r.flat, r.cum) != (g.flat, g.cum) {
             return Err(format!(
                 "{}: go flat {} cum {}, proftab self {} total {}",
-                g.name, g.flat, g.cum, r.self_value, r.total_value
+                g.name, g.flat, g.cum, r.flat, r.cum
             ));
         }
     }
