@@ -20,8 +20,14 @@ fn main() -> ExitCode {
         eprintln!("usage: gen_bench_rprof OUT [MiB] [SEED]");
         return ExitCode::from(2);
     };
-    let mib = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_MIB);
-    let seed = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SEED);
+    let mib = args
+        .get(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_MIB);
+    let seed = args
+        .get(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_SEED);
     let bytes = rprof_gen::generate(mib * 1024 * 1024, seed);
     if let Err(e) = std::fs::write(out, &bytes) {
         eprintln!("gen_bench_rprof: cannot write {out}: {e}");
