@@ -49,16 +49,17 @@ function timed(cmd, args) {
     stdio: ["ignore", "ignore", "pipe"],
     maxBuffer: 1 << 26,
   });
-  const fields = fs.readFileSync(out, "utf8").trim().split("\n").pop().split(" ").map(Number);
+  const report = fs.existsSync(out) ? fs.readFileSync(out, "utf8") : "";
   fs.rmSync(out, { force: true });
+  const fields = report.trim().split("\n").pop().split(" ").map(Number);
   const [wall, user, sys, maxKiB] = fields;
-  const ok = r.status === 0;
+  const ok = r.status === 0 && fields.length === 4 && fields.every(Number.isFinite);
   return {
     ok,
     wallS: wall,
     cpuS: user + sys,
     maxRssMiB: maxKiB / 1024,
-    error: ok ? undefined : r.stderr.toString().slice(0, 300),
+    error: ok ? undefined : `${r.error ?? ""}${r.stderr ?? ""}${report}`.slice(0, 300),
   };
 }
 
