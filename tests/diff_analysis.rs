@@ -5,6 +5,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
 use proftab::analysis::diff::{
     diff_functions, diff_summary, diff_tree, diff_tree_with_frames, Comparison, DiffError,
     DiffTree, FrameIds, Normalization, Side, ROOT,
@@ -201,22 +205,10 @@ fn missing_value_type_is_an_error() {
 // ---------------------------------------------------------------------------------------------
 // Random profiles against a naive computation
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
-
 /// Three sources; five function names, some in two files (so two locations share a frame),
 /// recursion, samples without frames, and samples without a value.
 fn random_profile(seed: u64) -> Profile {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng(seed);
     let mut b = ProfileBuilder::new();
     let vt = b.value_type("samples", "count");
     let other = b.value_type("bytes", "bytes");
@@ -230,12 +222,10 @@ fn random_profile(seed: u64) -> Profile {
     }
     locs.push(b.location(None, 0));
     for _ in 0..200 {
-        let depth = rng.below(7) as usize;
-        let frames: Vec<LocationIndex> = (0..depth)
-            .map(|_| locs[rng.below(locs.len() as u64) as usize])
-            .collect();
+        let depth = rng.below(7);
+        let frames: Vec<LocationIndex> = (0..depth).map(|_| locs[rng.below(locs.len())]).collect();
         let stack = b.stack_root_first(&frames);
-        let src = srcs[rng.below(3) as usize];
+        let src = srcs[rng.below(3)];
         let v = (rng.below(9) + 1) as f64;
         if rng.below(10) == 0 {
             b.add_sample_with_values(src, stack, &[(other, v)]);
