@@ -1,7 +1,7 @@
 //! `analysis::diff` on two Go CPU profiles recorded with runtime/pprof
 //! (tests/fixtures/diff/src/main.go): the second run calls one extra hot function, `main.hotNew`.
 //! Absolute deltas are judged by `go tool pprof -top -diff_base`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
