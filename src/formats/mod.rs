@@ -12,6 +12,7 @@ pub mod error;
 pub mod gzip;
 pub(crate) mod json_scan;
 pub mod pprof;
+pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
 pub mod tables_json;
