@@ -200,6 +200,35 @@ pub fn truncation_sweep(format: Format, bytes: &[u8]) {
     }
 }
 
+/// [`truncation_sweep`] over every file of corpus folder `dir`.
+pub fn truncation_sweep_corpus(format: Format, dir: &str) {
+    for path in corpus_files(dir) {
+        truncation_sweep(format, &std::fs::read(path).unwrap());
+    }
+}
+
+/// The corpus folders of the formats these tests meet, one per format.
+pub const FORMAT_DIRS: [&str; 7] = [
+    "rprof",
+    "pprof",
+    "otlp",
+    "firefox",
+    "collapsed",
+    "cpuprofile",
+    "speedscope",
+];
+
+/// Asserts that `detect` claims no file of the corpus folders of [`FORMAT_DIRS`] other than
+/// `own`, nor of the folders `extra`.
+pub fn assert_other_formats_not_claimed(detect: fn(&[u8]) -> bool, own: &str, extra: &[&str]) {
+    let others: Vec<&str> = FORMAT_DIRS
+        .into_iter()
+        .filter(|&d| d != own)
+        .chain(extra.iter().copied())
+        .collect();
+    assert_not_claimed(detect, &others);
+}
+
 /// One row of `go tool pprof -top`: function name (without `(inline)` or `(partial-inline)`),
 /// flat, cum.
 #[derive(Debug, Clone, PartialEq)]
