@@ -4,34 +4,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/cli_json.rs"]
+mod cli_json;
 #[path = "support/rprof.rs"]
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 /// The CLI binary, when this package builds one.
 const PROFTAB: Option<&str> = option_env!("CARGO_BIN_EXE_proftab");
 
 /// `proftab top FILE --type TYPE --json` as (name, self, total) rows and the total.
 fn top(bin: &str, file: &Path, value_type: &str) -> Vec<(String, f64, f64)> {
-    let out = Command::new(bin)
-        .args([
-            "top",
-            &file.display().to_string(),
-            "--type",
-            value_type,
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "proftab top {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = file.display().to_string();
+    let json = cli_json::run_json(bin, &["top", &file, "--type", value_type, "--json"]);
     assert_eq!(json["type"], value_type);
     json["functions"]
         .as_array()
