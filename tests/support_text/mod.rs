@@ -315,20 +315,16 @@ pub fn assert_matches_go_top(profile: &Profile, vt_name: &str, rows: &[TopRow], 
             .iter()
             .find(|r| r.name == row.name)
             .unwrap_or_else(|| panic!("{what}: no row for {}", row.name));
-        assert!(
-            close(mine.self_value, row.flat),
-            "{what}: flat of {}: {} vs {}",
-            row.name,
-            mine.self_value,
-            row.flat
-        );
-        assert!(
-            close(mine.total_value, row.cum),
-            "{what}: cum of {}: {} vs {}",
-            row.name,
-            mine.total_value,
-            row.cum
-        );
+        for (column, got, want) in [
+            ("flat", mine.self_value, row.flat),
+            ("cum", mine.total_value, row.cum),
+        ] {
+            assert!(
+                close(got, want),
+                "{what}: {column} of {}: {got} vs {want}",
+                row.name
+            );
+        }
     }
     let named = table
         .rows
