@@ -7,6 +7,7 @@
 //! API and the viewer's export menu pick it up from there.
 
 pub mod error;
+pub mod otlp;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -199,7 +200,12 @@ pub struct FormatSpec {
 
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
-    &[]
+    &[FormatSpec {
+        format: Format::Otlp,
+        detect: Some(otlp::detect),
+        read: Some(otlp::read),
+        write: Some(otlp::write),
+    }]
 }
 
 /// The format of `bytes`, by content alone.
