@@ -7,6 +7,7 @@
 //! API and the viewer's export menu pick it up from there.
 
 pub mod error;
+pub mod firefox;
 pub mod otlp;
 
 use crate::model::Profile;
@@ -200,12 +201,20 @@ pub struct FormatSpec {
 
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
-    &[FormatSpec {
-        format: Format::Otlp,
-        detect: Some(otlp::detect),
-        read: Some(otlp::read),
-        write: Some(otlp::write),
-    }]
+    &[
+        FormatSpec {
+            format: Format::Firefox,
+            detect: Some(firefox::detect),
+            read: Some(firefox::read),
+            write: Some(firefox::write),
+        },
+        FormatSpec {
+            format: Format::Otlp,
+            detect: Some(otlp::detect),
+            read: Some(otlp::read),
+            write: Some(otlp::write),
+        },
+    ]
 }
 
 /// The format of `bytes`, by content alone.
