@@ -134,7 +134,7 @@ struct Doc {
     meta: Option<Meta>,
     libs: Option<Value>,
     shared: Option<Tables>,
-    threads: Option<Vec<Thread>>,
+    threads: Option<Vec<ThreadSlot>>,
     counters: Option<Vec<IgnoredAny>>,
     processes: Option<IgnoredAny>,
 }
@@ -268,6 +268,32 @@ struct Thread {
     tables: Tables,
 }
 
+/// A `threads` entry: an object, or (old Gecko profiles) a JSON string holding one.
+enum ThreadSlot {
+    Object(Box<Thread>),
+    Text,
+}
+
+impl<'de> Deserialize<'de> for ThreadSlot {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = ThreadSlot;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a thread object")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<ThreadSlot, E> {
+                Ok(ThreadSlot::Text)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ThreadSlot, A::Error> {
+                Thread::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|t| ThreadSlot::Object(Box::new(t)))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading
 
@@ -307,8 +333,15 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
         ReadError::new(NAME, Place::Line(e.line()), format!("invalid JSON: {e}"))
     })?;
     let meta = doc.meta.as_ref().ok_or_else(|| err("meta", "missing (not a Firefox profile)"))?;
-    let threads = doc.threads.as_deref().unwrap_or(&[]);
-    let version = processed_version(meta, threads)?;
+    let slots = doc.threads.as_deref().unwrap_or(&[]);
+    let threads: Vec<&Thread> = slots
+        .iter()
+        .filter_map(|t| match t {
+            ThreadSlot::Object(t) => Some(&**t),
+            ThreadSlot::Text => None,
+        })
+        .collect();
+    let version = processed_version(meta, &threads, slots.len())?;
     let mut r = Reader {
         b: ProfileBuilder::new(),
         w: Warnings::default(),
@@ -339,10 +372,10 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
 }
 
 /// The processed version, or an error for Gecko profiles and versions newer than supported.
-fn processed_version(meta: &Meta, threads: &[Thread]) -> Result<u32, ReadError> {
+fn processed_version(meta: &Meta, threads: &[&Thread], slots: usize) -> Result<u32, ReadError> {
     let version = match meta.preprocessed_profile_version {
         Some(v) => v,
-        None if threads.first().is_some_and(|t| t.tables.string_array.is_some()) => 0.0,
+        None if threads.len() == slots && threads.first().is_some_and(|t| t.tables.string_array.is_some()) => 0.0,
         None => {
             let gecko = meta.version.as_ref().map_or("?".to_owned(), Value::to_string);
             return Err(err(
