@@ -73,6 +73,8 @@ pub mod meta_keys {
 
 /// `sources` extension columns written by the reader and read by the writer.
 pub mod source_cols {
+    /// `time_unix_nano` exactly (u64; `source_timestamp` in seconds cannot hold nanoseconds).
+    pub const TIME_UNIX_NANO: &str = ".time_unix_nano";
     /// Period type.
     pub const PERIOD_TYPE: &str = ".period_type";
     /// Period unit.
@@ -184,6 +186,38 @@ fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
             super::Place::Byte(at as u64),
             "not an OTLP ProfilesData message (top-level fields 1 and 2 only) nor a sequence \
              of 4-byte-length-framed ones",
+        )
+    })
+}
+
+/// The wire layout of every message of an OTLP file (`"v1.8"`, `"v1.9"`, `"current (v1.10+)"`),
+/// as the reader decides it (rules in [`layout`]).
+pub fn message_layouts(bytes: &[u8]) -> Result<Vec<&'static str>, ReadError> {
+    messages(bytes)?
+        .into_iter()
+        .map(|(offset, msg)| {
+            let data = decode_message(offset, msg)?;
+            let attributes = data.dictionary.as_ref().map_or(0, |d| d.attribute_table.len());
+            let profiles = data
+                .resource_profiles
+                .iter()
+                .flat_map(|r| &r.scope_profiles)
+                .flat_map(|s| &s.profiles)
+                .map(Vec::as_slice);
+            layout::detect(profiles, attributes)
+                .map(layout::Layout::name)
+                .map_err(|e| ReadError::new(NAME, super::Place::Byte(offset as u64), e))
+        })
+        .collect()
+}
+
+/// Decodes one `ProfilesData` message found at `offset`.
+fn decode_message(offset: usize, msg: &[u8]) -> Result<proto::ProfilesData, ReadError> {
+    <proto::ProfilesData as prost::Message>::decode(msg).map_err(|e| {
+        ReadError::new(
+            NAME,
+            super::Place::Byte(offset as u64),
+            format!("malformed ProfilesData message: {e}"),
         )
     })
 }

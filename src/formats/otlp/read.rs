@@ -30,13 +30,7 @@ pub(super) fn read_messages(
     };
     let many = msgs.len() > 1;
     for (m, (offset, bytes)) in msgs.iter().enumerate() {
-        let data = ProfilesData::decode(*bytes).map_err(|e| {
-            ReadError::new(
-                NAME,
-                Place::Byte(*offset as u64),
-                format!("malformed ProfilesData message: {e}"),
-            )
-        })?;
+        let data = super::decode_message(*offset, bytes)?;
         let prefix = if many {
             format!("message[{m}].")
         } else {
@@ -189,6 +183,7 @@ impl Reader<'_> {
         let layout = layout::detect(all_profiles, d.attribute_table.len())
             .map_err(|e| err(format!("{prefix}samples"), e))?;
         let mut dict = Dict::new(d, prefix);
+        load_tables(self, &mut dict)?;
         for (ri, rp) in data.resource_profiles.iter().enumerate() {
             let attributes = self.resource_attributes(rp, &dict, &format!("{prefix}resource_profiles[{ri}]"))?;
             for (si, sp) in rp.scope_profiles.iter().enumerate() {
@@ -443,6 +438,9 @@ impl Reader<'_> {
             chr(&mut self.b, source_cols::RESOURCE_SCHEMA_URL, &rp.schema_url);
         }
         let ext = &mut self.b.sources_mut().ext;
+        if base != 0 {
+            let _ = ext.set(source_cols::TIME_UNIX_NANO, row, Cell::U64(Some(base)));
+        }
         if p.period != 0 {
             let _ = ext.set(source_cols::PERIOD, row, Cell::Dbl(p.period as f64));
         }
@@ -555,7 +553,9 @@ impl Reader<'_> {
                 }
                 AttrValue::Int(i) => {
                     cells.push(("num", Cell::Dbl(*i as f64)));
-                    cells.push(("num_unit", Cell::Chr(unit)));
+                    if !unit.is_na() {
+                        cells.push(("num_unit", Cell::Chr(unit)));
+                    }
                 }
                 other => {
                     let t = self.b.intern(&other.text());
@@ -680,6 +680,25 @@ fn link_ids(dict: &Dict, link: i32, spath: &dyn Fn() -> String) -> Result<Option
     let table = &dict.d.link_table;
     let u = index(link, table.len(), || format!("{}.link_index", spath()), "link")?;
     Ok(table.get(u).map(|l| (hex(&l.trace_id), hex(&l.span_id))))
+}
+
+/// Adds every function, mapping and location of the dictionary in table order, so that
+/// entries no sample uses are kept too and a written file reads back in the same order.
+fn load_tables(r: &mut Reader, dict: &mut Dict) -> Result<(), ReadError> {
+    let prefix = dict.prefix;
+    for i in 1..dict.d.function_table.len() {
+        let i = i32::try_from(i).unwrap_or(i32::MAX);
+        dict_function(r, dict, i, &|| format!("{prefix}dictionary.function_table[{i}]"))?;
+    }
+    for i in 1..dict.d.mapping_table.len() {
+        let i = i32::try_from(i).unwrap_or(i32::MAX);
+        dict_mapping(r, dict, i, &format!("{prefix}dictionary.mapping_table[{i}]"))?;
+    }
+    for i in 1..dict.d.location_table.len() {
+        let i = i32::try_from(i).unwrap_or(i32::MAX);
+        dict_location(r, dict, i, &|| format!("{prefix}dictionary.location_table[{i}]"))?;
+    }
+    Ok(())
 }
 
 /// The stack node of a dictionary stack, cached.

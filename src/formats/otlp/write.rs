@@ -594,23 +594,23 @@ impl<'p> Writer<'p> {
         if !t.is_finite() {
             return None;
         }
-        let ns = base_ns as f64 + (t * NANOS_PER_SECOND).round();
-        if ns < 0.0 {
+        let offset = (t * NANOS_PER_SECOND).round() as i64;
+        let ns = i128::from(base_ns) + i128::from(offset);
+        u64::try_from(ns).ok().or_else(|| {
             self.warnings.add(NAME, "negative_time", || {
                 "sample times before the Unix epoch written as 0".to_owned()
             });
-            return Some(0);
-        }
-        Some(ns as u64)
+            Some(0)
+        })
     }
 
     /// The fields every `Profile` of a source shares.
     fn profile_header(&mut self, src: usize, attrs: &[(String, String, AttrValue, String)]) -> proto::Profile {
         let ts = self.p.sources.source_timestamp.get(src).copied().unwrap_or(f64::NAN);
-        let time_unix_nano = if ts.is_finite() && ts > 0.0 {
-            (ts * NANOS_PER_SECOND).round() as u64
-        } else {
-            0
+        let time_unix_nano = match self.p.sources.ext.cell(source_cols::TIME_UNIX_NANO, src) {
+            Some(Cell::U64(Some(exact))) => exact,
+            _ if ts.is_finite() && ts > 0.0 => (ts * NANOS_PER_SECOND).round() as u64,
+            _ => 0,
         };
         let period_type = self.period_type(src);
         let period = self.source_num(src, source_cols::PERIOD, meta_keys::PERIOD).map_or(0, |v| v as i64);
