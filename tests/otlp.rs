@@ -100,16 +100,20 @@ fn rich_profile(with_times: bool) -> Profile {
     let raw = b.add_location(None, 0);
     for (l, a) in [(l_main, 0x1000u64), (l_inl, 0x2000), (l_work, 0x2000), (raw, 0x3000)] {
         b.set_location_ext(l, ".address", Cell::U64(Some(a)));
-        b.set_location_ext(l, ".mapping_id", Cell::Int(1));
+        b.set_location_ext(l, ".mapping_id", Cell::U64(Some(1)));
     }
-    b.set_location_ext(l_inl, ".inlined", Cell::Lgl(Some(true)));
+    // pprof's inline convention: consecutive rows, same location id, line index 0, 1.
+    for (l, k) in [(l_inl, 0), (l_work, 1)] {
+        b.set_location_ext(l, ".pprof_location_id", Cell::U64(Some(77)));
+        b.set_location_ext(l, ".pprof_line_index", Cell::Int(k));
+    }
     let native = b.intern("native");
     b.set_location_ext(raw, ".frame_type", Cell::Chr(native));
     let bin = b.intern("/bin/app");
     let build = b.intern("abc123");
     b.ext_table("mappings")
         .push_row(&[
-            ("mapping_id", Cell::Int(1)),
+            ("mapping_id", Cell::U64(Some(1))),
             ("memory_start", Cell::U64(Some(0x1000))),
             ("memory_limit", Cell::U64(Some(0x9000))),
             ("file_offset", Cell::U64(Some(0))),

@@ -92,8 +92,7 @@ pub mod location_cols {
     pub const ADDRESS: &str = ".address";
     /// Column.
     pub const COLUMN: &str = ".column";
-    /// TRUE when inlined into the next outer frame.
-    pub const INLINED: &str = ".inlined";
+    pub use crate::formats::inline::INLINED;
 }
 
 /// `functions` extension columns.
@@ -1088,10 +1087,6 @@ impl<'p> Shared<'p> {
         nf + self.extra_funcs.len() - 1
     }
 
-    fn inlined(&self, loc: LocationIndex) -> bool {
-        matches!(self.p.locations.ext.cell(location_cols::INLINED, loc.idx()), Some(Cell::Lgl(Some(true))))
-    }
-
     /// The Firefox stack of a proftab stack node, built root first.
     fn stack(&mut self, node: Option<StackIndex>) -> Option<usize> {
         let node = node?;
@@ -1102,8 +1097,11 @@ impl<'p> Shared<'p> {
         frames.reverse();
         let mut prefix = None;
         let mut depth = 0u32;
+        let mut caller: Option<LocationIndex> = None;
         for loc in frames {
-            depth = if self.inlined(loc) && prefix.is_some() { depth + 1 } else { 0 };
+            let inlined = caller.is_some_and(|c| super::inline::inlined_into(self.p, loc, c));
+            depth = if inlined { depth + 1 } else { 0 };
+            caller = Some(loc);
             let frame = self.frame(loc, depth);
             let next = self.stack_frame.len();
             let s = *self.stack_ids.entry((prefix, frame)).or_insert(next);

@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod firefox;
+pub mod inline;
 pub mod otlp;
 
 use crate::model::Profile;

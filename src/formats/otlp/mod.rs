@@ -11,7 +11,7 @@
 //! | `Sample` | one row per timestamp (or per value when there are none); timestamps-only samples get value 1; timestamps → `samples..time` (seconds from `time_unix_nano`) |
 //! | `Sample.attribute_indices` | [`SAMPLE_LABELS`] rows (`str` or `num` + `num_unit`; other value kinds as text with `value_type`) |
 //! | `Sample.link_index` | `samples..trace_id`, `samples..span_id` (hex) |
-//! | `Location` (inline chain) | one `locations` row per line, innermost first; all but the outermost get `.inlined = TRUE`; `.address`, `.mapping_id`, `.column`, `.frame_type` (`profile.frame.type`), `.is_folded` (`pprof.location.is_folded`) |
+//! | `Location` (inline chain) | one `locations` row per line, innermost first, consecutive, sharing `.pprof_location_id` with `.pprof_line_index` 0, 1, … (pprof's convention, see [`crate::formats::inline`]); `.address`, `.mapping_id`, `.column`, `.frame_type` (`profile.frame.type`), `.is_folded` (`pprof.location.is_folded`) |
 //! | `Mapping` | [`MAPPINGS`] rows (`pprof.mapping.has_*` → `has_*`, `process.executable.build_id.gnu` → `build_id`, other attributes as columns named by their key) |
 //! | `Profile` fields | `sources` row (`source_timestamp` = `time_unix_nano`) with `.period_type`, `.period_unit`, `.period`, `.duration_nanos`, `.profile_id`, … |
 //! | resource / scope / other profile attributes | [`SOURCE_ATTRIBUTES`] rows |
@@ -69,6 +69,8 @@ pub mod meta_keys {
     pub const PERIOD: &str = "pprof.period";
     /// `duration_nanos`.
     pub const DURATION_NANOS: &str = "pprof.duration_nanos";
+    /// `time_nanos`.
+    pub const TIME_NANOS: &str = "pprof.time_nanos";
 }
 
 /// `sources` extension columns written by the reader and read by the writer.
@@ -105,12 +107,11 @@ pub mod source_cols {
 pub mod location_cols {
     /// Instruction address (u64).
     pub const ADDRESS: &str = ".address";
-    /// `mappings.mapping_id` (int).
+    /// `mappings.mapping_id` (u64).
     pub const MAPPING_ID: &str = ".mapping_id";
     /// Column (int).
     pub const COLUMN: &str = ".column";
-    /// TRUE when the frame was inlined into the next outer frame of the same address.
-    pub const INLINED: &str = ".inlined";
+    pub use crate::formats::inline::{PPROF_LINE_INDEX, PPROF_LOCATION_ID};
     /// `profile.frame.type` (seed 003 values).
     pub const FRAME_TYPE: &str = ".frame_type";
     /// pprof `is_folded` (lgl).

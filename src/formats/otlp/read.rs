@@ -27,6 +27,7 @@ pub(super) fn read_messages(
         options,
         first_source_done: false,
         default_type_set: false,
+        next_location_id: 1,
     };
     let many = msgs.len() > 1;
     for (m, (offset, bytes)) in msgs.iter().enumerate() {
@@ -58,6 +59,8 @@ struct Reader<'o> {
     options: &'o ReadOptions,
     first_source_done: bool,
     default_type_set: bool,
+    /// Next `.pprof_location_id` (unique across messages).
+    next_location_id: u64,
 }
 
 /// Per-message lookups from dictionary indices to rows already added to the builder.
@@ -69,7 +72,7 @@ struct Dict<'d> {
     locations: Vec<Option<(usize, usize)>>,
     flat: Vec<LocationIndex>,
     stacks: Vec<Option<Option<StackIndex>>>,
-    mappings: Vec<Option<i32>>,
+    mappings: Vec<Option<u64>>,
 }
 
 fn err(place: String, message: impl Into<String>) -> ReadError {
@@ -494,6 +497,9 @@ impl Reader<'_> {
         if p.duration_nano != 0 {
             self.b.set_meta(meta_keys::DURATION_NANOS, &p.duration_nano.to_string());
         }
+        if p.time_unix_nano != 0 {
+            self.b.set_meta(meta_keys::TIME_NANOS, &p.time_unix_nano.to_string());
+        }
     }
 
     fn profile_attr_to_meta(&mut self, key: &str, value: &AttrValue) {
@@ -770,6 +776,8 @@ fn dict_location(
     }
     let start = dict.flat.len();
     let n_lines = loc.lines.len().max(1);
+    let location_id = r.next_location_id;
+    r.next_location_id += 1;
     for k in 0..n_lines {
         let line = loc.lines.get(k);
         let function = match line {
@@ -784,14 +792,16 @@ fn dict_location(
             r.b.set_location_ext(li, location_cols::ADDRESS, Cell::U64(Some(loc.address)));
         }
         if let Some(m) = mapping_id {
-            r.b.set_location_ext(li, location_cols::MAPPING_ID, Cell::Int(m));
+            r.b.set_location_ext(li, location_cols::MAPPING_ID, Cell::U64(Some(m)));
         }
         if let Some(c) = line.map(|l| l.column).filter(|&c| c != 0) {
             let c = i32::try_from(c).unwrap_or(INT_NA);
             r.b.set_location_ext(li, location_cols::COLUMN, Cell::Int(c));
         }
-        if k + 1 < n_lines {
-            r.b.set_location_ext(li, location_cols::INLINED, Cell::Lgl(Some(true)));
+        if n_lines > 1 {
+            let k = i32::try_from(k).unwrap_or(i32::MAX);
+            r.b.set_location_ext(li, location_cols::PPROF_LOCATION_ID, Cell::U64(Some(location_id)));
+            r.b.set_location_ext(li, location_cols::PPROF_LINE_INDEX, Cell::Int(k));
         }
         if let Some(ft) = &frame_type {
             let id = r.b.intern(ft);
@@ -849,7 +859,7 @@ fn dict_function(
 }
 
 /// The `mappings.mapping_id` of a dictionary mapping, adding its row when new.
-fn dict_mapping(r: &mut Reader, dict: &mut Dict, i: i32, lpath: &str) -> Result<i32, ReadError> {
+fn dict_mapping(r: &mut Reader, dict: &mut Dict, i: i32, lpath: &str) -> Result<u64, ReadError> {
     let place = || format!("{lpath}.mapping_index");
     let u = index(i, dict.d.mapping_table.len(), place, "mapping")?;
     if let Some(Some(id)) = dict.mappings.get(u) {
@@ -861,7 +871,7 @@ fn dict_mapping(r: &mut Reader, dict: &mut Dict, i: i32, lpath: &str) -> Result<
     let mpath = format!("{}dictionary.mapping_table[{u}]", dict.prefix);
     let filename = dict.string(m.filename_strindex, || format!("{mpath}.filename_strindex"))?;
     let filename = r.b.strings().intern_opt((!filename.is_empty()).then_some(filename));
-    let id = i32::try_from(r.b.profile().ext_table(MAPPINGS).map_or(0, |t| t.len()) + 1).unwrap_or(i32::MAX);
+    let id = r.b.profile().ext_table(MAPPINGS).map_or(0, |t| t.len()) as u64 + 1;
     let mut extra: Vec<(String, Cell)> = Vec::new();
     for (a, &ai) in m.attribute_indices.iter().enumerate() {
         let apath = || format!("{mpath}.attribute_indices[{a}]");
@@ -886,7 +896,7 @@ fn dict_mapping(r: &mut Reader, dict: &mut Dict, i: i32, lpath: &str) -> Result<
         extra.push((column, cell));
     }
     let mut cells: Vec<(&str, Cell)> = vec![
-        ("mapping_id", Cell::Int(id)),
+        ("mapping_id", Cell::U64(Some(id))),
         ("memory_start", Cell::U64(Some(m.memory_start))),
         ("memory_limit", Cell::U64(Some(m.memory_limit))),
         ("file_offset", Cell::U64(Some(m.file_offset))),

@@ -18,6 +18,7 @@ use super::proto::{
     Sample, ScopeProfiles, Stack, Value, ValueType,
 };
 use super::*;
+use crate::formats::inline::inlined_into;
 use crate::formats::Warnings;
 use crate::model::{
     decode_opt, Cell, ExtTable, LocationIndex, StackIndex, StringId, INT_NA,
@@ -66,7 +67,7 @@ struct Writer<'p> {
     stack_ids: HashMap<Vec<i32>, i32>,
     node_stacks: HashMap<u32, i32>,
     mappings: Vec<Mapping>,
-    mapping_index: HashMap<i32, i32>,
+    mapping_index: HashMap<u64, i32>,
     links: Vec<Link>,
     link_ids: HashMap<(String, String), i32>,
     warnings: Warnings,
@@ -166,7 +167,7 @@ impl<'p> Writer<'p> {
         for row in 0..table.len() {
             let mapping = self.mapping_row(table, row);
             let index = i32::try_from(self.mappings.len()).unwrap_or(i32::MAX);
-            if let Some(Cell::Int(id)) = table.columns.cell("mapping_id", row) {
+            if let Some(id) = u64_of(table.columns.cell("mapping_id", row)) {
                 self.mapping_index.insert(id, index);
             }
             self.mappings.push(mapping);
@@ -259,7 +260,7 @@ impl<'p> Writer<'p> {
         let mut start = 0;
         while start < frames.len() {
             let mut end = start + 1;
-            while end < frames.len() && self.is_inlined(frames[end - 1]) {
+            while end < frames.len() && inlined_into(self.p, frames[end - 1], frames[end]) {
                 end += 1;
             }
             indices.push(self.location(&frames[start..end]));
@@ -280,13 +281,6 @@ impl<'p> Writer<'p> {
         s
     }
 
-    fn is_inlined(&self, loc: LocationIndex) -> bool {
-        matches!(
-            self.p.locations.ext.cell(location_cols::INLINED, loc.idx()),
-            Some(Cell::Lgl(Some(true)))
-        )
-    }
-
     /// The dictionary location of one inline chain (innermost first).
     fn location(&mut self, chain: &[LocationIndex]) -> i32 {
         let ext = &self.p.locations.ext;
@@ -295,10 +289,9 @@ impl<'p> Writer<'p> {
             Some(Cell::U64(Some(a))) => a,
             _ => 0,
         };
-        let mapping_index = match ext.cell(location_cols::MAPPING_ID, outer.idx()) {
-            Some(Cell::Int(id)) => self.mapping_index.get(&id).copied().unwrap_or(0),
-            _ => 0,
-        };
+        let mapping_index = u64_of(ext.cell(location_cols::MAPPING_ID, outer.idx()))
+            .and_then(|id| self.mapping_index.get(&id).copied())
+            .unwrap_or(0);
         let mut attribute_indices = Vec::new();
         if let Some(Cell::Chr(ft)) = ext.cell(location_cols::FRAME_TYPE, outer.idx()) {
             if !ft.is_na() {
@@ -607,8 +600,12 @@ impl<'p> Writer<'p> {
     /// The fields every `Profile` of a source shares.
     fn profile_header(&mut self, src: usize, attrs: &[(String, String, AttrValue, String)]) -> proto::Profile {
         let ts = self.p.sources.source_timestamp.get(src).copied().unwrap_or(f64::NAN);
+        let meta_time = (src == 0)
+            .then(|| self.p.meta_value(meta_keys::TIME_NANOS)?.parse::<u64>().ok())
+            .flatten();
         let time_unix_nano = match self.p.sources.ext.cell(source_cols::TIME_UNIX_NANO, src) {
             Some(Cell::U64(Some(exact))) => exact,
+            _ if meta_time.is_some() => meta_time.unwrap_or(0),
             _ if ts.is_finite() && ts > 0.0 => (ts * NANOS_PER_SECOND).round() as u64,
             _ => 0,
         };
@@ -710,6 +707,16 @@ fn sample_type_order(n: usize) -> AnyValue {
                 })
                 .collect(),
         })),
+    }
+}
+
+/// A u64 from a u64 or int cell.
+fn u64_of(cell: Option<Cell>) -> Option<u64> {
+    match cell? {
+        Cell::U64(v) => v,
+        Cell::Int(v) if v != INT_NA => u64::try_from(v).ok(),
+        Cell::Dbl(v) if v.is_finite() && v >= 0.0 => Some(v as u64),
+        _ => None,
     }
 }
 
