@@ -1,10 +1,12 @@
 //! Firefox Profiler processed JSON: corpus reading, detection, round trips, the writer's schema,
 //! value-type handling and invalid inputs.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod fmt_json_common;
 
-use fmt_json_common::{check_invalid_fixtures, corpus, corpus_files, frame_text, sample_lines, totals};
+use fmt_json_common::{
+    check_invalid_fixtures, corpus, corpus_files, frame_text, sample_lines, totals,
+};
 use proftab::formats::{self, firefox, Format, ReadOptions, WriteOptions};
 use proftab::model::{Profile, ProfileBuilder, SAMPLE_TIME};
 use serde_json::Value;
@@ -32,7 +34,10 @@ fn corpus_detection_ignores_the_file_name() {
 
 #[test]
 fn gecko_profiles_are_named_in_the_error() {
-    for (name, bytes) in corpus_files("firefox").into_iter().filter(|(n, _)| is_gecko(n)) {
+    for (name, bytes) in corpus_files("firefox")
+        .into_iter()
+        .filter(|(n, _)| is_gecko(n))
+    {
         let e = firefox::read(&bytes, &ReadOptions::default()).unwrap_err();
         assert!(e.to_string().contains("raw Gecko profile"), "{name}: {e}");
     }
@@ -47,10 +52,17 @@ fn stacks_like_oracle(p: &Profile) -> String {
         let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
         let mut names: Vec<String> = p
             .frames_leaf_first(stack)
-            .map(|l| p.str(p.functions.name[p.location_function(l).unwrap().idx()]).to_owned())
+            .map(|l| {
+                p.str(p.functions.name[p.location_function(l).unwrap().idx()])
+                    .to_owned()
+            })
             .collect();
         names.reverse();
-        let col = if p.values[weight.idx()].get(s).is_some() { weight } else { count };
+        let col = if p.values[weight.idx()].get(s).is_some() {
+            weight
+        } else {
+            count
+        };
         let w = p.values[col.idx()].get(s).unwrap();
         out += &format!("{}\t{}\t{}\n", p.samples.source[s].0, names.join(";"), w);
     }
@@ -59,24 +71,42 @@ fn stacks_like_oracle(p: &Profile) -> String {
 
 #[test]
 fn corpus_stacks_match_an_independent_python_walk() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/firefox/expected_stacks.py");
-    if std::process::Command::new("python3").arg("--version").output().is_err() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/firefox/expected_stacks.py"
+    );
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("SKIP: python3 is not installed; the stack oracle cannot run");
         return;
     }
     let mut checked = 0;
-    for (name, bytes) in corpus_files("firefox").into_iter().filter(|(n, _)| !is_gecko(n)) {
+    for (name, bytes) in corpus_files("firefox")
+        .into_iter()
+        .filter(|(n, _)| !is_gecko(n))
+    {
         let out = std::process::Command::new("python3")
             .arg(script)
             .arg(corpus().join("firefox").join(&name))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let expected = String::from_utf8(out.stdout).unwrap();
         let parsed = firefox::read(&bytes, &ReadOptions::default()).unwrap();
         // Bytes-weighted threads carry their weight in `bytes`; the oracle prints raw weights.
         let got = stacks_like_oracle(&parsed.profile).replace(".0\n", "\n");
-        let normalize = |s: &str| s.lines().map(|l| l.trim_end_matches(".0").to_owned()).collect::<Vec<_>>();
+        let normalize = |s: &str| {
+            s.lines()
+                .map(|l| l.trim_end_matches(".0").to_owned())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(normalize(&got), normalize(&expected), "{name}");
         checked += 1;
     }
@@ -88,7 +118,11 @@ fn corpus_sample_counts_and_weights() {
     // Counted with python3's json module: sum over threads of samples.stack length and of
     // the weights (1 where a thread has no weight column).
     let expected = [
-        ("fxprof-processed-profile-v66-profile_without_js.json", 4, 4.0),
+        (
+            "fxprof-processed-profile-v66-profile_without_js.json",
+            4,
+            4.0,
+        ),
         ("processed-unannotated-v0-processed-1.json", 21, 21.0),
         ("processed-v24-processed-3.json", 21, 21.0),
         ("processed-v49-unsymbolicated.json", 42, 236.0),
@@ -98,20 +132,33 @@ fn corpus_sample_counts_and_weights() {
     ];
     for (name, n, weight) in expected {
         let bytes = std::fs::read(corpus().join("firefox").join(name)).unwrap();
-        let p = firefox::read(&bytes, &ReadOptions::default()).unwrap().profile;
+        let p = firefox::read(&bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
         assert_eq!(p.num_samples(), n, "{name}");
         let samples = p.value_type_index("samples").unwrap();
         assert_eq!(p.values[samples.idx()].total(), weight, "{name}");
-        assert_eq!(p.meta_value("default_sample_type"), Some("samples"), "{name}");
+        assert_eq!(
+            p.meta_value("default_sample_type"),
+            Some("samples"),
+            "{name}"
+        );
     }
 }
 
 #[test]
 fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
-    for (name, bytes) in corpus_files("firefox").into_iter().filter(|(n, _)| !is_gecko(n)) {
-        let first = firefox::read(&bytes, &ReadOptions::default()).unwrap().profile;
+    for (name, bytes) in corpus_files("firefox")
+        .into_iter()
+        .filter(|(n, _)| !is_gecko(n))
+    {
+        let first = firefox::read(&bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
         let written = firefox::write(&first, &WriteOptions::default()).unwrap();
-        let second = firefox::read(&written.bytes, &ReadOptions::default()).unwrap().profile;
+        let second = firefox::read(&written.bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
         // Only the default type is written; the counts must survive.
         let keep = |p: &Profile| {
             let t = p.value_type_names(p.default_value_type().unwrap());
@@ -124,8 +171,16 @@ fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
             (0..p.num_samples())
                 .map(|s| {
                     let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
-                    let frames: Vec<String> = p.frames_leaf_first(stack).map(|l| frame_text(p, l)).collect();
-                    format!("{} {:?} {:?}", frames.join(";"), p.values[col.idx()].get(s), p.samples.ext.dbl(SAMPLE_TIME).map(|t| t[s]))
+                    let frames: Vec<String> = p
+                        .frames_leaf_first(stack)
+                        .map(|l| frame_text(p, l))
+                        .collect();
+                    format!(
+                        "{} {:?} {:?}",
+                        frames.join(";"),
+                        p.values[col.idx()].get(s),
+                        p.samples.ext.dbl(SAMPLE_TIME).map(|t| t[s])
+                    )
                 })
                 .collect()
         };
@@ -138,9 +193,13 @@ fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
 #[test]
 fn single_type_profiles_round_trip_exactly() {
     let bytes = std::fs::read(corpus().join("firefox/processed-v68-sourcemap-two.json")).unwrap();
-    let first = firefox::read(&bytes, &ReadOptions::default()).unwrap().profile;
+    let first = firefox::read(&bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
     let w = firefox::write(&first, &WriteOptions::default()).unwrap();
-    let second = firefox::read(&w.bytes, &ReadOptions::default()).unwrap().profile;
+    let second = firefox::read(&w.bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
     assert_eq!(sample_lines(&first), sample_lines(&second));
     assert_eq!(totals(&first), totals(&second));
 }
@@ -163,7 +222,14 @@ fn rich_profile() -> Profile {
     b.set_location_ext(l_inl, ".inlined", proftab::model::Cell::Lgl(Some(true)));
     let deep = b.stack_leaf_first(&[l_inl, l_work, l_main]);
     let shallow = b.stack_leaf_first(&[l_main]);
-    for (i, (stack, ns, bytes)) in [(deep, 1_000_000.0, 64.0), (shallow, 3_000_000.0, 0.0), (deep, 2_000_000.0, 128.0)].into_iter().enumerate() {
+    for (i, (stack, ns, bytes)) in [
+        (deep, 1_000_000.0, 64.0),
+        (shallow, 3_000_000.0, 0.0),
+        (deep, 2_000_000.0, 128.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let s = b.add_sample_with_values(src, stack, &[(samples, 1.0), (cpu, ns), (alloc, bytes)]);
         b.set_sample_ext(s, SAMPLE_TIME, proftab::model::Cell::Dbl(i as f64 * 0.01));
     }
@@ -174,25 +240,45 @@ fn rich_profile() -> Profile {
 fn weight_type_of(bytes: &[u8]) -> (String, Value) {
     let v: Value = serde_json::from_slice(bytes).unwrap();
     let s = &v["threads"][0]["samples"];
-    (s["weightType"].as_str().unwrap().to_owned(), s["weight"].clone())
+    (
+        s["weightType"].as_str().unwrap().to_owned(),
+        s["weight"].clone(),
+    )
 }
 
 #[test]
 fn value_type_choice_sets_weight_type_and_default_on_reread() {
     let p = rich_profile();
-    for (chosen, weight_type, total) in [(None, "tracing-ms", 6_000_000.0), (Some("alloc_space"), "bytes", 192.0), (Some("samples"), "samples", 3.0)] {
-        let opts = WriteOptions { value_type: chosen.map(str::to_owned) };
+    for (chosen, weight_type, total) in [
+        (None, "tracing-ms", 6_000_000.0),
+        (Some("alloc_space"), "bytes", 192.0),
+        (Some("samples"), "samples", 3.0),
+    ] {
+        let opts = WriteOptions {
+            value_type: chosen.map(str::to_owned),
+        };
         let w = firefox::write(&p, &opts).unwrap();
         assert_eq!(weight_type_of(&w.bytes).0, weight_type);
-        let back = firefox::read(&w.bytes, &ReadOptions::default()).unwrap().profile;
+        let back = firefox::read(&w.bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
         let name = chosen.unwrap_or("cpu");
         assert_eq!(back.meta_value("default_sample_type"), Some(name));
         let vt = back.default_value_type().unwrap();
         assert_eq!(back.value_type_names(vt).0, name);
         assert_eq!(back.values[vt.idx()].total(), total);
-        assert!(!w.warnings.is_empty(), "the other types must be reported as not written");
+        assert!(
+            !w.warnings.is_empty(),
+            "the other types must be reported as not written"
+        );
     }
-    let e = firefox::write(&p, &WriteOptions { value_type: Some("nope".into()) }).unwrap_err();
+    let e = firefox::write(
+        &p,
+        &WriteOptions {
+            value_type: Some("nope".into()),
+        },
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("no value type \"nope\""));
 }
 
@@ -200,19 +286,32 @@ fn value_type_choice_sets_weight_type_and_default_on_reread() {
 fn rich_profile_keeps_stacks_inlining_categories_and_times() {
     let p = rich_profile();
     let w = firefox::write(&p, &WriteOptions::default()).unwrap();
-    let back = firefox::read(&w.bytes, &ReadOptions::default()).unwrap().profile;
+    let back = firefox::read(&w.bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
     let frames = |p: &Profile| -> Vec<String> {
         (0..p.num_samples())
             .map(|s| {
                 let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
-                p.frames_leaf_first(stack).map(|l| frame_text(p, l)).collect::<Vec<_>>().join(";")
+                p.frames_leaf_first(stack)
+                    .map(|l| frame_text(p, l))
+                    .collect::<Vec<_>>()
+                    .join(";")
             })
             .collect()
     };
     assert_eq!(frames(&p), frames(&back));
     let v: Value = serde_json::from_slice(&w.bytes).unwrap();
-    assert_eq!(v["shared"]["frameTable"]["inlineDepth"], serde_json::json!([0, 0, 1]));
-    let cats: Vec<&str> = v["meta"]["categories"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        v["shared"]["frameTable"]["inlineDepth"],
+        serde_json::json!([0, 0, 1])
+    );
+    let cats: Vec<&str> = v["meta"]["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
     assert_eq!(cats, ["Other", "native"]);
     let times = back.samples.ext.dbl(SAMPLE_TIME).unwrap();
     assert!((times[2] - 0.02).abs() < 1e-12);
@@ -221,9 +320,13 @@ fn rich_profile_keeps_stacks_inlining_categories_and_times() {
 
 /// Every array column of a table has `length` entries.
 fn assert_columns(table: &Value, columns: &[&str], what: &str) {
-    let len = table["length"].as_u64().unwrap_or_else(|| panic!("{what}.length")) as usize;
+    let len = table["length"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{what}.length")) as usize;
     for c in columns {
-        let col = table[c].as_array().unwrap_or_else(|| panic!("{what}.{c} missing"));
+        let col = table[c]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}.{c} missing"));
         assert_eq!(col.len(), len, "{what}.{c}");
     }
 }
@@ -237,7 +340,16 @@ fn written_file_has_every_field_of_the_current_schema() {
         assert!(!v[k].is_null(), "{k}");
     }
     let meta = &v["meta"];
-    for k in ["interval", "startTime", "processType", "product", "stackwalk", "version", "preprocessedProfileVersion", "markerSchema"] {
+    for k in [
+        "interval",
+        "startTime",
+        "processType",
+        "product",
+        "stackwalk",
+        "version",
+        "preprocessedProfileVersion",
+        "markerSchema",
+    ] {
         assert!(!meta[k].is_null(), "meta.{k}");
     }
     assert_eq!(meta["preprocessedProfileVersion"], 70);
@@ -248,13 +360,68 @@ fn written_file_has_every_field_of_the_current_schema() {
     }
     let sh = &v["shared"];
     assert_columns(&sh["stackTable"], &["frame", "prefixOffset"], "stackTable");
-    assert_columns(&sh["frameTable"], &["address", "lib", "inlineDepth", "category", "subcategory", "func", "nativeSymbol", "innerWindowID", "line", "column", "originalLocation"], "frameTable");
-    assert_columns(&sh["funcTable"], &["name", "isJS", "relevantForJS", "resource", "source", "lineNumber", "columnNumber", "originalLocation"], "funcTable");
-    assert_columns(&sh["resourceTable"], &["name", "host", "type"], "resourceTable");
-    assert!(sh["resourceTable"].get("lib").is_none(), "v70 moved lib to frameTable");
-    assert_columns(&sh["nativeSymbols"], &["libIndex", "address", "name", "functionSize"], "nativeSymbols");
-    assert_columns(&sh["sources"], &["id", "filename", "startLine", "startColumn", "sourceMapURL", "content"], "sources");
-    assert_columns(&sh["sourceLocationTable"], &["source", "line", "column"], "sourceLocationTable");
+    assert_columns(
+        &sh["frameTable"],
+        &[
+            "address",
+            "lib",
+            "inlineDepth",
+            "category",
+            "subcategory",
+            "func",
+            "nativeSymbol",
+            "innerWindowID",
+            "line",
+            "column",
+            "originalLocation",
+        ],
+        "frameTable",
+    );
+    assert_columns(
+        &sh["funcTable"],
+        &[
+            "name",
+            "isJS",
+            "relevantForJS",
+            "resource",
+            "source",
+            "lineNumber",
+            "columnNumber",
+            "originalLocation",
+        ],
+        "funcTable",
+    );
+    assert_columns(
+        &sh["resourceTable"],
+        &["name", "host", "type"],
+        "resourceTable",
+    );
+    assert!(
+        sh["resourceTable"].get("lib").is_none(),
+        "v70 moved lib to frameTable"
+    );
+    assert_columns(
+        &sh["nativeSymbols"],
+        &["libIndex", "address", "name", "functionSize"],
+        "nativeSymbols",
+    );
+    assert_columns(
+        &sh["sources"],
+        &[
+            "id",
+            "filename",
+            "startLine",
+            "startColumn",
+            "sourceMapURL",
+            "content",
+        ],
+        "sources",
+    );
+    assert_columns(
+        &sh["sourceLocationTable"],
+        &["source", "line", "column"],
+        "sourceLocationTable",
+    );
     let strings = sh["stringArray"].as_array().unwrap().len() as u64;
     let funcs = sh["funcTable"]["length"].as_u64().unwrap();
     let frames = sh["frameTable"]["length"].as_u64().unwrap();
@@ -264,18 +431,41 @@ fn written_file_has_every_field_of_the_current_schema() {
     for n in sh["funcTable"]["name"].as_array().unwrap() {
         assert!(n.as_u64().unwrap() < strings);
     }
-    for (i, (f, off)) in sh["stackTable"]["frame"].as_array().unwrap().iter().zip(sh["stackTable"]["prefixOffset"].as_array().unwrap()).enumerate() {
+    for (i, (f, off)) in sh["stackTable"]["frame"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(sh["stackTable"]["prefixOffset"].as_array().unwrap())
+        .enumerate()
+    {
         assert!(f.as_u64().unwrap() < frames);
         assert!(off.as_u64().unwrap() as usize <= i);
     }
     for t in v["threads"].as_array().unwrap() {
-        for k in ["processType", "processStartupTime", "processShutdownTime", "registerTime", "unregisterTime", "pausedRanges", "name", "isMainThread", "pid", "tid", "samples", "markers"] {
+        for k in [
+            "processType",
+            "processStartupTime",
+            "processShutdownTime",
+            "registerTime",
+            "unregisterTime",
+            "pausedRanges",
+            "name",
+            "isMainThread",
+            "pid",
+            "tid",
+            "samples",
+            "markers",
+        ] {
             assert!(t.get(k).is_some(), "thread.{k}");
         }
         assert!(t["pid"].is_string());
         assert_columns(&t["samples"], &["stack", "time"], "samples");
         assert!(t["samples"]["weightType"].is_string());
-        assert_columns(&t["markers"], &["data", "name", "startTime", "endTime", "phase", "category"], "markers");
+        assert_columns(
+            &t["markers"],
+            &["data", "name", "startTime", "endTime", "phase", "category"],
+            "markers",
+        );
     }
 }
 

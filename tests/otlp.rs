@@ -1,7 +1,7 @@
 //! OTLP profiles: corpus reading (v1.8 layout, framed and plain), layout detection, round
 //! trips, merging of per-type profiles, invalid inputs, and pprof → OTLP → pprof through
 //! `go tool pprof` (when the pprof format and Go are available).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod fmt_json_common;
 
@@ -34,8 +34,16 @@ fn corpus_detection_ignores_the_file_name() {
             source_uri: Some(name.clone()),
             ..Default::default()
         };
-        assert_eq!(formats::read_any(&bytes, &with_name).unwrap().format, Format::Otlp);
-        assert_eq!(formats::read_any(&bytes, &ReadOptions::default()).unwrap().format, Format::Otlp);
+        assert_eq!(
+            formats::read_any(&bytes, &with_name).unwrap().format,
+            Format::Otlp
+        );
+        assert_eq!(
+            formats::read_any(&bytes, &ReadOptions::default())
+                .unwrap()
+                .format,
+            Format::Otlp
+        );
     }
 }
 
@@ -45,8 +53,22 @@ fn corpus_files_are_v18_and_read_completely() {
     // (no unknown fields): timestamps (one sample row each), Profile messages (one source
     // each), location_table entries minus the zero entry, `profile.frame.type` values.
     let expected = [
-        ("sig-profiling-otlp-bench-profile.otlp", vec!["v1.8"], 189, 4, 300, vec!["go", "jvm", "kernel", "native", "v8js"]),
-        ("sig-profiling-otlp-bench-k8s.otlp", vec!["v1.8", "v1.8"], 165, 13, 637 + 997, vec!["go", "kernel", "native", "v8js"]),
+        (
+            "sig-profiling-otlp-bench-profile.otlp",
+            vec!["v1.8"],
+            189,
+            4,
+            300,
+            vec!["go", "jvm", "kernel", "native", "v8js"],
+        ),
+        (
+            "sig-profiling-otlp-bench-k8s.otlp",
+            vec!["v1.8", "v1.8"],
+            165,
+            13,
+            637 + 997,
+            vec!["go", "kernel", "native", "v8js"],
+        ),
     ];
     for (name, layouts, samples, sources, locations, frame_types) in expected {
         let bytes = std::fs::read(corpus().join("otlp").join(name)).unwrap();
@@ -58,11 +80,33 @@ fn corpus_files_are_v18_and_read_completely() {
         assert_eq!(p.sources.source_type.len(), sources, "{name}");
         assert_eq!(p.locations.line.len(), locations, "{name}");
         assert_eq!(totals(&p), [format!("samples/count={samples}")], "{name}");
-        let types: BTreeSet<&str> = p.locations.ext.chr(".frame_type").unwrap().iter().filter(|s| !s.is_na()).map(|&s| p.str(s)).collect();
+        let types: BTreeSet<&str> = p
+            .locations
+            .ext
+            .chr(".frame_type")
+            .unwrap()
+            .iter()
+            .filter(|s| !s.is_na())
+            .map(|&s| p.str(s))
+            .collect();
         assert_eq!(types.into_iter().collect::<Vec<_>>(), frame_types, "{name}");
-        assert!(p.samples.ext.dbl(SAMPLE_TIME).unwrap().iter().all(|t| t.is_finite()), "{name}");
+        assert!(
+            p.samples
+                .ext
+                .dbl(SAMPLE_TIME)
+                .unwrap()
+                .iter()
+                .all(|t| t.is_finite()),
+            "{name}"
+        );
         let labels = p.ext_table("sample_labels").unwrap();
-        let keys: BTreeSet<&str> = labels.columns.chr("key").unwrap().iter().map(|&k| p.str(k)).collect();
+        let keys: BTreeSet<&str> = labels
+            .columns
+            .chr("key")
+            .unwrap()
+            .iter()
+            .map(|&k| p.str(k))
+            .collect();
         assert!(keys.contains("thread.name"), "{name}: {keys:?}");
     }
 }
@@ -72,7 +116,11 @@ fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
     for (name, bytes) in corpus_files("otlp") {
         let first = read(&bytes);
         let written = write(&first);
-        assert_eq!(otlp::message_layouts(&written).unwrap(), ["current (v1.10+)"], "{name}");
+        assert_eq!(
+            otlp::message_layouts(&written).unwrap(),
+            ["current (v1.10+)"],
+            "{name}"
+        );
         let second = read(&written);
         assert_eq!(sample_lines(&first), sample_lines(&second), "{name}");
         assert_eq!(totals(&first), totals(&second), "{name}");
@@ -98,7 +146,12 @@ fn rich_profile(with_times: bool) -> Profile {
     let l_inl = b.add_location(Some(inl), 11);
     let l_work = b.add_location(Some(work), 10);
     let raw = b.add_location(None, 0);
-    for (l, a) in [(l_main, 0x1000u64), (l_inl, 0x2000), (l_work, 0x2000), (raw, 0x3000)] {
+    for (l, a) in [
+        (l_main, 0x1000u64),
+        (l_inl, 0x2000),
+        (l_work, 0x2000),
+        (raw, 0x3000),
+    ] {
         b.set_location_ext(l, ".address", Cell::U64(Some(a)));
         b.set_location_ext(l, ".mapping_id", Cell::U64(Some(1)));
     }
@@ -124,7 +177,11 @@ fn rich_profile(with_times: bool) -> Profile {
         .unwrap();
     let deep = b.stack_leaf_first(&[raw, l_inl, l_work, l_main]);
     let shallow = b.stack_leaf_first(&[l_main]);
-    let rows = [(deep, 2.0, 20.0, 64.0), (shallow, 1.0, 10.0, 0.0), (deep, 3.0, 30.0, 128.0)];
+    let rows = [
+        (deep, 2.0, 20.0, 64.0),
+        (shallow, 1.0, 10.0, 0.0),
+        (deep, 3.0, 30.0, 128.0),
+    ];
     for (i, (stack, n, ns, bytes)) in rows.into_iter().enumerate() {
         let s = b.add_sample_with_values(src, stack, &[(samples, n), (cpu, ns), (alloc, bytes)]);
         if with_times {
@@ -134,16 +191,28 @@ fn rich_profile(with_times: bool) -> Profile {
         let val = b.intern(if i == 1 { "io" } else { "main" });
         let sample_id = s.logical_id();
         b.ext_table("sample_labels")
-            .push_row(&[("sample_id", Cell::Int(sample_id)), ("key", Cell::Chr(key)), ("str", Cell::Chr(val))])
+            .push_row(&[
+                ("sample_id", Cell::Int(sample_id)),
+                ("key", Cell::Chr(key)),
+                ("str", Cell::Chr(val)),
+            ])
             .unwrap();
         let bytes_key = b.intern("bytes");
         b.ext_table("sample_labels")
-            .push_row(&[("sample_id", Cell::Int(sample_id)), ("key", Cell::Chr(bytes_key)), ("num", Cell::Dbl(4096.0))])
+            .push_row(&[
+                ("sample_id", Cell::Int(sample_id)),
+                ("key", Cell::Chr(bytes_key)),
+                ("num", Cell::Dbl(4096.0)),
+            ])
             .unwrap();
     }
     let trace = b.intern("0102030405060708090a0b0c0d0e0f10");
     let span = b.intern("1112131415161718");
-    b.set_sample_ext(proftab::model::SampleIndex(0), ".trace_id", Cell::Chr(trace));
+    b.set_sample_ext(
+        proftab::model::SampleIndex(0),
+        ".trace_id",
+        Cell::Chr(trace),
+    );
     b.set_sample_ext(proftab::model::SampleIndex(0), ".span_id", Cell::Chr(span));
     b.set_meta("default_sample_type", "cpu");
     b.add_meta("pprof.profile.comment", "first comment");
@@ -155,10 +224,15 @@ fn label_rows(p: &Profile) -> Vec<String> {
     let t = p.ext_table("sample_labels").unwrap();
     (0..t.len())
         .map(|r| {
-            let cells: Vec<String> = t.columns.columns.iter().map(|c| match c.data.cell(r).unwrap() {
-                Cell::Chr(s) => p.str(s).to_owned(),
-                other => format!("{other:?}"),
-            }).collect();
+            let cells: Vec<String> = t
+                .columns
+                .columns
+                .iter()
+                .map(|c| match c.data.cell(r).unwrap() {
+                    Cell::Chr(s) => p.str(s).to_owned(),
+                    other => format!("{other:?}"),
+                })
+                .collect();
             cells.join("|")
         })
         .collect()
@@ -171,7 +245,11 @@ fn every_value_type_labels_inlines_mappings_and_links_round_trip() {
         let bytes = write(&p);
         let data = ProfilesData::decode(bytes.as_slice()).unwrap();
         let scope = &data.resource_profiles[0].scope_profiles[0];
-        assert_eq!(scope.profiles.len(), 3, "one Profile message per value type");
+        assert_eq!(
+            scope.profiles.len(),
+            3,
+            "one Profile message per value type"
+        );
         let back = read(&bytes);
         assert_eq!(sample_lines(&p), sample_lines(&back), "times {with_times}");
         assert_eq!(totals(&p), totals(&back));
@@ -181,36 +259,77 @@ fn every_value_type_labels_inlines_mappings_and_links_round_trip() {
         assert_eq!(label_rows(&p), label_rows(&back));
         let m = back.ext_table("mappings").unwrap();
         assert_eq!(m.len(), 1);
-        assert_eq!(m.columns.cell("build_id", 0), Some(Cell::Chr(back.strings.find("abc123").unwrap())));
-        assert_eq!(m.columns.cell("has_functions", 0), Some(Cell::Lgl(Some(true))));
+        assert_eq!(
+            m.columns.cell("build_id", 0),
+            Some(Cell::Chr(back.strings.find("abc123").unwrap()))
+        );
+        assert_eq!(
+            m.columns.cell("has_functions", 0),
+            Some(Cell::Lgl(Some(true)))
+        );
         let trace = back.samples.ext.cell(".trace_id", 0).unwrap();
-        assert_eq!(trace, Cell::Chr(back.strings.find("0102030405060708090a0b0c0d0e0f10").unwrap()));
+        assert_eq!(
+            trace,
+            Cell::Chr(
+                back.strings
+                    .find("0102030405060708090a0b0c0d0e0f10")
+                    .unwrap()
+            )
+        );
         // The inline chain is one Location with two lines, innermost first.
         let dict = data.dictionary.unwrap();
-        let two_lines: Vec<&Location> = dict.location_table.iter().filter(|l| l.lines.len() == 2).collect();
+        let two_lines: Vec<&Location> = dict
+            .location_table
+            .iter()
+            .filter(|l| l.lines.len() == 2)
+            .collect();
         assert_eq!(two_lines.len(), 1);
-        let name = |l: &Line| &dict.string_table[dict.function_table[l.function_index as usize].name_strindex as usize];
-        assert_eq!((name(&two_lines[0].lines[0]).as_str(), name(&two_lines[0].lines[1]).as_str()), ("helper", "work"));
+        let name = |l: &Line| {
+            &dict.string_table
+                [dict.function_table[l.function_index as usize].name_strindex as usize]
+        };
+        assert_eq!(
+            (
+                name(&two_lines[0].lines[0]).as_str(),
+                name(&two_lines[0].lines[1]).as_str()
+            ),
+            ("helper", "work")
+        );
         let again = write(&back);
-        assert_eq!(again, write(&read(&again)), "a written file is a fixed point");
+        assert_eq!(
+            again,
+            write(&read(&again)),
+            "a written file is a fixed point"
+        );
         assert_eq!(again, write(&back), "writing twice gives the same bytes");
     }
 }
 
 /// One message holding `samples` (already encoded) in a profile with the given header bytes.
 fn message_with_samples(samples: Vec<Vec<u8>>, attribute_values: &[&str]) -> Vec<u8> {
-    let mut strings = vec!["".to_owned(), "samples".into(), "count".into(), "main".into(), "key".into()];
+    let mut strings = vec![
+        "".to_owned(),
+        "samples".into(),
+        "count".into(),
+        "main".into(),
+        "key".into(),
+    ];
     let mut attribute_table = vec![KeyValueAndUnit::default()];
     for v in attribute_values {
         attribute_table.push(KeyValueAndUnit {
             key_strindex: 4,
-            value: Some(AnyValue { value: Some(Value::StringValue((*v).to_owned())) }),
+            value: Some(AnyValue {
+                value: Some(Value::StringValue((*v).to_owned())),
+            }),
             unit_strindex: 0,
         });
     }
     strings.push("unused".into());
     let profile = proto::Profile {
-        sample_type: Some(ValueType { type_strindex: 1, unit_strindex: 2 }),
+        sample_type: Some(ValueType {
+            type_strindex: 1,
+            unit_strindex: 2,
+        }),
         samples,
         time_unix_nano: 1_000_000_000,
         ..Default::default()
@@ -218,17 +337,42 @@ fn message_with_samples(samples: Vec<Vec<u8>>, attribute_values: &[&str]) -> Vec
     ProfilesData {
         resource_profiles: vec![ResourceProfiles {
             resource: None,
-            scope_profiles: vec![ScopeProfiles { scope: None, profiles: vec![profile.encode_to_vec()], schema_url: String::new() }],
+            scope_profiles: vec![ScopeProfiles {
+                scope: None,
+                profiles: vec![profile.encode_to_vec()],
+                schema_url: String::new(),
+            }],
             schema_url: String::new(),
         }],
         dictionary: Some(ProfilesDictionary {
             mapping_table: vec![Default::default()],
-            location_table: vec![Location::default(), Location { lines: vec![Line { function_index: 1, line: 7, column: 0 }], ..Default::default() }],
-            function_table: vec![Function::default(), Function { name_strindex: 3, ..Default::default() }],
+            location_table: vec![
+                Location::default(),
+                Location {
+                    lines: vec![Line {
+                        function_index: 1,
+                        line: 7,
+                        column: 0,
+                    }],
+                    ..Default::default()
+                },
+            ],
+            function_table: vec![
+                Function::default(),
+                Function {
+                    name_strindex: 3,
+                    ..Default::default()
+                },
+            ],
             link_table: vec![Default::default()],
             string_table: strings,
             attribute_table,
-            stack_table: vec![Stack::default(), Stack { location_indices: vec![1] }],
+            stack_table: vec![
+                Stack::default(),
+                Stack {
+                    location_indices: vec![1],
+                },
+            ],
         }),
     }
     .encode_to_vec()
@@ -237,18 +381,38 @@ fn message_with_samples(samples: Vec<Vec<u8>>, attribute_values: &[&str]) -> Vec
 #[test]
 fn v19_and_current_sample_layouts_read_the_same() {
     let old = message_with_samples(
-        vec![SampleV19 { stack_index: 1, values: vec![5, 6], attribute_indices: vec![1], timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000], ..Default::default() }.encode_to_vec()],
+        vec![SampleV19 {
+            stack_index: 1,
+            values: vec![5, 6],
+            attribute_indices: vec![1],
+            timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
+            ..Default::default()
+        }
+        .encode_to_vec()],
         &["a"],
     );
     let new = message_with_samples(
-        vec![Sample { stack_index: 1, values: vec![5, 6], attribute_indices: vec![1], timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000], ..Default::default() }.encode_to_vec()],
+        vec![Sample {
+            stack_index: 1,
+            values: vec![5, 6],
+            attribute_indices: vec![1],
+            timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
+            ..Default::default()
+        }
+        .encode_to_vec()],
         &["a"],
     );
     assert_eq!(otlp::message_layouts(&old).unwrap(), ["v1.9"]);
     assert_eq!(otlp::message_layouts(&new).unwrap(), ["current (v1.10+)"]);
     let (a, b) = (read(&old), read(&new));
     assert_eq!(sample_lines(&a), sample_lines(&b));
-    assert_eq!(sample_lines(&a), ["src0 main@:7 [samples=5] t=0.000000000", "src0 main@:7 [samples=6] t=0.500000000"]);
+    assert_eq!(
+        sample_lines(&a),
+        [
+            "src0 main@:7 [samples=5] t=0.000000000",
+            "src0 main@:7 [samples=6] t=0.500000000"
+        ]
+    );
     assert_eq!(label_rows(&a), label_rows(&b));
 }
 
@@ -290,9 +454,19 @@ fn truncations_and_bit_flips_never_panic() {
 #[test]
 #[ignore]
 fn generate_invalid_fixtures() {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/invalid/otlp"));
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/invalid/otlp"
+    ));
     std::fs::create_dir_all(dir).unwrap();
-    let ok_sample = || Sample { stack_index: 1, values: vec![1], ..Default::default() }.encode_to_vec();
+    let ok_sample = || {
+        Sample {
+            stack_index: 1,
+            values: vec![1],
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
     let valid = message_with_samples(vec![ok_sample()], &[]);
     let mutate = |f: &dyn Fn(&mut ProfilesData)| {
         let mut d = ProfilesData::decode(valid.as_slice()).unwrap();
@@ -300,44 +474,145 @@ fn generate_invalid_fixtures() {
         d.encode_to_vec()
     };
     let with_sample = |s: Sample| message_with_samples(vec![s.encode_to_vec()], &["a"]);
-    let mut deep = AnyValue { value: Some(Value::IntValue(1)) };
+    let mut deep = AnyValue {
+        value: Some(Value::IntValue(1)),
+    };
     for _ in 0..200 {
-        deep = AnyValue { value: Some(Value::ArrayValue(ArrayValue { values: vec![deep] })) };
+        deep = AnyValue {
+            value: Some(Value::ArrayValue(ArrayValue { values: vec![deep] })),
+        };
     }
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("empty.otlp", vec![], "the file is empty"),
-        ("truncated.otlp", valid[..valid.len() - 3].to_vec(), "not an OTLP ProfilesData message"),
-        ("stack-out-of-range.otlp", with_sample(Sample { stack_index: 7, values: vec![1], ..Default::default() }), "stack index 7 out of range (table has 2)"),
-        ("string-out-of-range.otlp", mutate(&|d| d.dictionary.as_mut().unwrap().function_table[1].name_strindex = 50), "dictionary.function_table[1].name_strindex: string index 50 out of range"),
-        ("location-negative.otlp", mutate(&|d| d.dictionary.as_mut().unwrap().stack_table[1].location_indices = vec![-1]), "location_indices[0]: location index -1 out of range"),
-        ("function-out-of-range.otlp", mutate(&|d| d.dictionary.as_mut().unwrap().location_table[1].lines[0].function_index = 9), "function index 9 out of range"),
-        ("mapping-out-of-range.otlp", mutate(&|d| d.dictionary.as_mut().unwrap().location_table[1].mapping_index = 4), "mapping index 4 out of range"),
-        ("attribute-out-of-range.otlp", with_sample(Sample { stack_index: 1, values: vec![1], attribute_indices: vec![1, 3], ..Default::default() }), "attribute_indices[1]: attribute index 3 out of range"),
-        ("link-out-of-range.otlp", with_sample(Sample { stack_index: 1, values: vec![1], link_index: 2, ..Default::default() }), "link index 2 out of range"),
-        ("values-timestamps.otlp", with_sample(Sample { stack_index: 1, values: vec![1, 2], timestamps_unix_nano: vec![1, 2, 3], ..Default::default() }), "2 values but 3 timestamps"),
+        (
+            "truncated.otlp",
+            valid[..valid.len() - 3].to_vec(),
+            "not an OTLP ProfilesData message",
+        ),
+        (
+            "stack-out-of-range.otlp",
+            with_sample(Sample {
+                stack_index: 7,
+                values: vec![1],
+                ..Default::default()
+            }),
+            "stack index 7 out of range (table has 2)",
+        ),
+        (
+            "string-out-of-range.otlp",
+            mutate(&|d| d.dictionary.as_mut().unwrap().function_table[1].name_strindex = 50),
+            "dictionary.function_table[1].name_strindex: string index 50 out of range",
+        ),
+        (
+            "location-negative.otlp",
+            mutate(&|d| d.dictionary.as_mut().unwrap().stack_table[1].location_indices = vec![-1]),
+            "location_indices[0]: location index -1 out of range",
+        ),
+        (
+            "function-out-of-range.otlp",
+            mutate(&|d| {
+                d.dictionary.as_mut().unwrap().location_table[1].lines[0].function_index = 9
+            }),
+            "function index 9 out of range",
+        ),
+        (
+            "mapping-out-of-range.otlp",
+            mutate(&|d| d.dictionary.as_mut().unwrap().location_table[1].mapping_index = 4),
+            "mapping index 4 out of range",
+        ),
+        (
+            "attribute-out-of-range.otlp",
+            with_sample(Sample {
+                stack_index: 1,
+                values: vec![1],
+                attribute_indices: vec![1, 3],
+                ..Default::default()
+            }),
+            "attribute_indices[1]: attribute index 3 out of range",
+        ),
+        (
+            "link-out-of-range.otlp",
+            with_sample(Sample {
+                stack_index: 1,
+                values: vec![1],
+                link_index: 2,
+                ..Default::default()
+            }),
+            "link index 2 out of range",
+        ),
+        (
+            "values-timestamps.otlp",
+            with_sample(Sample {
+                stack_index: 1,
+                values: vec![1, 2],
+                timestamps_unix_nano: vec![1, 2, 3],
+                ..Default::default()
+            }),
+            "2 values but 3 timestamps",
+        ),
         (
             "mixed-layouts.otlp",
             message_with_samples(
                 vec![
-                    SampleV19 { stack_index: 1, attribute_indices: vec![1], timestamps_unix_nano: vec![1], ..Default::default() }.encode_to_vec(),
-                    Sample { stack_index: 1, values: vec![1, 2], ..Default::default() }.encode_to_vec(),
+                    SampleV19 {
+                        stack_index: 1,
+                        attribute_indices: vec![1],
+                        timestamps_unix_nano: vec![1],
+                        ..Default::default()
+                    }
+                    .encode_to_vec(),
+                    Sample {
+                        stack_index: 1,
+                        values: vec![1, 2],
+                        ..Default::default()
+                    }
+                    .encode_to_vec(),
                 ],
                 &["a"],
             ),
             "the samples mix the v1.9 layout",
         ),
-        ("deep-value.otlp", mutate(&|d| d.dictionary.as_mut().unwrap().attribute_table.push(KeyValueAndUnit { key_strindex: 4, value: Some(deep.clone()), unit_strindex: 0 })), "recursion limit"),
-        ("profile-wire-type.otlp", mutate(&|d| {
-            let sp = &mut d.resource_profiles[0].scope_profiles[0];
-            sp.profiles[0].extend([0x18, 0x01]);
-        }), "Profile.time_unix_nano has the wrong wire type"),
-        ("otlp-json.json", br#"{"resourceProfiles": [], "dictionary": {}}"#.to_vec(), "this is OTLP/JSON"),
-        ("bad-frame.otlp", [0u8, 0, 0, 9, 0x0a, 0x02, 0x00].to_vec(), "not an OTLP ProfilesData message"),
+        (
+            "deep-value.otlp",
+            mutate(&|d| {
+                d.dictionary
+                    .as_mut()
+                    .unwrap()
+                    .attribute_table
+                    .push(KeyValueAndUnit {
+                        key_strindex: 4,
+                        value: Some(deep.clone()),
+                        unit_strindex: 0,
+                    })
+            }),
+            "recursion limit",
+        ),
+        (
+            "profile-wire-type.otlp",
+            mutate(&|d| {
+                let sp = &mut d.resource_profiles[0].scope_profiles[0];
+                sp.profiles[0].extend([0x18, 0x01]);
+            }),
+            "Profile.time_unix_nano has the wrong wire type",
+        ),
+        (
+            "otlp-json.json",
+            br#"{"resourceProfiles": [], "dictionary": {}}"#.to_vec(),
+            "this is OTLP/JSON",
+        ),
+        (
+            "bad-frame.otlp",
+            [0u8, 0, 0, 9, 0x0a, 0x02, 0x00].to_vec(),
+            "not an OTLP ProfilesData message",
+        ),
     ];
     for (name, bytes, expected) in cases {
         std::fs::write(dir.join(name), bytes).unwrap();
         let stem = name.rsplit_once('.').unwrap().0;
-        std::fs::write(dir.join(format!("{stem}.expected")), format!("{expected}\n")).unwrap();
+        std::fs::write(
+            dir.join(format!("{stem}.expected")),
+            format!("{expected}\n"),
+        )
+        .unwrap();
     }
 }
-

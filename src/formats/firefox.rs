@@ -27,7 +27,9 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{Format, Parsed, Place, ReadError, ReadOptions, Warnings, WriteError, WriteOptions, Written};
+use super::{
+    Format, Parsed, Place, ReadError, ReadOptions, Warnings, WriteError, WriteOptions, Written,
+};
 use crate::model::{
     decode_opt, Cell, FunctionIndex, FunctionKey, LocationIndex, Profile, ProfileBuilder,
     SampleIndex, StackIndex, StringId, INT_NA, META_DEFAULT_TYPE, SAMPLE_TIME,
@@ -48,8 +50,17 @@ const FRAME_TYPES: [&str; 12] = [
 ];
 /// Category colours the profiler accepts, used in turn for categories without a known colour.
 const COLORS: [&str; 11] = [
-    "blue", "green", "orange", "purple", "yellow", "lightblue", "brown", "magenta", "red",
-    "lightred", "darkgrey",
+    "blue",
+    "green",
+    "orange",
+    "purple",
+    "yellow",
+    "lightblue",
+    "brown",
+    "magenta",
+    "red",
+    "lightred",
+    "darkgrey",
 ];
 /// Milliseconds per second.
 const MS_PER_SECOND: f64 = 1000.0;
@@ -284,7 +295,10 @@ impl<'de> Deserialize<'de> for ThreadSlot {
             fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<ThreadSlot, E> {
                 Ok(ThreadSlot::Text)
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ThreadSlot, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<ThreadSlot, A::Error> {
                 Thread::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(|t| ThreadSlot::Object(Box::new(t)))
             }
@@ -301,16 +315,28 @@ fn err(path: impl Into<String>, message: impl Into<String>) -> ReadError {
 }
 
 /// An index cell: a non-negative integer below `len`.
-fn index_cell(col: &Col, i: usize, len: usize, path: impl Fn() -> String) -> Result<Option<usize>, ReadError> {
+fn index_cell(
+    col: &Col,
+    i: usize,
+    len: usize,
+    path: impl Fn() -> String,
+) -> Result<Option<usize>, ReadError> {
     match col.get(i).copied().flatten() {
         None => Ok(None),
         Some(v) if v >= 0.0 && v.fract() == 0.0 && (v as usize) < len => Ok(Some(v as usize)),
-        Some(v) => Err(err(path(), format!("index {v} out of range (table has {len} rows)"))),
+        Some(v) => Err(err(
+            path(),
+            format!("index {v} out of range (table has {len} rows)"),
+        )),
     }
 }
 
 fn int_cell(col: &Col, i: usize) -> Option<i64> {
-    col.get(i).copied().flatten().filter(|v| v.is_finite()).map(|v| v as i64)
+    col.get(i)
+        .copied()
+        .flatten()
+        .filter(|v| v.is_finite())
+        .map(|v| v as i64)
 }
 
 fn check_length(declared: Option<f64>, actual: usize, path: &str) -> Result<(), ReadError> {
@@ -328,10 +354,12 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(NAME, "the file is empty"));
     }
-    let doc: Doc = serde_json::from_slice(bytes).map_err(|e| {
-        ReadError::new(NAME, Place::Line(e.line()), format!("invalid JSON: {e}"))
-    })?;
-    let meta = doc.meta.as_ref().ok_or_else(|| err("meta", "missing (not a Firefox profile)"))?;
+    let doc: Doc = serde_json::from_slice(bytes)
+        .map_err(|e| ReadError::new(NAME, Place::Line(e.line()), format!("invalid JSON: {e}")))?;
+    let meta = doc
+        .meta
+        .as_ref()
+        .ok_or_else(|| err("meta", "missing (not a Firefox profile)"))?;
     let slots = doc.threads.as_deref().unwrap_or(&[]);
     let threads: Vec<&Thread> = slots
         .iter()
@@ -356,13 +384,16 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     for (t, thread) in threads.iter().enumerate() {
         let own = thread.tables.stack_table.is_some();
         let mut own_cache = Cache::default();
-        let cache = if own { &mut own_cache } else { &mut shared_cache };
+        let cache = if own {
+            &mut own_cache
+        } else {
+            &mut shared_cache
+        };
         r.thread(meta, thread, t, shared, cache)?;
     }
-    let profile = r
-        .b
-        .build()
-        .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
+    let profile =
+        r.b.build()
+            .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
     Ok(Parsed {
         format: Format::Firefox,
         profile,
@@ -374,9 +405,18 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
 fn processed_version(meta: &Meta, threads: &[&Thread], slots: usize) -> Result<u32, ReadError> {
     let version = match meta.preprocessed_profile_version {
         Some(v) => v,
-        None if threads.len() == slots && threads.first().is_some_and(|t| t.tables.string_array.is_some()) => 0.0,
+        None if threads.len() == slots
+            && threads
+                .first()
+                .is_some_and(|t| t.tables.string_array.is_some()) =>
+        {
+            0.0
+        }
         None => {
-            let gecko = meta.version.as_ref().map_or("?".to_owned(), Value::to_string);
+            let gecko = meta
+                .version
+                .as_ref()
+                .map_or("?".to_owned(), Value::to_string);
             return Err(err(
                 "meta",
                 format!(
@@ -387,7 +427,10 @@ fn processed_version(meta: &Meta, threads: &[&Thread], slots: usize) -> Result<u
         }
     };
     if !(version >= 0.0 && version.fract() == 0.0) {
-        return Err(err("meta.preprocessedProfileVersion", format!("{version} is not a version number")));
+        return Err(err(
+            "meta.preprocessedProfileVersion",
+            format!("{version} is not a version number"),
+        ));
     }
     if version > f64::from(PROCESSED_PROFILE_VERSION) {
         return Err(err(
@@ -403,13 +446,22 @@ fn processed_version(meta: &Meta, threads: &[&Thread], slots: usize) -> Result<u
 
 /// The profiler's default categories (`getDefaultCategories`), used when a file has none.
 fn default_categories() -> Vec<Category> {
-    ["Other", "Idle", "Layout", "JavaScript", "GC / CC", "Network", "Graphics", "DOM"]
-        .into_iter()
-        .map(|n| Category {
-            name: Some(n.to_owned()),
-            subcategories: Some(vec!["Other".to_owned()]),
-        })
-        .collect()
+    [
+        "Other",
+        "Idle",
+        "Layout",
+        "JavaScript",
+        "GC / CC",
+        "Network",
+        "Graphics",
+        "DOM",
+    ]
+    .into_iter()
+    .map(|n| Category {
+        name: Some(n.to_owned()),
+        subcategories: Some(vec!["Other".to_owned()]),
+    })
+    .collect()
 }
 
 /// Per-table-set lookups (one set per thread up to v59, one shared set from v60).
@@ -447,16 +499,23 @@ impl Reader<'_> {
         if let Some(i) = meta.interval {
             self.b.set_meta(meta_keys::INTERVAL_MS, &i.to_string());
         }
-        self.b.set_meta("firefox.preprocessed_profile_version", &version.to_string());
+        self.b
+            .set_meta("firefox.preprocessed_profile_version", &version.to_string());
     }
 
     fn doc_warnings(&mut self, doc: &Doc) {
         let count = |v: &Option<Vec<IgnoredAny>>| v.as_ref().map_or(0, Vec::len);
         if count(&doc.counters) > 0 {
             let n = count(&doc.counters);
-            self.w.add(NAME, "counters", || format!("{n} counters (memory, CPU, …) are not kept"));
+            self.w.add(NAME, "counters", || {
+                format!("{n} counters (memory, CPU, …) are not kept")
+            });
         }
-        let libs = doc.libs.as_ref().and_then(Value::as_array).map_or(0, Vec::len);
+        let libs = doc
+            .libs
+            .as_ref()
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         if libs > 0 {
             let n = libs;
             self.w.add(NAME, "libs", || {
@@ -464,7 +523,9 @@ impl Reader<'_> {
             });
         }
         if doc.processes.is_some() {
-            self.w.add(NAME, "processes", || "sub-process profiles are not read".to_owned());
+            self.w.add(NAME, "processes", || {
+                "sub-process profiles are not read".to_owned()
+            });
         }
     }
 
@@ -491,13 +552,20 @@ impl Reader<'_> {
             return Err(err(&prefix, "missing stackTable, frameTable or funcTable"));
         };
         let on_thread = own.stack_table.is_some();
-        let table_prefix = if on_thread { prefix.clone() } else { "shared".to_owned() };
+        let table_prefix = if on_thread {
+            prefix.clone()
+        } else {
+            "shared".to_owned()
+        };
         let view = View {
             strings,
             stacks,
             frames,
             funcs,
-            resources: own.resource_table.as_ref().or(shared.resource_table.as_ref()),
+            resources: own
+                .resource_table
+                .as_ref()
+                .or(shared.resource_table.as_ref()),
             sources: shared.sources.as_ref().or(own.sources.as_ref()),
             prefix: &table_prefix,
         };
@@ -508,22 +576,37 @@ impl Reader<'_> {
             return Ok(());
         };
         let plan = read_plan(meta, samples, &format!("{prefix}.samples"))?;
-        self.samples(&view, cache, samples, &plan, src, &format!("{prefix}.samples"))
+        self.samples(
+            &view,
+            cache,
+            samples,
+            &plan,
+            src,
+            &format!("{prefix}.samples"),
+        )
     }
 
     fn thread_warnings(&mut self, thread: &Thread, prefix: &str, tables: &Tables) {
         let len = |l: &Option<LengthOnly>| l.as_ref().and_then(|l| l.length).unwrap_or(0.0);
         if len(&thread.markers) > 0.0 {
-            self.w.add(NAME, "markers", || format!("{prefix}: markers are not kept"));
+            self.w.add(NAME, "markers", || {
+                format!("{prefix}: markers are not kept")
+            });
         }
         if len(&thread.js_allocations) > 0.0 || len(&thread.native_allocations) > 0.0 {
-            self.w.add(NAME, "allocations", || format!("{prefix}: allocation tables are not kept"));
+            self.w.add(NAME, "allocations", || {
+                format!("{prefix}: allocation tables are not kept")
+            });
         }
         if thread.js_tracer.is_some() {
-            self.w.add(NAME, "jstracer", || format!("{prefix}: JS tracer data is not kept"));
+            self.w.add(NAME, "jstracer", || {
+                format!("{prefix}: JS tracer data is not kept")
+            });
         }
         if len(&tables.native_symbols) > 0.0 {
-            self.w.add(NAME, "native_symbols", || "nativeSymbols are not kept".to_owned());
+            self.w.add(NAME, "native_symbols", || {
+                "nativeSymbols are not kept".to_owned()
+            });
         }
         if let Some(s) = &thread.samples {
             if s.thread_cpu_delta.is_some()
@@ -538,9 +621,18 @@ impl Reader<'_> {
         }
     }
 
-    fn source(&mut self, meta: &Meta, thread: &Thread) -> Result<crate::model::SourceIndex, ReadError> {
-        let ts = meta.start_time.filter(|t| t.is_finite()).map(|t| t / MS_PER_SECOND);
-        let src = self.b.add_source(NAME, self.options.source_uri.as_deref(), ts);
+    fn source(
+        &mut self,
+        meta: &Meta,
+        thread: &Thread,
+    ) -> Result<crate::model::SourceIndex, ReadError> {
+        let ts = meta
+            .start_time
+            .filter(|t| t.is_finite())
+            .map(|t| t / MS_PER_SECOND);
+        let src = self
+            .b
+            .add_source(NAME, self.options.source_uri.as_deref(), ts);
         let row = src.idx();
         let text = |v: &Option<Value>| match v {
             Some(Value::String(s)) => Some(s.clone()),
@@ -561,7 +653,11 @@ impl Reader<'_> {
             }
         }
         if let Some(m) = thread.is_main_thread {
-            let _ = self.b.sources_mut().ext.set(source_cols::IS_MAIN_THREAD, row, Cell::Lgl(Some(m)));
+            let _ =
+                self.b
+                    .sources_mut()
+                    .ext
+                    .set(source_cols::IS_MAIN_THREAD, row, Cell::Lgl(Some(m)));
         }
         Ok(src)
     }
@@ -580,7 +676,10 @@ impl Reader<'_> {
         let times = sample_times(samples, n, path)?;
         if let Some(w) = &samples.weight {
             if w.len() != n {
-                return Err(err(format!("{path}.weight"), format!("{} entries for {n} samples", w.len())));
+                return Err(err(
+                    format!("{path}.weight"),
+                    format!("{} entries for {n} samples", w.len()),
+                ));
             }
         }
         let count = self.b.value_type("samples", "count");
@@ -591,13 +690,22 @@ impl Reader<'_> {
         }
         for i in 0..n {
             if self.b.num_samples() >= self.options.limits.max_samples {
-                return Err(err(path, format!("more than {} samples", self.options.limits.max_samples)));
+                return Err(err(
+                    path,
+                    format!("more than {} samples", self.options.limits.max_samples),
+                ));
             }
-            let stack = match index_cell(&samples.stack, i, view.stacks.frame.len(), || format!("{path}.stack[{i}]"))? {
+            let stack = match index_cell(&samples.stack, i, view.stacks.frame.len(), || {
+                format!("{path}.stack[{i}]")
+            })? {
                 Some(s) => self.stack(view, cache, s)?,
                 None => None,
             };
-            let weight = samples.weight.as_ref().and_then(|w| w.get(i).copied().flatten()).unwrap_or(1.0);
+            let weight = samples
+                .weight
+                .as_ref()
+                .and_then(|w| w.get(i).copied().flatten())
+                .unwrap_or(1.0);
             let row: SampleIndex = self.b.add_sample(src, stack);
             match weight_vt {
                 None => self.b.set_value(row, count, weight * plan.scale),
@@ -607,14 +715,20 @@ impl Reader<'_> {
                 }
             }
             if let Some(&t) = times.get(i) {
-                self.b.set_sample_ext(row, SAMPLE_TIME, Cell::Dbl(t / MS_PER_SECOND));
+                self.b
+                    .set_sample_ext(row, SAMPLE_TIME, Cell::Dbl(t / MS_PER_SECOND));
             }
         }
         Ok(())
     }
 
     /// The stack node of Firefox stack `s`, converting uncached ancestors iteratively.
-    fn stack(&mut self, view: &View, cache: &mut Cache, s: usize) -> Result<Option<StackIndex>, ReadError> {
+    fn stack(
+        &mut self,
+        view: &View,
+        cache: &mut Cache,
+        s: usize,
+    ) -> Result<Option<StackIndex>, ReadError> {
         if let Some(&done) = cache.stacks.get(&s) {
             return Ok(done);
         }
@@ -630,7 +744,13 @@ impl Reader<'_> {
             chain.push(p);
             cur = p;
             if chain.len() > self.options.limits.max_stack_depth {
-                return Err(err(format!("{}.stackTable", view.prefix), format!("stack {s} is deeper than {} frames", self.options.limits.max_stack_depth)));
+                return Err(err(
+                    format!("{}.stackTable", view.prefix),
+                    format!(
+                        "stack {s} is deeper than {} frames",
+                        self.options.limits.max_stack_depth
+                    ),
+                ));
             }
         }
         let mut node = top;
@@ -638,7 +758,12 @@ impl Reader<'_> {
             let frame = index_cell(&view.stacks.frame, st, view.frames.func.len(), || {
                 format!("{}.stackTable.frame[{st}]", view.prefix)
             })?
-            .ok_or_else(|| err(format!("{}.stackTable.frame[{st}]", view.prefix), "null frame"))?;
+            .ok_or_else(|| {
+                err(
+                    format!("{}.stackTable.frame[{st}]", view.prefix),
+                    "null frame",
+                )
+            })?;
             let loc = self.frame(view, cache, frame)?;
             node = Some(self.b.stack_node(node, loc));
             cache.stacks.insert(st, node);
@@ -646,24 +771,35 @@ impl Reader<'_> {
         Ok(node)
     }
 
-    fn frame(&mut self, view: &View, cache: &mut Cache, f: usize) -> Result<LocationIndex, ReadError> {
+    fn frame(
+        &mut self,
+        view: &View,
+        cache: &mut Cache,
+        f: usize,
+    ) -> Result<LocationIndex, ReadError> {
         if let Some(&l) = cache.frames.get(&f) {
             return Ok(l);
         }
         let ft = view.frames;
         let fpath = || format!("{}.frameTable.func[{f}]", view.prefix);
-        let func = index_cell(&ft.func, f, view.funcs.name.len(), fpath)?.ok_or_else(|| err(fpath(), "null func"))?;
+        let func = index_cell(&ft.func, f, view.funcs.name.len(), fpath)?
+            .ok_or_else(|| err(fpath(), "null func"))?;
         let function = self.func(view, cache, func)?;
-        let line = int_cell(&ft.line, f).and_then(|l| i32::try_from(l).ok()).unwrap_or(0);
+        let line = int_cell(&ft.line, f)
+            .and_then(|l| i32::try_from(l).ok())
+            .unwrap_or(0);
         let loc = self.b.add_location(Some(function), line);
         if let Some(c) = int_cell(&ft.column, f).and_then(|c| i32::try_from(c).ok()) {
-            self.b.set_location_ext(loc, location_cols::COLUMN, Cell::Int(c));
+            self.b
+                .set_location_ext(loc, location_cols::COLUMN, Cell::Int(c));
         }
         if let Some(a) = int_cell(&ft.address, f).and_then(|a| u64::try_from(a).ok()) {
-            self.b.set_location_ext(loc, location_cols::ADDRESS, Cell::U64(Some(a)));
+            self.b
+                .set_location_ext(loc, location_cols::ADDRESS, Cell::U64(Some(a)));
         }
         if int_cell(&ft.inline_depth, f).is_some_and(|d| d > 0) {
-            self.b.set_location_ext(loc, location_cols::INLINED, Cell::Lgl(Some(true)));
+            self.b
+                .set_location_ext(loc, location_cols::INLINED, Cell::Lgl(Some(true)));
         }
         self.category(ft, f, loc);
         cache.frames.insert(f, loc);
@@ -671,29 +807,45 @@ impl Reader<'_> {
     }
 
     fn category(&mut self, ft: &FrameTable, f: usize, loc: LocationIndex) {
-        let Some(c) = int_cell(&ft.category, f) else { return };
-        let Some(cat) = usize::try_from(c).ok().and_then(|c| self.categories.get(c)).cloned() else {
-            self.w.add(NAME, "category", || format!("frameTable.category {c} is not in meta.categories; not kept"));
+        let Some(c) = int_cell(&ft.category, f) else {
+            return;
+        };
+        let Some(cat) = usize::try_from(c)
+            .ok()
+            .and_then(|c| self.categories.get(c))
+            .cloned()
+        else {
+            self.w.add(NAME, "category", || {
+                format!("frameTable.category {c} is not in meta.categories; not kept")
+            });
             return;
         };
         let name = cat.name.unwrap_or_default();
         let id = self.b.intern(&name);
-        self.b.set_location_ext(loc, location_cols::CATEGORY, Cell::Chr(id));
+        self.b
+            .set_location_ext(loc, location_cols::CATEGORY, Cell::Chr(id));
         let lower = name.to_ascii_lowercase();
         if FRAME_TYPES.contains(&lower.as_str()) {
             let id = self.b.intern(&lower);
-            self.b.set_location_ext(loc, location_cols::FRAME_TYPE, Cell::Chr(id));
+            self.b
+                .set_location_ext(loc, location_cols::FRAME_TYPE, Cell::Chr(id));
         }
         let sub = int_cell(&ft.subcategory, f)
             .and_then(|s| usize::try_from(s).ok())
             .and_then(|s| cat.subcategories.as_ref()?.get(s).cloned());
         if let Some(sub) = sub {
             let id = self.b.intern(&sub);
-            self.b.set_location_ext(loc, location_cols::SUBCATEGORY, Cell::Chr(id));
+            self.b
+                .set_location_ext(loc, location_cols::SUBCATEGORY, Cell::Chr(id));
         }
     }
 
-    fn func(&mut self, view: &View, cache: &mut Cache, i: usize) -> Result<FunctionIndex, ReadError> {
+    fn func(
+        &mut self,
+        view: &View,
+        cache: &mut Cache,
+        i: usize,
+    ) -> Result<FunctionIndex, ReadError> {
         if let Some(&f) = cache.funcs.get(&i) {
             return Ok(f);
         }
@@ -702,12 +854,19 @@ impl Reader<'_> {
         let name = string_at(view, &ft.name, i, || p("name"))?.unwrap_or("");
         let filename = match string_at(view, &ft.file_name, i, || p("fileName"))? {
             Some(f) => Some(f),
-            None => match (view.sources, index_cell(&ft.source, i, usize::MAX, || p("source"))?) {
-                (Some(src), Some(s)) => string_at(view, &src.filename, s, || format!("shared.sources.filename[{s}]"))?,
+            None => match (
+                view.sources,
+                index_cell(&ft.source, i, usize::MAX, || p("source"))?,
+            ) {
+                (Some(src), Some(s)) => string_at(view, &src.filename, s, || {
+                    format!("shared.sources.filename[{s}]")
+                })?,
                 _ => None,
             },
         };
-        let start_line = int_cell(&ft.line_number, i).and_then(|l| i32::try_from(l).ok()).unwrap_or(0);
+        let start_line = int_cell(&ft.line_number, i)
+            .and_then(|l| i32::try_from(l).ok())
+            .unwrap_or(0);
         let name_id = self.b.intern(name);
         let key = FunctionKey {
             name: name_id,
@@ -724,10 +883,19 @@ impl Reader<'_> {
         if let Some(b) = flag(&ft.relevant_for_js) {
             let _ = ext.set(function_cols::RELEVANT_FOR_JS, f.idx(), Cell::Lgl(Some(b)));
         }
-        if let (Some(res), Some(r)) = (view.resources, int_cell(&ft.resource, i).and_then(|r| usize::try_from(r).ok())) {
-            if let Some(name) = string_at(view, &res.name, r, || format!("resourceTable.name[{r}]"))? {
+        if let (Some(res), Some(r)) = (
+            view.resources,
+            int_cell(&ft.resource, i).and_then(|r| usize::try_from(r).ok()),
+        ) {
+            if let Some(name) =
+                string_at(view, &res.name, r, || format!("resourceTable.name[{r}]"))?
+            {
                 let id = self.b.intern(name);
-                let _ = self.b.functions_mut().ext.set(function_cols::RESOURCE, f.idx(), Cell::Chr(id));
+                let _ =
+                    self.b
+                        .functions_mut()
+                        .ext
+                        .set(function_cols::RESOURCE, f.idx(), Cell::Chr(id));
             }
         }
         cache.funcs.insert(i, f);
@@ -736,8 +904,14 @@ impl Reader<'_> {
 }
 
 /// The string at index cell `i` of `col` (`None` for null / missing).
-fn string_at<'a>(view: &View<'a>, col: &Col, i: usize, path: impl Fn() -> String) -> Result<Option<&'a str>, ReadError> {
-    Ok(index_cell(col, i, view.strings.len(), path)?.and_then(|s| view.strings.get(s).map(String::as_str)))
+fn string_at<'a>(
+    view: &View<'a>,
+    col: &Col,
+    i: usize,
+    path: impl Fn() -> String,
+) -> Result<Option<&'a str>, ReadError> {
+    Ok(index_cell(col, i, view.strings.len(), path)?
+        .and_then(|s| view.strings.get(s).map(String::as_str)))
 }
 
 /// What the sample weights become: value type `ty`/`unit`, weight × `scale`.
@@ -755,7 +929,12 @@ fn read_plan(meta: &Meta, samples: &Samples, path: &str) -> Result<ReadPlan, Rea
         "samples" => ("samples", "count"),
         "tracing-ms" => ("time", "nanoseconds"),
         "bytes" => ("bytes", "bytes"),
-        other => return Err(err(format!("{path}.weightType"), format!("unknown weight type {other:?}"))),
+        other => {
+            return Err(err(
+                format!("{path}.weightType"),
+                format!("unknown weight type {other:?}"),
+            ))
+        }
     };
     let (ty, unit) = match &meta.proftab_value_type {
         Some(v) if !v.ty.is_empty() => (v.ty.clone(), v.unit.clone()),
@@ -778,36 +957,71 @@ fn parent(view: &View, s: usize) -> Result<Option<usize>, ReadError> {
     if let Some(offsets) = &st.prefix_offset {
         return match offsets.get(s).copied().flatten() {
             None => Err(err(format!("{}.prefixOffset[{s}]", path()), "missing")),
-            Some(o) if o == 0.0 => Ok(None),
+            Some(0.0) => Ok(None),
             Some(o) if o > 0.0 && o.fract() == 0.0 && o <= s as f64 => Ok(Some(s - o as usize)),
-            Some(o) => Err(err(format!("{}.prefixOffset[{s}]", path()), format!("{o} does not point to an earlier stack"))),
+            Some(o) => Err(err(
+                format!("{}.prefixOffset[{s}]", path()),
+                format!("{o} does not point to an earlier stack"),
+            )),
         };
     }
-    let prefix = st.prefix.as_ref().ok_or_else(|| err(path(), "neither prefix nor prefixOffset"))?;
+    let prefix = st
+        .prefix
+        .as_ref()
+        .ok_or_else(|| err(path(), "neither prefix nor prefixOffset"))?;
     match prefix.get(s).copied().flatten() {
         None => Ok(None),
         Some(p) if p >= 0.0 && p.fract() == 0.0 && p < s as f64 => Ok(Some(p as usize)),
-        Some(p) => Err(err(format!("{}.prefix[{s}]", path()), format!("{p} is not an earlier stack"))),
+        Some(p) => Err(err(
+            format!("{}.prefix[{s}]", path()),
+            format!("{p} is not an earlier stack"),
+        )),
     }
 }
 
 /// Checks the declared lengths of the tables a thread uses.
 fn check_tables(view: &View) -> Result<(), ReadError> {
     let p = view.prefix;
-    check_length(view.stacks.length, view.stacks.frame.len(), &format!("{p}.stackTable"))?;
-    let prefix_len = view.stacks.prefix_offset.as_ref().or(view.stacks.prefix.as_ref()).map_or(0, Vec::len);
+    check_length(
+        view.stacks.length,
+        view.stacks.frame.len(),
+        &format!("{p}.stackTable"),
+    )?;
+    let prefix_len = view
+        .stacks
+        .prefix_offset
+        .as_ref()
+        .or(view.stacks.prefix.as_ref())
+        .map_or(0, Vec::len);
     if prefix_len != view.stacks.frame.len() {
-        return Err(err(format!("{p}.stackTable"), format!("{prefix_len} prefixes for {} frames", view.stacks.frame.len())));
+        return Err(err(
+            format!("{p}.stackTable"),
+            format!(
+                "{prefix_len} prefixes for {} frames",
+                view.stacks.frame.len()
+            ),
+        ));
     }
-    check_length(view.frames.length, view.frames.func.len(), &format!("{p}.frameTable"))?;
-    check_length(view.funcs.length, view.funcs.name.len(), &format!("{p}.funcTable"))
+    check_length(
+        view.frames.length,
+        view.frames.func.len(),
+        &format!("{p}.frameTable"),
+    )?;
+    check_length(
+        view.funcs.length,
+        view.funcs.name.len(),
+        &format!("{p}.funcTable"),
+    )
 }
 
 /// Sample times in ms from `time` or the running sum of `timeDeltas` (empty when neither).
 fn sample_times(samples: &Samples, n: usize, path: &str) -> Result<Vec<f64>, ReadError> {
     let col = |name: &str, c: &Col| -> Result<Vec<f64>, ReadError> {
         if c.len() != n {
-            return Err(err(format!("{path}.{name}"), format!("{} entries for {n} samples", c.len())));
+            return Err(err(
+                format!("{path}.{name}"),
+                format!("{} entries for {n} samples", c.len()),
+            ));
         }
         Ok(c.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
     };
@@ -847,10 +1061,9 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     let threads: Vec<Value> = (0..profile.sources.source_type.len())
         .map(|src| s.thread(src, &plan, &mut w))
         .collect();
-    let (ty, unit) = profile
-        .values
-        .get(plan.column)
-        .map_or(("", ""), |c| (profile.str(c.value_type), profile.str(c.unit)));
+    let (ty, unit) = profile.values.get(plan.column).map_or(("", ""), |c| {
+        (profile.str(c.value_type), profile.str(c.unit))
+    });
     let start_ms = profile
         .sources
         .source_timestamp
@@ -891,11 +1104,15 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     })
 }
 
-fn weight_plan(p: &Profile, options: &WriteOptions, w: &mut Warnings) -> Result<WeightPlan, WriteError> {
+fn weight_plan(
+    p: &Profile,
+    options: &WriteOptions,
+    w: &mut Warnings,
+) -> Result<WeightPlan, WriteError> {
     let vt = match &options.value_type {
-        Some(name) => p
-            .value_type_index(name)
-            .ok_or_else(|| WriteError::new(NAME, format!("the profile has no value type {name:?}")))?,
+        Some(name) => p.value_type_index(name).ok_or_else(|| {
+            WriteError::new(NAME, format!("the profile has no value type {name:?}"))
+        })?,
         None => p
             .default_value_type()
             .ok_or_else(|| WriteError::new(NAME, "the profile has no value types"))?,
@@ -909,7 +1126,9 @@ fn weight_plan(p: &Profile, options: &WriteOptions, w: &mut Warnings) -> Result<
         .collect();
     if !others.is_empty() {
         let list = others.join(", ");
-        w.add(NAME, "types", || format!("holds one value type; wrote {ty}, not {list}"));
+        w.add(NAME, "types", || {
+            format!("holds one value type; wrote {ty}, not {list}")
+        });
     }
     let (weight_type, scale) = match unit {
         "nanoseconds" => ("tracing-ms", 1e-6),
@@ -920,7 +1139,9 @@ fn weight_plan(p: &Profile, options: &WriteOptions, w: &mut Warnings) -> Result<
         "count" | "" => ("samples", 1.0),
         other => {
             let other = other.to_owned();
-            w.add(NAME, "unit", || format!("unit {other} has no Firefox weight type; written as sample counts"));
+            w.add(NAME, "unit", || {
+                format!("unit {other} has no Firefox weight type; written as sample counts")
+            });
             ("samples", 1.0)
         }
     };
@@ -1033,7 +1254,8 @@ impl<'p> Shared<'p> {
             Some(Cell::Chr(s)) if !s.is_na() => Some(self.p.str(s).to_owned()),
             _ => None,
         };
-        let Some(name) = text(location_cols::CATEGORY).or_else(|| text(location_cols::FRAME_TYPE)) else {
+        let Some(name) = text(location_cols::CATEGORY).or_else(|| text(location_cols::FRAME_TYPE))
+        else {
             return (0, 0);
         };
         let sub = text(location_cols::SUBCATEGORY);
@@ -1045,7 +1267,9 @@ impl<'p> Shared<'p> {
             }
         };
         let Some(sub) = sub else { return (c, 0) };
-        let Some((_, subs)) = self.categories.get_mut(c) else { return (c, 0) };
+        let Some((_, subs)) = self.categories.get_mut(c) else {
+            return (c, 0);
+        };
         let s = subs.iter().position(|x| *x == sub).unwrap_or_else(|| {
             subs.push(sub);
             subs.len() - 1
@@ -1131,21 +1355,35 @@ impl<'p> Shared<'p> {
                 skipped += 1;
                 continue;
             };
-            let node = p.samples.stack.get(s).and_then(|&x| decode_opt(x)).map(StackIndex);
+            let node = p
+                .samples
+                .stack
+                .get(s)
+                .and_then(|&x| decode_opt(x))
+                .map(StackIndex);
             stack.push(self.stack(node));
-            let t = times.and_then(|t| t.get(s).copied()).filter(|t| t.is_finite());
+            let t = times
+                .and_then(|t| t.get(s).copied())
+                .filter(|t| t.is_finite());
             time.push(t.map_or(time.len() as f64, |t| t * MS_PER_SECOND));
             weight.push(v * plan.scale);
         }
         if skipped > 0 {
-            w.add(NAME, "absent", || format!("{skipped} samples without a value of the written type were left out"));
+            w.add(NAME, "absent", || {
+                format!("{skipped} samples without a value of the written type were left out")
+            });
         }
         let unit_weights = plan.weight_type == "samples" && weight.iter().all(|&x| x == 1.0);
         let chr = |col: &str| match p.sources.ext.cell(col, src) {
             Some(Cell::Chr(s)) if !s.is_na() => Some(p.str(s).to_owned()),
             _ => None,
         };
-        let uri = p.sources.source_uri.get(src).map(|&u| p.str(u)).filter(|u| !u.is_empty());
+        let uri = p
+            .sources
+            .source_uri
+            .get(src)
+            .map(|&u| p.str(u))
+            .filter(|u| !u.is_empty());
         let name = chr(source_cols::THREAD_NAME)
             .or_else(|| uri.map(str::to_owned))
             .unwrap_or_else(|| format!("Thread {}", src + 1));
@@ -1209,7 +1447,8 @@ impl<'p> Shared<'p> {
             func_name.push(self.string(name));
             let line = p.functions.start_line.get(row).copied().unwrap_or(0);
             func_line.push((line != INT_NA && line != 0).then_some(line));
-            let flag = |col: &str| matches!(p.functions.ext.cell(col, row), Some(Cell::Lgl(Some(true))));
+            let flag =
+                |col: &str| matches!(p.functions.ext.cell(col, row), Some(Cell::Lgl(Some(true))));
             is_js.push(flag(function_cols::IS_JS));
             relevant.push(flag(function_cols::RELEVANT_FOR_JS));
         }

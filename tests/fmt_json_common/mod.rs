@@ -1,5 +1,5 @@
 //! Helpers shared by the OTLP and Firefox integration tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 
@@ -34,14 +34,19 @@ pub fn sample_lines(p: &Profile) -> Vec<String> {
     (0..p.num_samples())
         .map(|s| {
             let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
-            let mut frames: Vec<String> = p.frames_leaf_first(stack).map(|l| frame_text(p, l)).collect();
+            let mut frames: Vec<String> = p
+                .frames_leaf_first(stack)
+                .map(|l| frame_text(p, l))
+                .collect();
             frames.reverse();
             let values: Vec<String> = p
                 .values
                 .iter()
                 .filter_map(|c| c.get(s).map(|v| format!("{}={v}", p.str(c.value_type))))
                 .collect();
-            let time = times.and_then(|t| t.get(s)).map_or(String::new(), |t| format!("{t:.9}"));
+            let time = times
+                .and_then(|t| t.get(s))
+                .map_or(String::new(), |t| format!("{t:.9}"));
             format!(
                 "src{} {} [{}] t={time}",
                 p.samples.source[s].0,
@@ -54,12 +59,14 @@ pub fn sample_lines(p: &Profile) -> Vec<String> {
 
 /// A frame as `name@file:line` plus its address when it has one.
 pub fn frame_text(p: &Profile, l: proftab::model::LocationIndex) -> String {
-    let (name, file) = p.location_function(l).map_or(("?".to_owned(), String::new()), |f| {
-        (
-            p.str(p.functions.name[f.idx()]).to_owned(),
-            p.str(p.functions.filename[f.idx()]).to_owned(),
-        )
-    });
+    let (name, file) = p
+        .location_function(l)
+        .map_or(("?".to_owned(), String::new()), |f| {
+            (
+                p.str(p.functions.name[f.idx()]).to_owned(),
+                p.str(p.functions.filename[f.idx()]).to_owned(),
+            )
+        });
     let addr = match p.locations.ext.cell(".address", l.idx()) {
         Some(Cell::U64(Some(a))) => format!("#{a:x}"),
         _ => String::new(),
@@ -77,10 +84,20 @@ pub fn totals(p: &Profile) -> Vec<String> {
 
 /// Runs every `tests/fixtures/invalid/<format>/<case>.*` input (not `.expected`) through
 /// `read` and checks that it fails with a message containing the text of `<case>.expected`.
-pub fn check_invalid_fixtures(format: &str, read: fn(&[u8], &ReadOptions) -> Result<proftab::formats::Parsed, ReadError>) -> usize {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/invalid")).join(format);
+pub fn check_invalid_fixtures(
+    format: &str,
+    read: fn(&[u8], &ReadOptions) -> Result<proftab::formats::Parsed, ReadError>,
+) -> usize {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/invalid"
+    ))
+    .join(format);
     let mut n = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.extension().is_some_and(|e| e == "expected") {
@@ -92,7 +109,9 @@ pub fn check_invalid_fixtures(format: &str, read: fn(&[u8], &ReadOptions) -> Res
         let bytes = std::fs::read(&path).unwrap();
         let result = std::panic::catch_unwind(|| read(&bytes, &ReadOptions::default()));
         let outcome = result.unwrap_or_else(|_| panic!("{} panicked", path.display()));
-        let e = outcome.err().unwrap_or_else(|| panic!("{} was accepted", path.display()));
+        let e = outcome
+            .err()
+            .unwrap_or_else(|| panic!("{} was accepted", path.display()));
         let text = e.to_string();
         assert!(
             text.contains(expected.trim()),

@@ -92,7 +92,11 @@ fn to_json(v: &Value, string: &dyn Fn(i32) -> Option<String>, depth: usize) -> J
     if depth > MAX_VALUE_DEPTH {
         return Json::Null;
     }
-    let any = |a: &AnyValue| a.value.as_ref().map_or(json!({}), |v| to_json(v, string, depth + 1));
+    let any = |a: &AnyValue| {
+        a.value
+            .as_ref()
+            .map_or(json!({}), |v| to_json(v, string, depth + 1))
+    };
     match v {
         Value::StringValue(s) => json!({ "stringValue": s }),
         Value::StringValueStrindex(i) => json!({ "stringValue": string(*i).unwrap_or_default() }),

@@ -100,9 +100,10 @@ pub fn detect<'a>(
         for field in fields(profile).flatten() {
             match (field.number, field.payload) {
                 (2, Payload::Bytes(sample)) => scan_sample(sample, attribute_table_len, &mut ev),
-                (12, _) | (7, Payload::Varint(_)) | (8, Payload::Bytes(_)) | (9, Payload::Varint(_)) => {
-                    ev.header_v18 = true
-                }
+                (12, _)
+                | (7, Payload::Varint(_))
+                | (8, Payload::Bytes(_))
+                | (9, Payload::Varint(_)) => ev.header_v18 = true,
                 (8, Payload::Varint(_)) | (9, Payload::Bytes(_)) => ev.header_current = true,
                 _ => {}
             }
@@ -175,9 +176,11 @@ fn decide(ev: &Evidence) -> Result<Layout, String> {
 fn sample_evidence(ev: &Evidence) -> Result<Option<SampleLayout>, String> {
     match (ev.old_decisive, ev.current_decisive) {
         (true, true) => {
-            return Err("the samples mix the v1.9 layout (packed field 3) and the current \
+            return Err(
+                "the samples mix the v1.9 layout (packed field 3) and the current \
                         layout (packed field 4)"
-                .to_owned())
+                    .to_owned(),
+            )
         }
         (true, false) => return Ok(Some(SampleLayout::Old)),
         (false, true) => return Ok(Some(SampleLayout::Current)),
@@ -205,17 +208,24 @@ pub struct DecodedProfile {
 pub fn decode_profile(buf: &[u8], header: HeaderLayout) -> Result<DecodedProfile, String> {
     let mut out = DecodedProfile::default();
     for field in fields(buf) {
-        let field = field.map_err(|at| format!("malformed protobuf field at byte {at} of the Profile"))?;
+        let field =
+            field.map_err(|at| format!("malformed protobuf field at byte {at} of the Profile"))?;
         set_field(&mut out, field, header)?;
     }
     Ok(out)
 }
 
-fn set_field(out: &mut DecodedProfile, field: Field<'_>, header: HeaderLayout) -> Result<(), String> {
+fn set_field(
+    out: &mut DecodedProfile,
+    field: Field<'_>,
+    header: HeaderLayout,
+) -> Result<(), String> {
     let p = &mut out.profile;
     // Renumber v1.8 fields 8–12 onto the later 7–11; v1.8 field 7 holds the comments.
     let number = match (header, field.number) {
-        (HeaderLayout::V18, 7) => return int32s(field, &mut out.comment_strindices, "comment_strindices"),
+        (HeaderLayout::V18, 7) => {
+            return int32s(field, &mut out.comment_strindices, "comment_strindices")
+        }
         (HeaderLayout::V18, n @ 8..=12) => n - 1,
         (_, n) => n,
     };
@@ -309,13 +319,13 @@ mod tests {
             timestamps_unix_nano: vec![5],
             ..Default::default()
         });
-        assert_eq!(run(&[a.clone()]), Ok(OLD));
+        assert_eq!(run(std::slice::from_ref(&a)), Ok(OLD));
         let b = current(Sample {
             stack_index: 1,
             values: vec![3],
             ..Default::default()
         });
-        assert_eq!(run(&[b.clone()]), Ok(CURRENT));
+        assert_eq!(run(std::slice::from_ref(&b)), Ok(CURRENT));
         assert!(run(&[a, b]).is_err());
     }
 

@@ -51,9 +51,11 @@ pub const ATTR_BUILD_ID: &str = "process.executable.build_id.gnu";
 pub const ATTR_DEFAULT_SAMPLE_TYPE: &str = "pprof.scope.default_sample_type";
 /// Scope attribute recording the original order of pprof sample types.
 pub const ATTR_SAMPLE_TYPE_ORDER: &str = "pprof.scope.sample_type_order";
+/// Profile attribute holding pprof's comments (string array).
+pub const ATTR_COMMENT: &str = "pprof.profile.comment";
 /// Profile attributes that map to pprof fields, kept in `meta` under the same key.
 pub const PPROF_PROFILE_ATTRS: [&str; 4] = [
-    "pprof.profile.comment",
+    ATTR_COMMENT,
     "pprof.profile.drop_frames",
     "pprof.profile.keep_frames",
     "pprof.profile.doc_url",
@@ -198,7 +200,10 @@ pub fn message_layouts(bytes: &[u8]) -> Result<Vec<&'static str>, ReadError> {
         .into_iter()
         .map(|(offset, msg)| {
             let data = decode_message(offset, msg)?;
-            let attributes = data.dictionary.as_ref().map_or(0, |d| d.attribute_table.len());
+            let attributes = data
+                .dictionary
+                .as_ref()
+                .map_or(0, |d| d.attribute_table.len());
             let profiles = data
                 .resource_profiles
                 .iter()

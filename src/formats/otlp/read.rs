@@ -42,10 +42,9 @@ pub(super) fn read_messages(
     if r.b.profile().sources.source_type.is_empty() {
         r.w.add(NAME, "empty", || "the file holds no profiles".to_owned());
     }
-    let profile = r
-        .b
-        .build()
-        .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
+    let profile =
+        r.b.build()
+            .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
     Ok(Parsed {
         format: Format::Otlp,
         profile,
@@ -80,10 +79,12 @@ fn err(place: String, message: impl Into<String>) -> ReadError {
 }
 
 fn index(i: i32, len: usize, place: impl Fn() -> String, what: &str) -> Result<usize, ReadError> {
-    usize::try_from(i)
-        .ok()
-        .filter(|&u| u < len)
-        .ok_or_else(|| err(place(), format!("{what} index {i} out of range (table has {len})")))
+    usize::try_from(i).ok().filter(|&u| u < len).ok_or_else(|| {
+        err(
+            place(),
+            format!("{what} index {i} out of range (table has {len})"),
+        )
+    })
 }
 
 impl<'d> Dict<'d> {
@@ -188,7 +189,8 @@ impl Reader<'_> {
         let mut dict = Dict::new(d, prefix);
         load_tables(self, &mut dict)?;
         for (ri, rp) in data.resource_profiles.iter().enumerate() {
-            let attributes = self.resource_attributes(rp, &dict, &format!("{prefix}resource_profiles[{ri}]"))?;
+            let attributes =
+                self.resource_attributes(rp, &dict, &format!("{prefix}resource_profiles[{ri}]"))?;
             for (si, sp) in rp.scope_profiles.iter().enumerate() {
                 let path = format!("{prefix}resource_profiles[{ri}].scope_profiles[{si}]");
                 let profiles = sp
@@ -197,7 +199,10 @@ impl Reader<'_> {
                     .enumerate()
                     .map(|(j, bytes)| {
                         layout::decode_profile(bytes, layout.header).map_err(|e| {
-                            err(format!("{path}.profiles[{j}]"), format!("{e} ({} layout)", layout.name()))
+                            err(
+                                format!("{path}.profiles[{j}]"),
+                                format!("{e} ({} layout)", layout.name()),
+                            )
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -235,8 +240,16 @@ impl Reader<'_> {
                 )
             });
         }
-        key_values(&res.attributes, dict, &format!("{path}.resource.attributes"))
-            .map(|v| v.into_iter().map(|(k, v)| ("resource", k, v, String::new())).collect())
+        key_values(
+            &res.attributes,
+            dict,
+            &format!("{path}.resource.attributes"),
+        )
+        .map(|v| {
+            v.into_iter()
+                .map(|(k, v)| ("resource", k, v, String::new()))
+                .collect()
+        })
     }
 
     fn add_scope(
@@ -253,7 +266,9 @@ impl Reader<'_> {
                     format!("{path}.scope reports dropped attributes (count not kept)")
                 });
             }
-            for (key, value) in key_values(&scope.attributes, dict, &format!("{path}.scope.attributes"))? {
+            for (key, value) in
+                key_values(&scope.attributes, dict, &format!("{path}.scope.attributes"))?
+            {
                 match (key.as_str(), &value) {
                     (ATTR_DEFAULT_SAMPLE_TYPE, AttrValue::Str(s)) => {
                         if !self.default_type_set {
@@ -299,7 +314,11 @@ impl Reader<'_> {
         }
         for j in positions {
             if let Some(p) = profiles.get(j) {
-                self.value_type(&p.profile, dict, &format!("{path}.profiles[{j}].sample_type"))?;
+                self.value_type(
+                    &p.profile,
+                    dict,
+                    &format!("{path}.profiles[{j}].sample_type"),
+                )?;
             }
         }
         Ok(())
@@ -343,7 +362,11 @@ impl Reader<'_> {
         let mut types = Vec::new();
         for j in range.clone() {
             if let Some(p) = profiles.get(j) {
-                types.push(self.value_type(&p.profile, dict, &format!("{path}.profiles[{j}].sample_type"))?);
+                types.push(self.value_type(
+                    &p.profile,
+                    dict,
+                    &format!("{path}.profiles[{j}].sample_type"),
+                )?);
             }
         }
         let group: Vec<&[Sample]> = range
@@ -367,7 +390,10 @@ impl Reader<'_> {
             }
             for (g, gs) in group.iter().enumerate() {
                 let Some(x) = gs.get(k) else { continue };
-                if !x.values.is_empty() && !x.timestamps_unix_nano.is_empty() && x.values.len() != x.timestamps_unix_nano.len() {
+                if !x.values.is_empty()
+                    && !x.timestamps_unix_nano.is_empty()
+                    && x.values.len() != x.timestamps_unix_nano.len()
+                {
                     return Err(err(
                         format!("{path}.profiles[{}].samples[{k}]", first_index + g),
                         format!(
@@ -382,12 +408,21 @@ impl Reader<'_> {
             let link = link_ids(dict, s.link_index, &spath)?;
             for r in 0..rows {
                 if self.b.num_samples() >= self.options.limits.max_samples {
-                    return Err(err(spath(), format!("more than {} samples", self.options.limits.max_samples)));
+                    return Err(err(
+                        spath(),
+                        format!("more than {} samples", self.options.limits.max_samples),
+                    ));
                 }
                 let row = self.b.add_sample(src, stack);
                 for (g, gs) in group.iter().enumerate() {
-                    let (Some(x), Some(&vt)) = (gs.get(k), types.get(g)) else { continue };
-                    let v = if x.values.is_empty() { 1.0 } else { x.values.get(r).copied().unwrap_or(0) as f64 };
+                    let (Some(x), Some(&vt)) = (gs.get(k), types.get(g)) else {
+                        continue;
+                    };
+                    let v = if x.values.is_empty() {
+                        1.0
+                    } else {
+                        x.values.get(r).copied().unwrap_or(0) as f64
+                    };
                     self.b.set_value(row, vt, v);
                 }
                 if let Some(&ts) = s.timestamps_unix_nano.get(r) {
@@ -398,8 +433,10 @@ impl Reader<'_> {
                 if let Some((trace, span)) = &link {
                     let t = self.b.intern(trace);
                     let sp = self.b.intern(span);
-                    self.b.set_sample_ext(row, sample_cols::TRACE_ID, Cell::Chr(t));
-                    self.b.set_sample_ext(row, sample_cols::SPAN_ID, Cell::Chr(sp));
+                    self.b
+                        .set_sample_ext(row, sample_cols::TRACE_ID, Cell::Chr(t));
+                    self.b
+                        .set_sample_ext(row, sample_cols::SPAN_ID, Cell::Chr(sp));
                 }
             }
         }
@@ -416,7 +453,9 @@ impl Reader<'_> {
     ) -> Result<SourceIndex, ReadError> {
         let p = &decoded.profile;
         let ts = (base != 0).then(|| base as f64 / NANOS_PER_SECOND);
-        let src = self.b.add_source(NAME, self.options.source_uri.as_deref(), ts);
+        let src = self
+            .b
+            .add_source(NAME, self.options.source_uri.as_deref(), ts);
         let row = src.idx();
         let pt = p.period_type.clone().unwrap_or_default();
         let period_type = dict.string(pt.type_strindex, || format!("{path}.period_type"))?;
@@ -430,15 +469,27 @@ impl Reader<'_> {
         chr(&mut self.b, source_cols::PERIOD_TYPE, period_type);
         chr(&mut self.b, source_cols::PERIOD_UNIT, period_unit);
         chr(&mut self.b, source_cols::PROFILE_ID, &hex(&p.profile_id));
-        chr(&mut self.b, source_cols::PAYLOAD_FORMAT, &p.original_payload_format);
+        chr(
+            &mut self.b,
+            source_cols::PAYLOAD_FORMAT,
+            &p.original_payload_format,
+        );
         chr(&mut self.b, source_cols::PAYLOAD, &hex(&p.original_payload));
         if let Some(scope) = &ctx.scope.scope {
             chr(&mut self.b, source_cols::SCOPE_NAME, &scope.name);
             chr(&mut self.b, source_cols::SCOPE_VERSION, &scope.version);
         }
-        chr(&mut self.b, source_cols::SCOPE_SCHEMA_URL, &ctx.scope.schema_url);
+        chr(
+            &mut self.b,
+            source_cols::SCOPE_SCHEMA_URL,
+            &ctx.scope.schema_url,
+        );
         if let Some(rp) = ctx.resource {
-            chr(&mut self.b, source_cols::RESOURCE_SCHEMA_URL, &rp.schema_url);
+            chr(
+                &mut self.b,
+                source_cols::RESOURCE_SCHEMA_URL,
+                &rp.schema_url,
+            );
         }
         let ext = &mut self.b.sources_mut().ext;
         if base != 0 {
@@ -448,7 +499,11 @@ impl Reader<'_> {
             let _ = ext.set(source_cols::PERIOD, row, Cell::Dbl(p.period as f64));
         }
         if p.duration_nano != 0 {
-            let _ = ext.set(source_cols::DURATION_NANOS, row, Cell::Dbl(p.duration_nano as f64));
+            let _ = ext.set(
+                source_cols::DURATION_NANOS,
+                row,
+                Cell::Dbl(p.duration_nano as f64),
+            );
         }
         if p.dropped_attributes_count != 0 {
             let n = i32::try_from(p.dropped_attributes_count).unwrap_or(i32::MAX);
@@ -465,17 +520,30 @@ impl Reader<'_> {
                 .comment_strindices
                 .iter()
                 .enumerate()
-                .map(|(c, &si)| Ok(dict.string(si, || format!("{path}.comment_strindices[{c}]"))?.to_owned()))
+                .map(|(c, &si)| {
+                    Ok(dict
+                        .string(si, || format!("{path}.comment_strindices[{c}]"))?
+                        .to_owned())
+                })
                 .collect::<Result<Vec<String>, ReadError>>()?;
             if first {
-                comments.iter().for_each(|c| self.b.add_meta(PPROF_PROFILE_ATTRS[0], c));
+                comments
+                    .iter()
+                    .for_each(|c| self.b.add_meta(ATTR_COMMENT, c));
             } else {
-                attributes.push(("profile", PPROF_PROFILE_ATTRS[0].to_owned(), string_array(&comments), String::new()));
+                attributes.push((
+                    "profile",
+                    ATTR_COMMENT.to_owned(),
+                    string_array(&comments),
+                    String::new(),
+                ));
             }
         }
         for (a, &ai) in p.attribute_indices.iter().enumerate() {
             let place = || format!("{path}.attribute_indices[{a}]");
-            let Some((key, value, unit)) = dict.attribute(ai, place)? else { continue };
+            let Some((key, value, unit)) = dict.attribute(ai, place)? else {
+                continue;
+            };
             if first && PPROF_PROFILE_ATTRS.contains(&key) {
                 self.profile_attr_to_meta(key, &value);
             } else {
@@ -495,10 +563,12 @@ impl Reader<'_> {
             self.b.set_meta(meta_keys::PERIOD, &p.period.to_string());
         }
         if p.duration_nano != 0 {
-            self.b.set_meta(meta_keys::DURATION_NANOS, &p.duration_nano.to_string());
+            self.b
+                .set_meta(meta_keys::DURATION_NANOS, &p.duration_nano.to_string());
         }
         if p.time_unix_nano != 0 {
-            self.b.set_meta(meta_keys::TIME_NANOS, &p.time_unix_nano.to_string());
+            self.b
+                .set_meta(meta_keys::TIME_NANOS, &p.time_unix_nano.to_string());
         }
     }
 
@@ -513,13 +583,20 @@ impl Reader<'_> {
         }
     }
 
-    fn source_attributes(&mut self, src: SourceIndex, attributes: &[(&str, String, AttrValue, String)]) {
+    fn source_attributes(
+        &mut self,
+        src: SourceIndex,
+        attributes: &[(&str, String, AttrValue, String)],
+    ) {
         for (level, key, value, unit) in attributes {
             let level = self.b.intern(level);
             let key = self.b.intern(key);
             let text = self.b.intern(&value.text());
             let kind = self.b.intern(value.kind());
-            let unit = self.b.strings().intern_opt((!unit.is_empty()).then_some(unit.as_str()));
+            let unit = self
+                .b
+                .strings()
+                .intern_opt((!unit.is_empty()).then_some(unit.as_str()));
             let _ = self.b.ext_table(SOURCE_ATTRIBUTES).push_row(&[
                 ("source_id", Cell::Int(src.logical_id())),
                 ("level", Cell::Chr(level)),
@@ -550,8 +627,14 @@ impl Reader<'_> {
     fn write_labels(&mut self, row: SampleIndex, labels: &[(String, AttrValue, String)]) {
         for (key, value, unit) in labels {
             let key = self.b.intern(key);
-            let unit = self.b.strings().intern_opt((!unit.is_empty()).then_some(unit.as_str()));
-            let mut cells = vec![("sample_id", Cell::Int(row.logical_id())), ("key", Cell::Chr(key))];
+            let unit = self
+                .b
+                .strings()
+                .intern_opt((!unit.is_empty()).then_some(unit.as_str()));
+            let mut cells = vec![
+                ("sample_id", Cell::Int(row.logical_id())),
+                ("key", Cell::Chr(key)),
+            ];
             match value {
                 AttrValue::Str(s) => {
                     let s = self.b.intern(s);
@@ -581,11 +664,7 @@ fn group_end(profiles: &[&proto::Profile], samples: &[Vec<Sample>], start: usize
     let Some(&first) = profiles.get(start) else {
         return start + 1;
     };
-    let type_name = |p: &proto::Profile| {
-        p.sample_type
-            .as_ref()
-            .map_or(0, |t| t.type_strindex)
-    };
+    let type_name = |p: &proto::Profile| p.sample_type.as_ref().map_or(0, |t| t.type_strindex);
     let mut types = vec![type_name(first)];
     let mut end = start + 1;
     while let (Some(&p), Some(ps)) = (profiles.get(end), samples.get(end)) {
@@ -609,7 +688,11 @@ fn base_time(p: &proto::Profile, _samples: &[Sample]) -> u64 {
     p.time_unix_nano
 }
 
-fn decode_samples(profiles: &[DecodedProfile], layout: Layout, path: &str) -> Result<Vec<Vec<Sample>>, ReadError> {
+fn decode_samples(
+    profiles: &[DecodedProfile],
+    layout: Layout,
+    path: &str,
+) -> Result<Vec<Vec<Sample>>, ReadError> {
     profiles
         .iter()
         .enumerate()
@@ -635,14 +718,24 @@ fn decode_samples(profiles: &[DecodedProfile], layout: Layout, path: &str) -> Re
         .collect()
 }
 
-fn key_values(kvs: &[KeyValue], dict: &Dict, path: &str) -> Result<Vec<(String, AttrValue)>, ReadError> {
+fn key_values(
+    kvs: &[KeyValue],
+    dict: &Dict,
+    path: &str,
+) -> Result<Vec<(String, AttrValue)>, ReadError> {
     let strings = &dict.d.string_table;
-    let lookup = |s: i32| usize::try_from(s).ok().and_then(|s| strings.get(s)).cloned();
+    let lookup = |s: i32| {
+        usize::try_from(s)
+            .ok()
+            .and_then(|s| strings.get(s))
+            .cloned()
+    };
     kvs.iter()
         .enumerate()
         .map(|(i, kv)| {
             let key = if kv.key.is_empty() && kv.key_strindex != 0 {
-                dict.string(kv.key_strindex, || format!("{path}[{i}].key_strindex"))?.to_owned()
+                dict.string(kv.key_strindex, || format!("{path}[{i}].key_strindex"))?
+                    .to_owned()
             } else {
                 kv.key.clone()
             };
@@ -658,7 +751,9 @@ fn parse_int_array(text: &str) -> Option<Vec<i64>> {
         .iter()
         .map(|v| {
             let iv = v.get("intValue")?;
-            iv.as_str().and_then(|s| s.parse().ok()).or_else(|| iv.as_i64())
+            iv.as_str()
+                .and_then(|s| s.parse().ok())
+                .or_else(|| iv.as_i64())
         })
         .collect()
 }
@@ -679,12 +774,21 @@ fn parse_string_array(text: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn link_ids(dict: &Dict, link: i32, spath: &dyn Fn() -> String) -> Result<Option<(String, String)>, ReadError> {
+fn link_ids(
+    dict: &Dict,
+    link: i32,
+    spath: &dyn Fn() -> String,
+) -> Result<Option<(String, String)>, ReadError> {
     if link == 0 {
         return Ok(None);
     }
     let table = &dict.d.link_table;
-    let u = index(link, table.len(), || format!("{}.link_index", spath()), "link")?;
+    let u = index(
+        link,
+        table.len(),
+        || format!("{}.link_index", spath()),
+        "link",
+    )?;
     Ok(table.get(u).map(|l| (hex(&l.trace_id), hex(&l.span_id))))
 }
 
@@ -694,15 +798,24 @@ fn load_tables(r: &mut Reader, dict: &mut Dict) -> Result<(), ReadError> {
     let prefix = dict.prefix;
     for i in 1..dict.d.function_table.len() {
         let i = i32::try_from(i).unwrap_or(i32::MAX);
-        dict_function(r, dict, i, &|| format!("{prefix}dictionary.function_table[{i}]"))?;
+        dict_function(r, dict, i, &|| {
+            format!("{prefix}dictionary.function_table[{i}]")
+        })?;
     }
     for i in 1..dict.d.mapping_table.len() {
         let i = i32::try_from(i).unwrap_or(i32::MAX);
-        dict_mapping(r, dict, i, &format!("{prefix}dictionary.mapping_table[{i}]"))?;
+        dict_mapping(
+            r,
+            dict,
+            i,
+            &format!("{prefix}dictionary.mapping_table[{i}]"),
+        )?;
     }
     for i in 1..dict.d.location_table.len() {
         let i = i32::try_from(i).unwrap_or(i32::MAX);
-        dict_location(r, dict, i, &|| format!("{prefix}dictionary.location_table[{i}]"))?;
+        dict_location(r, dict, i, &|| {
+            format!("{prefix}dictionary.location_table[{i}]")
+        })?;
     }
     Ok(())
 }
@@ -730,7 +843,13 @@ fn dict_stack(
         let (start, len) = dict_location(r, dict, li, &lplace)?;
         frames.extend(dict.flat.get(start..start + len).unwrap_or(&[]));
         if frames.len() > r.options.limits.max_stack_depth {
-            return Err(err(lplace(), format!("stack deeper than {} frames", r.options.limits.max_stack_depth)));
+            return Err(err(
+                lplace(),
+                format!(
+                    "stack deeper than {} frames",
+                    r.options.limits.max_stack_depth
+                ),
+            ));
         }
     }
     let node = r.b.stack_leaf_first(&frames);
@@ -781,9 +900,9 @@ fn dict_location(
     for k in 0..n_lines {
         let line = loc.lines.get(k);
         let function = match line {
-            Some(l) if l.function_index != 0 => {
-                dict_function(r, dict, l.function_index, &|| format!("{lpath}.lines[{k}].function_index"))?
-            }
+            Some(l) if l.function_index != 0 => dict_function(r, dict, l.function_index, &|| {
+                format!("{lpath}.lines[{k}].function_index")
+            })?,
             _ => None,
         };
         let line_no = line.map_or(0, |l| clamp_line(r, l.line, &lpath));
@@ -800,7 +919,11 @@ fn dict_location(
         }
         if n_lines > 1 {
             let k = i32::try_from(k).unwrap_or(i32::MAX);
-            r.b.set_location_ext(li, location_cols::PPROF_LOCATION_ID, Cell::U64(Some(location_id)));
+            r.b.set_location_ext(
+                li,
+                location_cols::PPROF_LOCATION_ID,
+                Cell::U64(Some(location_id)),
+            );
             r.b.set_location_ext(li, location_cols::PPROF_LINE_INDEX, Cell::Int(k));
         }
         if let Some(ft) = &frame_type {
@@ -821,7 +944,9 @@ fn dict_location(
 
 fn clamp_line(r: &mut Reader, line: i64, lpath: &str) -> i32 {
     i32::try_from(line).unwrap_or_else(|_| {
-        r.w.add(NAME, "line_range", || format!("{lpath}: line {line} does not fit 32 bits; kept as NA"));
+        r.w.add(NAME, "line_range", || {
+            format!("{lpath}: line {line} does not fit 32 bits; kept as NA")
+        });
         INT_NA
     })
 }
@@ -842,7 +967,9 @@ fn dict_function(
     };
     let fpath = format!("{}dictionary.function_table[{u}]", dict.prefix);
     let name = dict.string(f.name_strindex, || format!("{fpath}.name_strindex"))?;
-    let system_name = dict.string(f.system_name_strindex, || format!("{fpath}.system_name_strindex"))?;
+    let system_name = dict.string(f.system_name_strindex, || {
+        format!("{fpath}.system_name_strindex")
+    })?;
     let filename = dict.string(f.filename_strindex, || format!("{fpath}.filename_strindex"))?;
     let start_line = clamp_line(r, f.start_line, &fpath);
     let key = FunctionKey {
@@ -870,12 +997,16 @@ fn dict_mapping(r: &mut Reader, dict: &mut Dict, i: i32, lpath: &str) -> Result<
     let m = d.mapping_table.get(u).unwrap_or(&default);
     let mpath = format!("{}dictionary.mapping_table[{u}]", dict.prefix);
     let filename = dict.string(m.filename_strindex, || format!("{mpath}.filename_strindex"))?;
-    let filename = r.b.strings().intern_opt((!filename.is_empty()).then_some(filename));
+    let filename =
+        r.b.strings()
+            .intern_opt((!filename.is_empty()).then_some(filename));
     let id = r.b.profile().ext_table(MAPPINGS).map_or(0, |t| t.len()) as u64 + 1;
     let mut extra: Vec<(String, Cell)> = Vec::new();
     for (a, &ai) in m.attribute_indices.iter().enumerate() {
         let apath = || format!("{mpath}.attribute_indices[{a}]");
-        let Some((key, value, _unit)) = dict.attribute(ai, apath)? else { continue };
+        let Some((key, value, _unit)) = dict.attribute(ai, apath)? else {
+            continue;
+        };
         let column = if key == ATTR_BUILD_ID {
             "build_id".to_owned()
         } else if let Some(flag) = key.strip_prefix(ATTR_MAPPING_HAS) {
@@ -889,7 +1020,12 @@ fn dict_mapping(r: &mut Reader, dict: &mut Dict, i: i32, lpath: &str) -> Result<
             AttrValue::Double(v) => Cell::Dbl(v),
             AttrValue::Bool(v) => Cell::Lgl(Some(v)),
             AttrValue::Other(kind, _) => {
-                r.w.add(NAME, "mapping_attr", || format!("{}: mapping attribute {key} of kind {kind} is not kept", apath()));
+                r.w.add(NAME, "mapping_attr", || {
+                    format!(
+                        "{}: mapping attribute {key} of kind {kind} is not kept",
+                        apath()
+                    )
+                });
                 continue;
             }
         };

@@ -14,15 +14,15 @@ use prost::Message;
 use super::attrs::{self, AttrValue};
 use super::proto::{
     self, AnyValue, ArrayValue, Function, InstrumentationScope, KeyValue, KeyValueAndUnit, Line,
-    Link, Location, Mapping, ProfilesData, ProfilesDictionary, Resource, ResourceProfiles,
-    Sample, ScopeProfiles, Stack, Value, ValueType,
+    Link, Location, Mapping, ProfilesData, ProfilesDictionary, Resource, ResourceProfiles, Sample,
+    ScopeProfiles, Stack, Value, ValueType,
 };
 use super::*;
 use crate::formats::inline::inlined_into;
 use crate::formats::Warnings;
 use crate::model::{
-    decode_opt, Cell, ExtTable, LocationIndex, StackIndex, StringId, INT_NA,
-    META_DEFAULT_TYPE, SAMPLE_TIME,
+    decode_opt, Cell, ExtTable, LocationIndex, StackIndex, StringId, INT_NA, META_DEFAULT_TYPE,
+    SAMPLE_TIME,
 };
 
 /// Nanoseconds per second.
@@ -224,7 +224,10 @@ impl<'p> Writer<'p> {
                 .and_then(|i| out.get_mut(i))
             else {
                 self.warnings.add(NAME, "label_sample", || {
-                    format!("sample_labels row {}: sample_id {id} does not exist; label not written", row + 1)
+                    format!(
+                        "sample_labels row {}: sample_id {id} does not exist; label not written",
+                        row + 1
+                    )
                 });
                 continue;
             };
@@ -234,10 +237,16 @@ impl<'p> Writer<'p> {
             };
             let Some(key) = chr("key") else { continue };
             let unit = chr("num_unit").unwrap_or("");
-            let value = match (chr("value_type"), chr("str"), table.columns.cell("num", row)) {
+            let value = match (
+                chr("value_type"),
+                chr("str"),
+                table.columns.cell("num", row),
+            ) {
                 (Some(kind), Some(text), _) => AttrValue::from_text(kind, text),
                 (None, Some(text), _) => Some(AttrValue::Str(text.to_owned())),
-                (_, None, Some(Cell::Dbl(v))) if v.is_finite() => Some(AttrValue::Int(v.round() as i64)),
+                (_, None, Some(Cell::Dbl(v))) if v.is_finite() => {
+                    Some(AttrValue::Int(v.round() as i64))
+                }
                 (_, None, Some(Cell::Int(v))) if v != INT_NA => Some(AttrValue::Int(i64::from(v))),
                 _ => None,
             };
@@ -284,7 +293,9 @@ impl<'p> Writer<'p> {
     /// The dictionary location of one inline chain (innermost first).
     fn location(&mut self, chain: &[LocationIndex]) -> i32 {
         let ext = &self.p.locations.ext;
-        let Some(&outer) = chain.first() else { return 0 };
+        let Some(&outer) = chain.first() else {
+            return 0;
+        };
         let address = match ext.cell(location_cols::ADDRESS, outer.idx()) {
             Some(Cell::U64(Some(a))) => a,
             _ => 0,
@@ -344,7 +355,8 @@ impl<'p> Writer<'p> {
             Some(Cell::Chr(s)) if !s.is_na() => Some(self.p.str(s).to_owned()),
             _ => None,
         };
-        let (Some(trace), Some(span)) = (get(sample_cols::TRACE_ID), get(sample_cols::SPAN_ID)) else {
+        let (Some(trace), Some(span)) = (get(sample_cols::TRACE_ID), get(sample_cols::SPAN_ID))
+        else {
             return 0;
         };
         let key = (trace, span);
@@ -391,7 +403,8 @@ impl<'p> Writer<'p> {
             scope_sources += 1;
             let profiles = self.source_profiles(src, rows, labels, attrs);
             if let Some(sp) = rp.scope_profiles.last_mut() {
-                sp.profiles.extend(profiles.iter().map(Message::encode_to_vec));
+                sp.profiles
+                    .extend(profiles.iter().map(Message::encode_to_vec));
                 if scope_sources == 1 && sp.profiles.len() > 1 {
                     let order = sample_type_order(sp.profiles.len());
                     let kv = KeyValue {
@@ -423,8 +436,13 @@ impl<'p> Writer<'p> {
                 Some(Cell::Chr(s)) if !s.is_na() => Some(self.p.str(s).to_owned()),
                 _ => None,
             };
-            let Some(Cell::Int(id)) = table.columns.cell("source_id", row) else { continue };
-            let slot = usize::try_from(id).ok().and_then(|i| i.checked_sub(1)).and_then(|i| out.get_mut(i));
+            let Some(Cell::Int(id)) = table.columns.cell("source_id", row) else {
+                continue;
+            };
+            let slot = usize::try_from(id)
+                .ok()
+                .and_then(|i| i.checked_sub(1))
+                .and_then(|i| out.get_mut(i));
             let (Some(slot), Some(level), Some(key)) = (slot, chr("level"), chr("key")) else {
                 continue;
             };
@@ -441,7 +459,11 @@ impl<'p> Writer<'p> {
         out
     }
 
-    fn resource(&mut self, src: usize, attrs: &[(String, String, AttrValue, String)]) -> (ResourceProfiles, Vec<u8>) {
+    fn resource(
+        &mut self,
+        src: usize,
+        attrs: &[(String, String, AttrValue, String)],
+    ) -> (ResourceProfiles, Vec<u8>) {
         let attributes = key_values(attrs, "resource");
         let rp = ResourceProfiles {
             resource: (!attributes.is_empty()).then(|| Resource {
@@ -456,7 +478,11 @@ impl<'p> Writer<'p> {
         (rp, key)
     }
 
-    fn scope(&mut self, src: usize, attrs: &[(String, String, AttrValue, String)]) -> (ScopeProfiles, Vec<u8>) {
+    fn scope(
+        &mut self,
+        src: usize,
+        attrs: &[(String, String, AttrValue, String)],
+    ) -> (ScopeProfiles, Vec<u8>) {
         let mut attributes = key_values(attrs, "scope");
         if let Some(default) = self.p.meta_value(META_DEFAULT_TYPE) {
             attributes.push(KeyValue {
@@ -528,13 +554,17 @@ impl<'p> Writer<'p> {
             let mut samples: Vec<Sample> = Vec::new();
             let mut last: Option<&Identity> = None;
             for &i in &present {
-                let (Some(&s), Some(identity), Some(&time)) = (rows.get(i), identities.get(i), times.get(i)) else {
+                let (Some(&s), Some(identity), Some(&time)) =
+                    (rows.get(i), identities.get(i), times.get(i))
+                else {
                     continue;
                 };
                 let value = self.integer_value(column.get(s).unwrap_or(0.0), column.value_type);
                 let joins = time.is_some()
                     && last == Some(identity)
-                    && samples.last().is_some_and(|x| !x.timestamps_unix_nano.is_empty());
+                    && samples
+                        .last()
+                        .is_some_and(|x| !x.timestamps_unix_nano.is_empty());
                 match (joins, samples.last_mut(), time) {
                     (true, Some(prev), Some(t)) => {
                         prev.timestamps_unix_nano.push(t);
@@ -570,7 +600,9 @@ impl<'p> Writer<'p> {
     fn integer_value(&mut self, v: f64, vt: StringId) -> i64 {
         if !v.is_finite() {
             let name = self.text(vt);
-            self.warnings.add(NAME, "nonfinite", || format!("non-finite {name} values written as 0"));
+            self.warnings.add(NAME, "nonfinite", || {
+                format!("non-finite {name} values written as 0")
+            });
             return 0;
         }
         if v.fract() != 0.0 {
@@ -598,10 +630,25 @@ impl<'p> Writer<'p> {
     }
 
     /// The fields every `Profile` of a source shares.
-    fn profile_header(&mut self, src: usize, attrs: &[(String, String, AttrValue, String)]) -> proto::Profile {
-        let ts = self.p.sources.source_timestamp.get(src).copied().unwrap_or(f64::NAN);
+    fn profile_header(
+        &mut self,
+        src: usize,
+        attrs: &[(String, String, AttrValue, String)],
+    ) -> proto::Profile {
+        let ts = self
+            .p
+            .sources
+            .source_timestamp
+            .get(src)
+            .copied()
+            .unwrap_or(f64::NAN);
         let meta_time = (src == 0)
-            .then(|| self.p.meta_value(meta_keys::TIME_NANOS)?.parse::<u64>().ok())
+            .then(|| {
+                self.p
+                    .meta_value(meta_keys::TIME_NANOS)?
+                    .parse::<u64>()
+                    .ok()
+            })
             .flatten();
         let time_unix_nano = match self.p.sources.ext.cell(source_cols::TIME_UNIX_NANO, src) {
             Some(Cell::U64(Some(exact))) => exact,
@@ -610,7 +657,9 @@ impl<'p> Writer<'p> {
             _ => 0,
         };
         let period_type = self.period_type(src);
-        let period = self.source_num(src, source_cols::PERIOD, meta_keys::PERIOD).map_or(0, |v| v as i64);
+        let period = self
+            .source_num(src, source_cols::PERIOD, meta_keys::PERIOD)
+            .map_or(0, |v| v as i64);
         let duration = self
             .source_num(src, source_cols::DURATION_NANOS, meta_keys::DURATION_NANOS)
             .map_or(0, |v| v as u64);
@@ -623,7 +672,12 @@ impl<'p> Writer<'p> {
                 attribute_indices.push(self.attribute(key, value, unit));
             }
         }
-        let dropped = match self.p.sources.ext.cell(source_cols::DROPPED_ATTRIBUTES, src) {
+        let dropped = match self
+            .p
+            .sources
+            .ext
+            .cell(source_cols::DROPPED_ATTRIBUTES, src)
+        {
             Some(Cell::Int(v)) if v != INT_NA => u32::try_from(v).unwrap_or(0),
             _ => 0,
         };
@@ -637,7 +691,8 @@ impl<'p> Writer<'p> {
             profile_id: unhex(&self.source_chr(src, source_cols::PROFILE_ID)).unwrap_or_default(),
             dropped_attributes_count: dropped,
             original_payload_format: self.source_chr(src, source_cols::PAYLOAD_FORMAT),
-            original_payload: unhex(&self.source_chr(src, source_cols::PAYLOAD)).unwrap_or_default(),
+            original_payload: unhex(&self.source_chr(src, source_cols::PAYLOAD))
+                .unwrap_or_default(),
             attribute_indices,
         }
     }
@@ -646,8 +701,16 @@ impl<'p> Writer<'p> {
         let mut ty = self.source_chr(src, source_cols::PERIOD_TYPE);
         let mut unit = self.source_chr(src, source_cols::PERIOD_UNIT);
         if ty.is_empty() && unit.is_empty() {
-            ty = self.p.meta_value(meta_keys::PERIOD_TYPE).unwrap_or("").to_owned();
-            unit = self.p.meta_value(meta_keys::PERIOD_UNIT).unwrap_or("").to_owned();
+            ty = self
+                .p
+                .meta_value(meta_keys::PERIOD_TYPE)
+                .unwrap_or("")
+                .to_owned();
+            unit = self
+                .p
+                .meta_value(meta_keys::PERIOD_UNIT)
+                .unwrap_or("")
+                .to_owned();
         }
         (!ty.is_empty() || !unit.is_empty()).then(|| ValueType {
             type_strindex: self.string(&ty),
@@ -663,7 +726,7 @@ impl<'p> Writer<'p> {
             if values.is_empty() {
                 continue;
             }
-            let value = if key == "pprof.profile.comment" {
+            let value = if key == ATTR_COMMENT {
                 let array = AnyValue {
                     value: Some(Value::ArrayValue(ArrayValue {
                         values: values
@@ -725,7 +788,9 @@ fn cell_value(p: &Profile, cell: Option<Cell>) -> Option<AttrValue> {
     Some(match cell? {
         Cell::Chr(s) if !s.is_na() => AttrValue::Str(p.str(s).to_owned()),
         Cell::Int(v) if v != INT_NA => AttrValue::Int(i64::from(v)),
-        Cell::Dbl(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e18 => AttrValue::Int(v as i64),
+        Cell::Dbl(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e18 => {
+            AttrValue::Int(v as i64)
+        }
         Cell::Dbl(v) if !v.is_nan() => AttrValue::Double(v),
         Cell::Lgl(Some(b)) => AttrValue::Bool(b),
         Cell::U64(Some(v)) => AttrValue::Int(i64::try_from(v).ok()?),

@@ -1,0 +1,24 @@
+//! Firefox processed-profile reader: any bytes → `firefox::read` must return without
+//! panicking (version gate, prefix invariants); on success writing must succeed too.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use proftab::formats::{firefox, Limits, ReadOptions, WriteOptions};
+
+fuzz_target!(|data: &[u8]| {
+    let options = ReadOptions {
+        source_uri: None,
+        limits: Limits {
+            max_decompressed_bytes: 16 << 20,
+            max_samples: 100_000,
+            max_stack_depth: 10_000,
+        },
+    };
+    if let Ok(parsed) = firefox::read(data, &options) {
+        if parsed.profile.values.is_empty() {
+            return;
+        }
+        let written = firefox::write(&parsed.profile, &WriteOptions::default()).expect("write");
+        firefox::read(&written.bytes, &options).expect("re-read");
+    }
+});
