@@ -380,28 +380,15 @@ fn message_with_samples(samples: Vec<Vec<u8>>, attribute_values: &[&str]) -> Vec
 
 #[test]
 fn v19_and_current_sample_layouts_read_the_same() {
-    let old = message_with_samples(
-        vec![SampleV19 {
-            stack_index: 1,
-            values: vec![5, 6],
-            attribute_indices: vec![1],
-            timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
-            ..Default::default()
-        }
-        .encode_to_vec()],
-        &["a"],
-    );
-    let new = message_with_samples(
-        vec![Sample {
-            stack_index: 1,
-            values: vec![5, 6],
-            attribute_indices: vec![1],
-            timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
-            ..Default::default()
-        }
-        .encode_to_vec()],
-        &["a"],
-    );
+    let sample = Sample {
+        stack_index: 1,
+        values: vec![5, 6],
+        attribute_indices: vec![1],
+        timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
+        ..Default::default()
+    };
+    let new = message_with_samples(vec![sample.encode_to_vec()], &["a"]);
+    let old = message_with_samples(vec![SampleV19::from(sample).encode_to_vec()], &["a"]);
     assert_eq!(otlp::message_layouts(&old).unwrap(), ["v1.9"]);
     assert_eq!(otlp::message_layouts(&new).unwrap(), ["current (v1.10+)"]);
     let (a, b) = (read(&old), read(&new));

@@ -8,11 +8,7 @@ use proftab::formats::{otlp, Limits, ReadOptions, WriteOptions};
 fuzz_target!(|data: &[u8]| {
     let options = ReadOptions {
         source_uri: None,
-        limits: Limits {
-            max_decompressed_bytes: 16 << 20,
-            max_samples: 100_000,
-            max_stack_depth: 10_000,
-        },
+        limits: Limits::fuzzing(),
     };
     if let Ok(parsed) = otlp::read(data, &options) {
         let written = otlp::write(&parsed.profile, &WriteOptions::default()).expect("write");

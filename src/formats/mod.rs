@@ -133,6 +133,19 @@ pub const DEFAULT_MAX_SAMPLES: usize = 50_000_000;
 /// Default for [`Limits::max_stack_depth`]: 100,000 frames.
 pub const DEFAULT_MAX_STACK_DEPTH: usize = 100_000;
 
+impl Limits {
+    /// Small limits for fuzzing, so that a limit hit is an error rather than an out-of-memory
+    /// report (anchors-style-reliability.md C3): 16 MiB decompressed, 100,000 samples,
+    /// 10,000 frames per stack.
+    pub fn fuzzing() -> Self {
+        Limits {
+            max_decompressed_bytes: 16 << 20,
+            max_samples: 100_000,
+            max_stack_depth: 10_000,
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {

@@ -176,6 +176,18 @@ impl From<SampleV19> for Sample {
     }
 }
 
+impl From<Sample> for SampleV19 {
+    fn from(s: Sample) -> Self {
+        SampleV19 {
+            stack_index: s.stack_index,
+            values: s.values,
+            attribute_indices: s.attribute_indices,
+            link_index: s.link_index,
+            timestamps_unix_nano: s.timestamps_unix_nano,
+        }
+    }
+}
+
 /// `Stack`: location indices, innermost first.
 #[derive(Clone, PartialEq, Eq, Hash, prost::Message)]
 pub struct Stack {
