@@ -21,6 +21,8 @@
 //! per source, and one value type (the default, or [`WriteOptions::value_type`]) as
 //! `weight`/`weightType`; categories come from `.category`, else `.frame_type`, else "Other".
 
+mod gecko;
+
 use std::collections::HashMap;
 
 use serde::de::IgnoredAny;
@@ -73,6 +75,10 @@ pub mod meta_keys {
     pub const PRODUCT: &str = "firefox.product";
     /// `meta.interval` (ms).
     pub const INTERVAL_MS: &str = "firefox.interval_ms";
+    /// `meta.preprocessedProfileVersion` of a processed profile read.
+    pub const PROCESSED_VERSION: &str = "firefox.preprocessed_profile_version";
+    /// `meta.version` of a raw Gecko profile read.
+    pub const GECKO_VERSION: &str = "firefox.gecko_version";
 }
 
 /// `sources` extension columns (one row per thread).
@@ -368,7 +374,9 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
             ThreadSlot::Text => None,
         })
         .collect();
-    let version = processed_version(meta, &threads, slots.len())?;
+    let Some(version) = processed_version(meta, &threads, slots.len())? else {
+        return read_gecko(bytes, options);
+    };
     let mut r = Reader {
         b: ProfileBuilder::new(),
         w: Warnings::default(),
@@ -376,7 +384,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
         categories: meta.categories.clone().unwrap_or_else(default_categories),
         default_set: false,
     };
-    r.profile_meta(meta, version);
+    r.profile_meta(meta, Some(version));
     r.doc_warnings(&doc);
     let empty = Tables::default();
     let shared = doc.shared.as_ref().unwrap_or(&empty);
@@ -391,40 +399,50 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
         };
         r.thread(meta, thread, t, shared, cache)?;
     }
-    let profile =
-        r.b.build()
-            .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
-    Ok(Parsed {
-        format: Format::Firefox,
-        profile,
-        warnings: r.w.into_vec(),
-    })
+    r.finish()
 }
 
-/// The processed version, or an error for Gecko profiles and versions newer than supported.
-fn processed_version(meta: &Meta, threads: &[&Thread], slots: usize) -> Result<u32, ReadError> {
+/// Reads a raw Gecko profile by converting it to the processed shape first.
+fn read_gecko(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    let converted = gecko::convert(bytes)?;
+    let meta = &converted.meta;
+    let mut r = Reader {
+        b: ProfileBuilder::new(),
+        w: Warnings::default(),
+        options,
+        categories: meta.categories.clone().unwrap_or_else(default_categories),
+        default_set: false,
+    };
+    r.profile_meta(meta, None);
+    if converted.markers > 0 {
+        let n = converted.markers;
+        r.w.add(NAME, "markers", || {
+            format!("{n} Gecko markers are not kept")
+        });
+    }
+    let shared = Tables::default();
+    for (t, thread) in converted.threads.iter().enumerate() {
+        r.thread(meta, thread, t, &shared, &mut Cache::default())?;
+    }
+    r.finish()
+}
+
+/// The processed version; `None` for a raw Gecko profile (no `preprocessedProfileVersion` and
+/// no thread `stringArray`, the profiler's own test); an error for versions newer than
+/// supported.
+fn processed_version(
+    meta: &Meta,
+    threads: &[&Thread],
+    slots: usize,
+) -> Result<Option<u32>, ReadError> {
+    let processed_v0 = threads.len() == slots
+        && threads
+            .first()
+            .is_some_and(|t| t.tables.string_array.is_some());
     let version = match meta.preprocessed_profile_version {
         Some(v) => v,
-        None if threads.len() == slots
-            && threads
-                .first()
-                .is_some_and(|t| t.tables.string_array.is_some()) =>
-        {
-            0.0
-        }
-        None => {
-            let gecko = meta
-                .version
-                .as_ref()
-                .map_or("?".to_owned(), Value::to_string);
-            return Err(err(
-                "meta",
-                format!(
-                    "this is a raw Gecko profile (meta.version {gecko}), not a processed one; \
-                     open it in the Firefox Profiler and save it as a processed profile first"
-                ),
-            ));
-        }
+        None if processed_v0 => 0.0,
+        None => return Ok(None),
     };
     if !(version >= 0.0 && version.fract() == 0.0) {
         return Err(err(
@@ -441,7 +459,7 @@ fn processed_version(meta: &Meta, threads: &[&Thread], slots: usize) -> Result<u
             ),
         ));
     }
-    Ok(version as u32)
+    Ok(Some(version as u32))
 }
 
 /// The profiler's default categories (`getDefaultCategories`), used when a file has none.
@@ -492,15 +510,33 @@ struct View<'a> {
 }
 
 impl Reader<'_> {
-    fn profile_meta(&mut self, meta: &Meta, version: u32) {
+    /// Profile-level meta; `version` is the processed version, `None` for a Gecko profile.
+    fn profile_meta(&mut self, meta: &Meta, version: Option<u32>) {
         if let Some(p) = &meta.product {
             self.b.set_meta(meta_keys::PRODUCT, p);
         }
         if let Some(i) = meta.interval {
             self.b.set_meta(meta_keys::INTERVAL_MS, &i.to_string());
         }
-        self.b
-            .set_meta("firefox.preprocessed_profile_version", &version.to_string());
+        match (version, &meta.version) {
+            (Some(v), _) => self
+                .b
+                .set_meta(meta_keys::PROCESSED_VERSION, &v.to_string()),
+            (None, Some(g)) => self.b.set_meta(meta_keys::GECKO_VERSION, &g.to_string()),
+            (None, None) => {}
+        }
+    }
+
+    fn finish(self) -> Result<Parsed, ReadError> {
+        let profile = self
+            .b
+            .build()
+            .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
+        Ok(Parsed {
+            format: Format::Firefox,
+            profile,
+            warnings: self.w.into_vec(),
+        })
     }
 
     fn doc_warnings(&mut self, doc: &Doc) {
