@@ -10,6 +10,7 @@ pub mod error;
 pub mod firefox;
 pub mod inline;
 pub mod otlp;
+pub mod unwritten;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};

@@ -1133,12 +1133,46 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
         "counters": [],
         "profilerOverhead": [],
     });
+    if let Some(lost) = super::unwritten::report(profile, NAME, &KNOWN) {
+        w.push(lost);
+    }
     let bytes = serde_json::to_vec(&doc).map_err(|e| WriteError::new(NAME, e.to_string()))?;
     Ok(Written {
         bytes,
         warnings: w.into_vec(),
     })
 }
+
+/// What this writer writes; everything else is reported.
+const KNOWN: super::unwritten::Known<'static> = super::unwritten::Known {
+    locations: &[
+        location_cols::CATEGORY,
+        location_cols::SUBCATEGORY,
+        location_cols::FRAME_TYPE,
+        location_cols::ADDRESS,
+        location_cols::COLUMN,
+        location_cols::INLINED,
+        super::inline::PPROF_LOCATION_ID,
+        super::inline::PPROF_LINE_INDEX,
+    ],
+    samples: &[SAMPLE_TIME],
+    sources: &[
+        source_cols::THREAD_NAME,
+        source_cols::PROCESS_NAME,
+        source_cols::PROCESS_TYPE,
+        source_cols::PID,
+        source_cols::TID,
+        source_cols::IS_MAIN_THREAD,
+    ],
+    functions: &[
+        function_cols::IS_JS,
+        function_cols::RELEVANT_FOR_JS,
+        function_cols::RESOURCE,
+        ".pprof_function_id",
+    ],
+    tables: &[],
+    meta: &["version", META_DEFAULT_TYPE, "firefox.*"],
+};
 
 fn weight_plan(
     p: &Profile,

@@ -972,10 +972,12 @@ fn dict_function(
     })?;
     let filename = dict.string(f.filename_strindex, || format!("{fpath}.filename_strindex"))?;
     let start_line = clamp_line(r, f.start_line, &fpath);
+    // Empty strings become NA, as the pprof reader does.
+    let mut text = |s: &str| r.b.strings().intern_opt((!s.is_empty()).then_some(s));
     let key = FunctionKey {
-        name: r.b.intern(name),
-        system_name: r.b.intern(system_name),
-        filename: r.b.intern(filename),
+        name: text(name),
+        system_name: text(system_name),
+        filename: text(filename),
         start_line,
     };
     let fi = Some(r.b.function(key));

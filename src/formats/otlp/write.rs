@@ -19,7 +19,7 @@ use super::proto::{
 };
 use super::*;
 use crate::formats::inline::inlined_into;
-use crate::formats::Warnings;
+use crate::formats::{unwritten, Warnings};
 use crate::model::{
     decode_opt, Cell, ExtTable, LocationIndex, StackIndex, StringId, INT_NA, META_DEFAULT_TYPE,
     SAMPLE_TIME,
@@ -47,11 +47,58 @@ pub(super) fn write(p: &Profile, _options: &WriteOptions) -> Result<Written, Wri
         resource_profiles,
         dictionary: Some(w.dictionary()),
     };
+    let mut warnings = w.warnings;
+    if let Some(lost) = unwritten::report(p, NAME, &KNOWN) {
+        warnings.push(lost);
+    }
     Ok(Written {
         bytes: data.encode_to_vec(),
-        warnings: w.warnings.into_vec(),
+        warnings: warnings.into_vec(),
     })
 }
+
+/// What this writer writes; everything else is reported.
+const KNOWN: unwritten::Known<'static> = unwritten::Known {
+    locations: &[
+        location_cols::ADDRESS,
+        location_cols::MAPPING_ID,
+        location_cols::COLUMN,
+        location_cols::FRAME_TYPE,
+        location_cols::IS_FOLDED,
+        location_cols::PPROF_LOCATION_ID,
+        location_cols::PPROF_LINE_INDEX,
+        crate::formats::inline::INLINED,
+    ],
+    samples: &[SAMPLE_TIME, sample_cols::TRACE_ID, sample_cols::SPAN_ID],
+    sources: &[
+        source_cols::TIME_UNIX_NANO,
+        source_cols::PERIOD_TYPE,
+        source_cols::PERIOD_UNIT,
+        source_cols::PERIOD,
+        source_cols::DURATION_NANOS,
+        source_cols::PROFILE_ID,
+        source_cols::DROPPED_ATTRIBUTES,
+        source_cols::PAYLOAD_FORMAT,
+        source_cols::PAYLOAD,
+        source_cols::SCOPE_NAME,
+        source_cols::SCOPE_VERSION,
+        source_cols::SCOPE_SCHEMA_URL,
+        source_cols::RESOURCE_SCHEMA_URL,
+    ],
+    functions: &[".pprof_function_id"],
+    tables: &[MAPPINGS, SAMPLE_LABELS, SOURCE_ATTRIBUTES],
+    meta: &[
+        "version",
+        META_DEFAULT_TYPE,
+        "pprof.default_sample_type",
+        meta_keys::PERIOD_TYPE,
+        meta_keys::PERIOD_UNIT,
+        meta_keys::PERIOD,
+        meta_keys::DURATION_NANOS,
+        meta_keys::TIME_NANOS,
+        "pprof.profile.*",
+    ],
+};
 
 /// Interning tables of the dictionary under construction.
 struct Writer<'p> {
