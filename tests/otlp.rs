@@ -635,3 +635,19 @@ fn what_a_writer_cannot_hold_is_reported() {
         "{text:?}"
     );
 }
+
+#[test]
+fn sources_with_their_own_start_share_one_firefox_timeline() {
+    let bytes = std::fs::read(corpus().join("otlp/sig-profiling-otlp-bench-k8s.otlp")).unwrap();
+    let p = read(&bytes);
+    let absolute = |p: &Profile| -> Vec<f64> {
+        let t = p.samples.ext.dbl(SAMPLE_TIME).unwrap();
+        (0..p.num_samples()).map(|s| p.sources.source_timestamp[p.samples.source[s].idx()] + t[s]).collect()
+    };
+    let ff = formats::firefox::write(&p, &WriteOptions::default()).unwrap();
+    let back = formats::firefox::read(&ff.bytes, &ReadOptions::default()).unwrap().profile;
+    assert_eq!(back.sources.source_type.len(), p.sources.source_type.len());
+    for (a, b) in absolute(&p).iter().zip(absolute(&back)) {
+        assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+    }
+}

@@ -1094,12 +1094,6 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     let mut w = Warnings::default();
     let plan = weight_plan(profile, options, &mut w)?;
     let mut s = Shared::new(profile);
-    let threads: Vec<Value> = (0..profile.sources.source_type.len())
-        .map(|src| s.thread(src, &plan, &mut w))
-        .collect();
-    let (ty, unit) = profile.values.get(plan.column).map_or(("", ""), |c| {
-        (profile.str(c.value_type), profile.str(c.unit))
-    });
     let start_ms = profile
         .sources
         .source_timestamp
@@ -1107,6 +1101,12 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
         .copied()
         .find(|t| t.is_finite())
         .map_or(0.0, |t| t * MS_PER_SECOND);
+    let threads: Vec<Value> = (0..profile.sources.source_type.len())
+        .map(|src| s.thread(src, &plan, start_ms, &mut w))
+        .collect();
+    let (ty, unit) = profile.values.get(plan.column).map_or(("", ""), |c| {
+        (profile.str(c.value_type), profile.str(c.unit))
+    });
     let interval = profile
         .meta_value(meta_keys::INTERVAL_MS)
         .and_then(|v| v.parse::<f64>().ok())
@@ -1409,8 +1409,16 @@ impl<'p> Shared<'p> {
         prefix
     }
 
-    fn thread(&mut self, src: usize, plan: &WeightPlan, w: &mut Warnings) -> Value {
+    /// One thread; its sample times are shifted from its source's start onto `start_ms`,
+    /// the profile's `meta.startTime`.
+    fn thread(&mut self, src: usize, plan: &WeightPlan, start_ms: f64, w: &mut Warnings) -> Value {
         let p = self.p;
+        let shift = p
+            .sources
+            .source_timestamp
+            .get(src)
+            .filter(|t| t.is_finite())
+            .map_or(0.0, |t| t * MS_PER_SECOND - start_ms);
         let column = p.values.get(plan.column);
         let times = p.samples.ext.dbl(SAMPLE_TIME);
         let mut stack = Vec::new();
@@ -1435,7 +1443,7 @@ impl<'p> Shared<'p> {
             let t = times
                 .and_then(|t| t.get(s).copied())
                 .filter(|t| t.is_finite());
-            time.push(t.map_or(time.len() as f64, |t| t * MS_PER_SECOND));
+            time.push(t.map_or(time.len() as f64, |t| t * MS_PER_SECOND + shift));
             weight.push(v * plan.scale);
         }
         if skipped > 0 {
