@@ -10,6 +10,7 @@ pub mod error;
 pub mod firefox;
 pub mod inline;
 pub mod otlp;
+pub mod tables_json;
 pub mod unwritten;
 
 use crate::model::Profile;
@@ -217,6 +218,18 @@ pub struct FormatSpec {
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
     &[
+        FormatSpec {
+            format: Format::TablesJson,
+            detect: Some(tables_json::detect),
+            read: Some(tables_json::read),
+            write: Some(tables_json::write),
+        },
+        FormatSpec {
+            format: Format::TablesJsonV1,
+            detect: None,
+            read: None,
+            write: Some(tables_json::write_v1),
+        },
         FormatSpec {
             format: Format::Firefox,
             detect: Some(firefox::detect),
