@@ -5,7 +5,7 @@
 mod fmt_json_common;
 
 use fmt_json_common::{
-    check_invalid_fixtures, corpus, corpus_files, frame_text, sample_lines, totals,
+    assert_valid, check_invalid_fixtures, corpus, corpus_files, frame_text, sample_lines, totals,
 };
 use proftab::formats::{self, firefox, Format, ReadOptions, WriteOptions};
 use proftab::model::{Profile, ProfileBuilder, SAMPLE_TIME};
@@ -79,6 +79,7 @@ fn gecko_profiles_match_an_independent_python_walk() {
             .unwrap()
             .profile;
         assert!(p.meta_value("firefox.gecko_version").is_some(), "{name}");
+        assert_valid(&p, &name);
         let Some(expected) = oracle("expected_gecko_stacks.py", &name) else {
             return;
         };
@@ -190,6 +191,7 @@ fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
         let first = firefox::read(&bytes, &ReadOptions::default())
             .unwrap()
             .profile;
+        assert_valid(&first, &name);
         let written = firefox::write(&first, &WriteOptions::default()).unwrap();
         let second = firefox::read(&written.bytes, &ReadOptions::default())
             .unwrap()

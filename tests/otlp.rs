@@ -7,7 +7,9 @@ mod fmt_json_common;
 
 use std::collections::BTreeSet;
 
-use fmt_json_common::{check_invalid_fixtures, corpus, corpus_files, sample_lines, totals};
+use fmt_json_common::{
+    assert_valid, check_invalid_fixtures, corpus, corpus_files, sample_lines, totals,
+};
 use proftab::formats::otlp::proto::{
     self, AnyValue, ArrayValue, Function, KeyValueAndUnit, Line, Location, ProfilesData,
     ProfilesDictionary, ResourceProfiles, Sample, SampleV19, ScopeProfiles, Stack, Value,
@@ -115,6 +117,7 @@ fn corpus_files_are_v18_and_read_completely() {
 fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
     for (name, bytes) in corpus_files("otlp") {
         let first = read(&bytes);
+        assert_valid(&first, &name);
         let written = write(&first);
         assert_eq!(
             otlp::message_layouts(&written).unwrap(),
@@ -251,6 +254,7 @@ fn every_value_type_labels_inlines_mappings_and_links_round_trip() {
             "one Profile message per value type"
         );
         let back = read(&bytes);
+        assert_valid(&back, "rich profile");
         assert_eq!(sample_lines(&p), sample_lines(&back), "times {with_times}");
         assert_eq!(totals(&p), totals(&back));
         assert_eq!(back.meta_value("default_sample_type"), Some("cpu"));
@@ -642,10 +646,14 @@ fn sources_with_their_own_start_share_one_firefox_timeline() {
     let p = read(&bytes);
     let absolute = |p: &Profile| -> Vec<f64> {
         let t = p.samples.ext.dbl(SAMPLE_TIME).unwrap();
-        (0..p.num_samples()).map(|s| p.sources.source_timestamp[p.samples.source[s].idx()] + t[s]).collect()
+        (0..p.num_samples())
+            .map(|s| p.sources.source_timestamp[p.samples.source[s].idx()] + t[s])
+            .collect()
     };
     let ff = formats::firefox::write(&p, &WriteOptions::default()).unwrap();
-    let back = formats::firefox::read(&ff.bytes, &ReadOptions::default()).unwrap().profile;
+    let back = formats::firefox::read(&ff.bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
     assert_eq!(back.sources.source_type.len(), p.sources.source_type.len());
     for (a, b) in absolute(&p).iter().zip(absolute(&back)) {
         assert!((a - b).abs() < 1e-5, "{a} vs {b}");

@@ -11,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
         limits: Limits::fuzzing(),
     };
     if let Ok(parsed) = firefox::read(data, &options) {
+        assert!(parsed.profile.validate().is_empty(), "a read profile must validate");
         if parsed.profile.values.is_empty() {
             return;
         }

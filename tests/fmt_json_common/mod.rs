@@ -123,3 +123,9 @@ pub fn check_invalid_fixtures(
     }
     n
 }
+
+/// Asserts that `p` passes the v2 validator (every `Ok` of a reader must).
+pub fn assert_valid(p: &Profile, what: &str) {
+    let violations: Vec<String> = p.validate().iter().map(ToString::to_string).collect();
+    assert!(violations.is_empty(), "{what}: {}", violations.join("\n"));
+}

@@ -64,6 +64,8 @@ const COLORS: [&str; 11] = [
     "lightred",
     "darkgrey",
 ];
+/// Name given to funcs whose name is null or empty (the v2 tables need one).
+const UNNAMED_FUNCTION: &str = "(anonymous)";
 /// Milliseconds per second.
 const MS_PER_SECOND: f64 = 1000.0;
 /// Nanoseconds per millisecond.
@@ -887,7 +889,9 @@ impl Reader<'_> {
         }
         let ft = view.funcs;
         let p = |col: &str| format!("{}.funcTable.{col}[{i}]", view.prefix);
-        let name = string_at(view, &ft.name, i, || p("name"))?.unwrap_or("");
+        let name = string_at(view, &ft.name, i, || p("name"))?
+            .filter(|n| !n.is_empty())
+            .unwrap_or(UNNAMED_FUNCTION);
         let filename = match string_at(view, &ft.file_name, i, || p("fileName"))? {
             Some(f) => Some(f),
             None => match (

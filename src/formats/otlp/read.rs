@@ -972,12 +972,31 @@ fn dict_function(
     })?;
     let filename = dict.string(f.filename_strindex, || format!("{fpath}.filename_strindex"))?;
     let start_line = clamp_line(r, f.start_line, &fpath);
-    // Empty strings become NA, as the pprof reader does.
-    let mut text = |s: &str| r.b.strings().intern_opt((!s.is_empty()).then_some(s));
+    // The v2 tables need both names: each stands in for the other; without either the
+    // frame has no function.
+    let (name, system_name) = match (name.is_empty(), system_name.is_empty()) {
+        (false, false) => (name, system_name),
+        (false, true) => (name, name),
+        (true, false) => (system_name, system_name),
+        (true, true) => {
+            r.w.add(NAME, "nameless_function", || {
+                format!(
+                    "{fpath}: a function without a name; its frames are read without a function"
+                )
+            });
+            if let Some(slot) = dict.functions.get_mut(u) {
+                *slot = Some(None);
+            }
+            return Ok(None);
+        }
+    };
+    let filename =
+        r.b.strings()
+            .intern_opt((!filename.is_empty()).then_some(filename));
     let key = FunctionKey {
-        name: text(name),
-        system_name: text(system_name),
-        filename: text(filename),
+        name: r.b.intern(name),
+        system_name: r.b.intern(system_name),
+        filename,
         start_line,
     };
     let fi = Some(r.b.function(key));
