@@ -587,9 +587,19 @@ fn generate_invalid_fixtures() {
             "Profile.time_unix_nano has the wrong wire type",
         ),
         (
-            "otlp-json.json",
-            br#"{"resourceProfiles": [], "dictionary": {}}"#.to_vec(),
-            "this is OTLP/JSON",
+            "json-profile-id.json",
+            br#"{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"profileId": "zz"}]}]}]}"#.to_vec(),
+            "profileId is not hex",
+        ),
+        (
+            "json-truncated.json",
+            br#"{"resourceProfiles": [{"scopeProfiles": ["#.to_vec(),
+            "invalid OTLP/JSON (object 0)",
+        ),
+        (
+            "json-bad-int.json",
+            br#"{"resourceProfiles": [], "dictionary": {"stackTable": [{"locationIndices": ["x"]}]}}"#.to_vec(),
+            "\"x\" is not an integer",
         ),
         (
             "bad-frame.otlp",
@@ -658,4 +668,38 @@ fn sources_with_their_own_start_share_one_firefox_timeline() {
     for (a, b) in absolute(&p).iter().zip(absolute(&back)) {
         assert!((a - b).abs() < 1e-5, "{a} vs {b}");
     }
+}
+
+#[test]
+fn otlp_json_reads_like_the_binary_encoding() {
+    let json = br#"{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{
+        "sampleType": {"typeStrindex": 1, "unitStrindex": 2},
+        "timeUnixNano": "1000000000",
+        "samples": [{"stackIndex": 1, "values": ["5", 6], "attributeIndices": [1],
+                     "timestampsUnixNano": ["1000000000", "1500000000"]}]}]}]}],
+      "dictionary": {
+        "mappingTable": [{}], "linkTable": [{}],
+        "locationTable": [{}, {"lines": [{"functionIndex": 1, "line": "7"}]}],
+        "functionTable": [{}, {"nameStrindex": 3}],
+        "stringTable": ["", "samples", "count", "main", "key", "unused"],
+        "attributeTable": [{}, {"keyStrindex": 4, "value": {"stringValue": "a"}}],
+        "stackTable": [{}, {"locationIndices": [1]}]}}"#;
+    assert_eq!(formats::detect(json), Some(Format::Otlp));
+    assert_eq!(otlp::message_layouts(json).unwrap(), ["OTLP/JSON"]);
+    let sample = Sample {
+        stack_index: 1,
+        values: vec![5, 6],
+        attribute_indices: vec![1],
+        timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
+        ..Default::default()
+    };
+    let binary = message_with_samples(vec![sample.encode_to_vec()], &["a"]);
+    let (a, b) = (read(json), read(&binary));
+    assert_eq!(sample_lines(&a), sample_lines(&b));
+    assert_eq!(label_rows(&a), label_rows(&b));
+    // Two objects, one per line, as the collector's file exporter writes them.
+    let mut lines = json.to_vec();
+    lines.push(b'\n');
+    lines.extend_from_slice(json);
+    assert_eq!(read(&lines).num_samples(), 2 * a.num_samples());
 }

@@ -1,6 +1,6 @@
 //! OpenTelemetry OTLP profiles (protobuf): `ProfilesData` / `ExportProfilesServiceRequest`,
 //! plain or in the collector file exporter's framing (each message prefixed by its length as
-//! 4 big-endian bytes). Both the current (v1.10+) and the v1.9 `Sample` layout are read
+//! 4 big-endian bytes), or OTLP/JSON (read only, see [`json`]). Both the current (v1.10+) and the v1.9 `Sample` layout are read
 //! ([`layout`] documents how they are told apart); the writer emits the current layout.
 //!
 //! ## Mapping to the v2 tables
@@ -19,6 +19,7 @@
 //! | `pprof.scope.default_sample_type` / `sample_type_order` | meta `default_sample_type` / value type order |
 
 mod attrs;
+mod json;
 pub mod layout;
 pub mod proto;
 mod read;
@@ -172,13 +173,6 @@ fn split_frames(bytes: &[u8]) -> Option<Vec<(usize, &[u8])>> {
 
 /// The messages of the input: one unframed message, or every frame.
 fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
-    if is_otlp_json(bytes) {
-        return Err(ReadError::whole(
-            NAME,
-            "this is OTLP/JSON (\"resourceProfiles\"); proftab reads the binary protobuf \
-             encoding only — convert it with the OpenTelemetry collector's file exporter",
-        ));
-    }
     if wire::is_profiles_data_shape(bytes) {
         return Ok(vec![(0, bytes)]);
     }
@@ -196,6 +190,10 @@ fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
 /// The wire layout of every message of an OTLP file (`"v1.8"`, `"v1.9"`, `"current (v1.10+)"`),
 /// as the reader decides it (rules in [`layout`]).
 pub fn message_layouts(bytes: &[u8]) -> Result<Vec<&'static str>, ReadError> {
+    if is_otlp_json(bytes) {
+        let n = json::to_binary(bytes)?.len();
+        return Ok(vec!["OTLP/JSON"; n]);
+    }
     messages(bytes)?
         .into_iter()
         .map(|(offset, msg)| {
@@ -232,6 +230,11 @@ fn decode_message(offset: usize, msg: &[u8]) -> Result<proto::ProfilesData, Read
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(NAME, "the file is empty"));
+    }
+    if is_otlp_json(bytes) {
+        let owned = json::to_binary(bytes)?;
+        let msgs: Vec<(usize, &[u8])> = owned.iter().map(|m| (0, m.as_slice())).collect();
+        return read::read_messages(&msgs, options);
     }
     let msgs = messages(bytes)?;
     read::read_messages(&msgs, options)
