@@ -33,8 +33,8 @@ use super::{
     Format, Parsed, Place, ReadError, ReadOptions, Warnings, WriteError, WriteOptions, Written,
 };
 use crate::model::{
-    decode_opt, Cell, FunctionIndex, FunctionKey, LocationIndex, Profile, ProfileBuilder,
-    SampleIndex, StackIndex, StringId, INT_NA, META_DEFAULT_TYPE, SAMPLE_TIME,
+    Cell, FunctionIndex, FunctionKey, LocationIndex, Profile, ProfileBuilder, SampleIndex,
+    StackIndex, StringId, INT_NA, META_DEFAULT_TYPE, SAMPLE_TIME,
 };
 
 /// Format name used in errors and warnings.
@@ -1416,46 +1416,8 @@ impl<'p> Shared<'p> {
     /// One thread; its sample times are shifted from its source's start onto `start_ms`,
     /// the profile's `meta.startTime`.
     fn thread(&mut self, src: usize, plan: &WeightPlan, start_ms: f64, w: &mut Warnings) -> Value {
+        let samples = self.thread_samples(src, plan, start_ms, w);
         let p = self.p;
-        let shift = p
-            .sources
-            .source_timestamp
-            .get(src)
-            .filter(|t| t.is_finite())
-            .map_or(0.0, |t| t * MS_PER_SECOND - start_ms);
-        let column = p.values.get(plan.column);
-        let times = p.samples.ext.dbl(SAMPLE_TIME);
-        let mut stack = Vec::new();
-        let mut time = Vec::new();
-        let mut weight = Vec::new();
-        let mut skipped = 0usize;
-        for (s, source) in p.samples.source.iter().enumerate() {
-            if source.idx() != src {
-                continue;
-            }
-            let Some(v) = column.and_then(|c| c.get(s)) else {
-                skipped += 1;
-                continue;
-            };
-            let node = p
-                .samples
-                .stack
-                .get(s)
-                .and_then(|&x| decode_opt(x))
-                .map(StackIndex);
-            stack.push(self.stack(node));
-            let t = times
-                .and_then(|t| t.get(s).copied())
-                .filter(|t| t.is_finite());
-            time.push(t.map_or(time.len() as f64, |t| t * MS_PER_SECOND + shift));
-            weight.push(v * plan.scale);
-        }
-        if skipped > 0 {
-            w.add(NAME, "absent", || {
-                format!("{skipped} samples without a value of the written type were left out")
-            });
-        }
-        let unit_weights = plan.weight_type == "samples" && weight.iter().all(|&x| x == 1.0);
         let chr = |col: &str| match p.sources.ext.cell(col, src) {
             Some(Cell::Chr(s)) if !s.is_na() => Some(p.str(s).to_owned()),
             _ => None,
@@ -1477,7 +1439,6 @@ impl<'p> Shared<'p> {
             Some(Cell::Lgl(Some(b))) => b,
             _ => src == 0,
         };
-        let n = stack.len();
         let mut thread = json!({
             "name": name,
             "isMainThread": is_main,
@@ -1489,19 +1450,63 @@ impl<'p> Shared<'p> {
             "pausedRanges": [],
             "pid": chr(source_cols::PID).unwrap_or_else(|| (src + 1).to_string()),
             "tid": tid,
-            "samples": {
-                "length": n,
-                "stack": stack,
-                "time": time,
-                "weight": if unit_weights { Value::Null } else { json!(weight) },
-                "weightType": plan.weight_type,
-            },
+            "samples": samples,
             "markers": {"length": 0, "data": [], "name": [], "startTime": [], "endTime": [], "phase": [], "category": []},
         });
         if let (Some(pn), Some(obj)) = (chr(source_cols::PROCESS_NAME), thread.as_object_mut()) {
             obj.insert("processName".to_owned(), Value::String(pn));
         }
         thread
+    }
+
+    /// The samples table of source `src`: samples without a value of the written type are
+    /// left out (and reported); weights are omitted when every one is a single sample.
+    fn thread_samples(
+        &mut self,
+        src: usize,
+        plan: &WeightPlan,
+        start_ms: f64,
+        w: &mut Warnings,
+    ) -> Value {
+        let p = self.p;
+        let shift = p
+            .sources
+            .source_timestamp
+            .get(src)
+            .filter(|t| t.is_finite())
+            .map_or(0.0, |t| t * MS_PER_SECOND - start_ms);
+        let column = p.values.get(plan.column);
+        let times = p.samples.ext.dbl(SAMPLE_TIME);
+        let (mut stack, mut time, mut weight) = (Vec::new(), Vec::new(), Vec::new());
+        let mut skipped = 0usize;
+        for (s, source) in p.samples.source.iter().enumerate() {
+            if source.idx() != src {
+                continue;
+            }
+            let Some(v) = column.and_then(|c| c.get(s)) else {
+                skipped += 1;
+                continue;
+            };
+            stack.push(self.stack(p.sample_stack(SampleIndex(s as u32))));
+            let t = times
+                .and_then(|t| t.get(s).copied())
+                .filter(|t| t.is_finite());
+            time.push(t.map_or(time.len() as f64, |t| t * MS_PER_SECOND + shift));
+            weight.push(v * plan.scale);
+        }
+        if skipped > 0 {
+            w.add(NAME, "absent", || {
+                format!("{skipped} samples without a value of the written type were left out")
+            });
+        }
+        let unit_weights = plan.weight_type == "samples" && weight.iter().all(|&x| x == 1.0);
+        json!({
+            "length": stack.len(),
+            "stack": stack,
+            "time": time,
+            "weight": if unit_weights { Value::Null } else { json!(weight) },
+            "weightType": plan.weight_type,
+        })
     }
 
     fn categories_json(&self) -> Value {

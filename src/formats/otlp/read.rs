@@ -344,6 +344,7 @@ impl Reader<'_> {
         Ok(vt)
     }
 
+    /// Adds one source for the profiles `range` of a scope (a merge group) and their samples.
     fn add_group(
         &mut self,
         ctx: &ScopeCtx,
@@ -352,35 +353,31 @@ impl Reader<'_> {
         samples: &[Vec<Sample>],
         path: &str,
     ) -> Result<(), ReadError> {
-        let profiles = &ctx.profiles;
         let first_index = range.start;
-        let Some(first_decoded) = profiles.get(first_index) else {
+        let Some(first) = ctx.profiles.get(first_index) else {
             return Ok(());
         };
-        let first = &first_decoded.profile;
         let ppath = format!("{path}.profiles[{first_index}]");
         let mut types = Vec::new();
         for j in range.clone() {
-            if let Some(p) = profiles.get(j) {
-                types.push(self.value_type(
-                    &p.profile,
-                    dict,
-                    &format!("{path}.profiles[{j}].sample_type"),
-                )?);
+            if let Some(p) = ctx.profiles.get(j) {
+                let place = format!("{path}.profiles[{j}].sample_type");
+                types.push(self.value_type(&p.profile, dict, &place)?);
             }
         }
         let group: Vec<&[Sample]> = range
-            .clone()
             .filter_map(|j| samples.get(j).map(Vec::as_slice))
             .collect();
-        let base = base_time(first, group.first().copied().unwrap_or(&[]));
-        let src = self.add_source(ctx, first_decoded, dict, base, &ppath)?;
+        let base = first.profile.time_unix_nano;
+        let src = self.add_source(ctx, first, dict, base, &ppath)?;
         let Some(lead) = group.first() else {
             return Ok(());
         };
         for (k, s) in lead.iter().enumerate() {
             let spath = || format!("{ppath}.samples[{k}]");
-            let stack = dict_stack(self, dict, s.stack_index, &spath)?;
+            check_pairing(&group, k, |g| {
+                format!("{path}.profiles[{}].samples[{k}]", first_index + g)
+            })?;
             let rows = sample_rows(s);
             if rows == 0 {
                 self.w.add(NAME, "empty_sample", || {
@@ -388,61 +385,47 @@ impl Reader<'_> {
                 });
                 continue;
             }
-            for (g, gs) in group.iter().enumerate() {
-                let Some(x) = gs.get(k) else { continue };
-                if !x.values.is_empty()
-                    && !x.timestamps_unix_nano.is_empty()
-                    && x.values.len() != x.timestamps_unix_nano.len()
-                {
-                    return Err(err(
-                        format!("{path}.profiles[{}].samples[{k}]", first_index + g),
-                        format!(
-                            "{} values but {} timestamps (they must pair up)",
-                            x.values.len(),
-                            x.timestamps_unix_nano.len()
-                        ),
-                    ));
-                }
-            }
-            let labels = self.sample_labels(dict, s, &spath)?;
-            let link = link_ids(dict, s.link_index, &spath)?;
+            let stack = dict_stack(self, dict, s.stack_index, &spath)?;
+            let extras = SampleExtras {
+                labels: self.sample_labels(dict, s, &spath)?,
+                link: link_ids(dict, s.link_index, &spath)?,
+                base,
+            };
             for r in 0..rows {
                 if self.b.num_samples() >= self.options.limits.max_samples {
-                    return Err(err(
-                        spath(),
-                        format!("more than {} samples", self.options.limits.max_samples),
-                    ));
+                    let max = self.options.limits.max_samples;
+                    return Err(err(spath(), format!("more than {max} samples")));
                 }
                 let row = self.b.add_sample(src, stack);
-                for (g, gs) in group.iter().enumerate() {
-                    let (Some(x), Some(&vt)) = (gs.get(k), types.get(g)) else {
-                        continue;
-                    };
-                    let v = if x.values.is_empty() {
-                        1.0
-                    } else {
-                        x.values.get(r).copied().unwrap_or(0) as f64
-                    };
-                    self.b.set_value(row, vt, v);
+                for (gs, &vt) in group.iter().zip(&types) {
+                    if let Some(x) = gs.get(k) {
+                        self.b.set_value(row, vt, row_value(x, r));
+                    }
                 }
-                if let Some(&ts) = s.timestamps_unix_nano.get(r) {
-                    let secs = (i128::from(ts) - i128::from(base)) as f64 / NANOS_PER_SECOND;
-                    self.b.set_sample_ext(row, SAMPLE_TIME, Cell::Dbl(secs));
-                }
-                self.write_labels(row, &labels);
-                if let Some((trace, span)) = &link {
-                    let t = self.b.intern(trace);
-                    let sp = self.b.intern(span);
-                    self.b
-                        .set_sample_ext(row, sample_cols::TRACE_ID, Cell::Chr(t));
-                    self.b
-                        .set_sample_ext(row, sample_cols::SPAN_ID, Cell::Chr(sp));
-                }
+                self.set_sample_extras(row, s.timestamps_unix_nano.get(r).copied(), &extras);
             }
         }
         Ok(())
     }
 
+    /// Sets the time, labels and link of one sample row.
+    fn set_sample_extras(&mut self, row: SampleIndex, ts: Option<u64>, extras: &SampleExtras) {
+        if let Some(ts) = ts {
+            let secs = (i128::from(ts) - i128::from(extras.base)) as f64 / NANOS_PER_SECOND;
+            self.b.set_sample_ext(row, SAMPLE_TIME, Cell::Dbl(secs));
+        }
+        self.write_labels(row, &extras.labels);
+        if let Some((trace, span)) = &extras.link {
+            let t = self.b.intern(trace);
+            let sp = self.b.intern(span);
+            self.b
+                .set_sample_ext(row, sample_cols::TRACE_ID, Cell::Chr(t));
+            self.b
+                .set_sample_ext(row, sample_cols::SPAN_ID, Cell::Chr(sp));
+        }
+    }
+
+    /// Adds the `sources` row of a profile (and, for the first source, the pprof meta).
     fn add_source(
         &mut self,
         ctx: &ScopeCtx,
@@ -456,89 +439,18 @@ impl Reader<'_> {
         let src = self
             .b
             .add_source(NAME, self.options.source_uri.as_deref(), ts);
-        let row = src.idx();
         let pt = p.period_type.clone().unwrap_or_default();
         let period_type = dict.string(pt.type_strindex, || format!("{path}.period_type"))?;
         let period_unit = dict.string(pt.unit_strindex, || format!("{path}.period_type"))?;
-        let chr = |b: &mut ProfileBuilder, col: &str, text: &str| {
-            if !text.is_empty() {
-                let id = b.intern(text);
-                let _ = b.sources_mut().ext.set(col, row, Cell::Chr(id));
-            }
-        };
-        chr(&mut self.b, source_cols::PERIOD_TYPE, period_type);
-        chr(&mut self.b, source_cols::PERIOD_UNIT, period_unit);
-        chr(&mut self.b, source_cols::PROFILE_ID, &hex(&p.profile_id));
-        chr(
-            &mut self.b,
-            source_cols::PAYLOAD_FORMAT,
-            &p.original_payload_format,
-        );
-        chr(&mut self.b, source_cols::PAYLOAD, &hex(&p.original_payload));
-        if let Some(scope) = &ctx.scope.scope {
-            chr(&mut self.b, source_cols::SCOPE_NAME, &scope.name);
-            chr(&mut self.b, source_cols::SCOPE_VERSION, &scope.version);
-        }
-        chr(
-            &mut self.b,
-            source_cols::SCOPE_SCHEMA_URL,
-            &ctx.scope.schema_url,
-        );
-        if let Some(rp) = ctx.resource {
-            chr(
-                &mut self.b,
-                source_cols::RESOURCE_SCHEMA_URL,
-                &rp.schema_url,
-            );
-        }
-        let ext = &mut self.b.sources_mut().ext;
-        if base != 0 {
-            let _ = ext.set(source_cols::TIME_UNIX_NANO, row, Cell::U64(Some(base)));
-        }
-        if p.period != 0 {
-            let _ = ext.set(source_cols::PERIOD, row, Cell::Dbl(p.period as f64));
-        }
-        if p.duration_nano != 0 {
-            let _ = ext.set(
-                source_cols::DURATION_NANOS,
-                row,
-                Cell::Dbl(p.duration_nano as f64),
-            );
-        }
-        if p.dropped_attributes_count != 0 {
-            let n = i32::try_from(p.dropped_attributes_count).unwrap_or(i32::MAX);
-            let _ = ext.set(source_cols::DROPPED_ATTRIBUTES, row, Cell::Int(n));
-        }
+        self.source_text_columns(ctx, p, src.idx(), period_type, period_unit);
+        self.source_number_columns(p, src.idx(), base);
         let first = !self.first_source_done;
         if first {
             self.first_source_done = true;
             self.pprof_meta(p, period_type, period_unit);
         }
         let mut attributes = ctx.attributes.clone();
-        if !decoded.comment_strindices.is_empty() {
-            let comments = decoded
-                .comment_strindices
-                .iter()
-                .enumerate()
-                .map(|(c, &si)| {
-                    Ok(dict
-                        .string(si, || format!("{path}.comment_strindices[{c}]"))?
-                        .to_owned())
-                })
-                .collect::<Result<Vec<String>, ReadError>>()?;
-            if first {
-                comments
-                    .iter()
-                    .for_each(|c| self.b.add_meta(ATTR_COMMENT, c));
-            } else {
-                attributes.push((
-                    "profile",
-                    ATTR_COMMENT.to_owned(),
-                    string_array(&comments),
-                    String::new(),
-                ));
-            }
-        }
+        self.comments(decoded, dict, first, &mut attributes, path)?;
         for (a, &ai) in p.attribute_indices.iter().enumerate() {
             let place = || format!("{path}.attribute_indices[{a}]");
             let Some((key, value, unit)) = dict.attribute(ai, place)? else {
@@ -552,6 +464,98 @@ impl Reader<'_> {
         }
         self.source_attributes(src, &attributes);
         Ok(src)
+    }
+
+    fn source_text_columns(
+        &mut self,
+        ctx: &ScopeCtx,
+        p: &proto::Profile,
+        row: usize,
+        period_type: &str,
+        period_unit: &str,
+    ) {
+        let scope = ctx.scope.scope.as_ref();
+        let cells = [
+            (source_cols::PERIOD_TYPE, period_type.to_owned()),
+            (source_cols::PERIOD_UNIT, period_unit.to_owned()),
+            (source_cols::PROFILE_ID, hex(&p.profile_id)),
+            (
+                source_cols::PAYLOAD_FORMAT,
+                p.original_payload_format.clone(),
+            ),
+            (source_cols::PAYLOAD, hex(&p.original_payload)),
+            (
+                source_cols::SCOPE_NAME,
+                scope.map(|s| s.name.clone()).unwrap_or_default(),
+            ),
+            (
+                source_cols::SCOPE_VERSION,
+                scope.map(|s| s.version.clone()).unwrap_or_default(),
+            ),
+            (source_cols::SCOPE_SCHEMA_URL, ctx.scope.schema_url.clone()),
+            (
+                source_cols::RESOURCE_SCHEMA_URL,
+                ctx.resource
+                    .map(|r| r.schema_url.clone())
+                    .unwrap_or_default(),
+            ),
+        ];
+        for (col, text) in cells {
+            if !text.is_empty() {
+                let id = self.b.intern(&text);
+                let _ = self.b.sources_mut().ext.set(col, row, Cell::Chr(id));
+            }
+        }
+    }
+
+    fn source_number_columns(&mut self, p: &proto::Profile, row: usize, base: u64) {
+        let ext = &mut self.b.sources_mut().ext;
+        if base != 0 {
+            let _ = ext.set(source_cols::TIME_UNIX_NANO, row, Cell::U64(Some(base)));
+        }
+        if p.period != 0 {
+            let _ = ext.set(source_cols::PERIOD, row, Cell::Dbl(p.period as f64));
+        }
+        if p.duration_nano != 0 {
+            let duration = Cell::Dbl(p.duration_nano as f64);
+            let _ = ext.set(source_cols::DURATION_NANOS, row, duration);
+        }
+        if p.dropped_attributes_count != 0 {
+            let n = i32::try_from(p.dropped_attributes_count).unwrap_or(i32::MAX);
+            let _ = ext.set(source_cols::DROPPED_ATTRIBUTES, row, Cell::Int(n));
+        }
+    }
+
+    /// v1.8 `comment_strindices`: meta rows for the first source, else a profile attribute.
+    fn comments(
+        &mut self,
+        decoded: &DecodedProfile,
+        dict: &Dict,
+        first: bool,
+        attributes: &mut Vec<(&'static str, String, AttrValue, String)>,
+        path: &str,
+    ) -> Result<(), ReadError> {
+        if decoded.comment_strindices.is_empty() {
+            return Ok(());
+        }
+        let comments = decoded
+            .comment_strindices
+            .iter()
+            .enumerate()
+            .map(|(c, &si)| {
+                let place = || format!("{path}.comment_strindices[{c}]");
+                Ok(dict.string(si, place)?.to_owned())
+            })
+            .collect::<Result<Vec<String>, ReadError>>()?;
+        if first {
+            comments
+                .iter()
+                .for_each(|c| self.b.add_meta(ATTR_COMMENT, c));
+        } else {
+            let value = string_array(&comments);
+            attributes.push(("profile", ATTR_COMMENT.to_owned(), value, String::new()));
+        }
+        Ok(())
     }
 
     fn pprof_meta(&mut self, p: &proto::Profile, period_type: &str, period_unit: &str) {
@@ -658,6 +662,41 @@ impl Reader<'_> {
     }
 }
 
+/// Labels, link and time origin shared by the rows of one OTLP sample.
+struct SampleExtras {
+    labels: Vec<(String, AttrValue, String)>,
+    link: Option<(String, String)>,
+    base: u64,
+}
+
+/// The value of row `r` of a sample: its `r`-th value, or 1 for timestamps-only samples.
+fn row_value(s: &Sample, r: usize) -> f64 {
+    if s.values.is_empty() {
+        1.0
+    } else {
+        s.values.get(r).copied().unwrap_or(0) as f64
+    }
+}
+
+/// Checks that sample `k` of every profile of a group pairs its values with its timestamps.
+fn check_pairing(
+    group: &[&[Sample]],
+    k: usize,
+    place: impl Fn(usize) -> String,
+) -> Result<(), ReadError> {
+    for (g, gs) in group.iter().enumerate() {
+        let Some(x) = gs.get(k) else { continue };
+        let (nv, nt) = (x.values.len(), x.timestamps_unix_nano.len());
+        if nv != 0 && nt != 0 && nv != nt {
+            return Err(err(
+                place(g),
+                format!("{nv} values but {nt} timestamps (they must pair up)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The exclusive end of the group of profiles starting at `start`: following profiles join
 /// while their headers and sample identities match the first and their sample types are new.
 fn group_end(profiles: &[&proto::Profile], samples: &[Vec<Sample>], start: usize) -> usize {
@@ -680,12 +719,6 @@ fn group_end(profiles: &[&proto::Profile], samples: &[Vec<Sample>], start: usize
         end += 1;
     }
     end
-}
-
-/// The time origin of a profile: `time_unix_nano`, or 0 when unset (timestamps are then
-/// kept as seconds since the epoch).
-fn base_time(p: &proto::Profile, _samples: &[Sample]) -> u64 {
-    p.time_unix_nano
 }
 
 fn decode_samples(
