@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{err, Category, FrameTable, FuncTable, Meta, Samples, StackTable, Tables, Thread};
+use super::{
+    err, Category, Flag, FrameTable, FuncTable, Meta, Samples, StackTable, Tables, Thread,
+};
 use crate::formats::ReadError;
 
 /// The newest Gecko profile version read (`GECKO_PROFILE_VERSION` of the profiler).
@@ -210,38 +212,39 @@ fn convert_thread(t: GeckoThread, shift_ms: f64, place: &str) -> Result<Thread, 
             funcs.name.push(Some(id(name, &mut strings)));
             funcs.file_name.push(file.map(|f| id(f, &mut strings)));
             funcs.line_number.push(line);
-            funcs.is_js.push(Value::Bool(file.is_some()));
-            funcs.relevant_for_js.push(Value::Bool(false));
+            funcs.is_js.push(Flag(Some(file.is_some())));
+            funcs.relevant_for_js.push(Flag(Some(false)));
             funcs.resource.push(None);
         }
         frame_func.push(Some(func as f64));
     }
     funcs.length = Some(funcs.name.len() as f64);
+    let n_frames = locations.len();
     let frames = FrameTable {
-        func: frame_func,
-        line: t.frame_table.numbers("line"),
-        column: t.frame_table.numbers("column"),
-        address: vec![None; locations.len()],
-        inline_depth: vec![None; locations.len()],
-        category: t.frame_table.numbers("category"),
-        subcategory: t.frame_table.numbers("subcategory"),
-        length: Some(locations.len() as f64),
+        func: frame_func.into(),
+        line: t.frame_table.numbers("line").into(),
+        column: t.frame_table.numbers("column").into(),
+        address: vec![None; n_frames].into(),
+        inline_depth: vec![None; n_frames].into(),
+        category: t.frame_table.numbers("category").into(),
+        subcategory: t.frame_table.numbers("subcategory").into(),
+        length: Some(n_frames as f64),
     };
     let stacks = StackTable {
-        frame: t.stack_table.numbers("frame"),
-        prefix: Some(t.stack_table.numbers("prefix")),
+        frame: t.stack_table.numbers("frame").into(),
+        prefix: Some(t.stack_table.numbers("prefix").into()),
         prefix_offset: None,
         length: Some(t.stack_table.data.len() as f64),
     };
+    let times: Vec<Option<f64>> = t
+        .samples
+        .numbers("time")
+        .into_iter()
+        .map(|x| x.map(|v| v + shift_ms))
+        .collect();
     let samples = Samples {
-        stack: t.samples.numbers("stack"),
-        time: Some(
-            t.samples
-                .numbers("time")
-                .into_iter()
-                .map(|x| x.map(|v| v + shift_ms))
-                .collect(),
-        ),
+        stack: t.samples.numbers("stack").into(),
+        time: Some(times.into()),
         length: Some(t.samples.data.len() as f64),
         ..Samples::default()
     };

@@ -144,7 +144,87 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 // ---------------------------------------------------------------------------------------------
 // JSON shapes (every field optional so that every version parses; checks happen afterwards)
 
-type Col = Vec<Option<f64>>;
+/// A numeric column: JSON numbers, with null (and missing cells) as NaN — 8 bytes a cell,
+/// whatever the input says about lengths.
+#[derive(Clone, Debug, Default)]
+struct Col(Vec<f64>);
+
+impl Col {
+    /// The cell at `i`; `None` for null or past the end.
+    fn cell(&self, i: usize) -> Option<f64> {
+        self.0.get(i).copied().filter(|v| !v.is_nan())
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Appends a cell (`None` for null).
+    fn push(&mut self, v: Option<f64>) {
+        self.0.push(v.unwrap_or(f64::NAN));
+    }
+}
+
+impl From<Vec<Option<f64>>> for Col {
+    fn from(v: Vec<Option<f64>>) -> Self {
+        Col(v.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+    }
+}
+
+impl<'de> Deserialize<'de> for Col {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Col;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of numbers or nulls")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Col, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<Option<f64>>()? {
+                    out.push(v.unwrap_or(f64::NAN));
+                }
+                Ok(Col(out))
+            }
+        }
+        d.deserialize_seq(Visit)
+    }
+}
+
+/// A boolean cell that also accepts 0/1 and null.
+#[derive(Clone, Copy, Debug, Default)]
+struct Flag(Option<bool>);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Flag;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a boolean")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Flag, E> {
+                Ok(Flag(Some(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Flag, E> {
+                Ok(Flag(Some(v != 0)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Flag, E> {
+                Ok(Flag(Some(v != 0)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Flag, E> {
+                Ok(Flag(Some(v != 0.0)))
+            }
+            fn visit_unit<E>(self) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+            fn visit_none<E>(self) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
 
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
@@ -223,9 +303,9 @@ struct FrameTable {
 struct FuncTable {
     name: Col,
     #[serde(rename = "isJS")]
-    is_js: Vec<Value>,
+    is_js: Vec<Flag>,
     #[serde(rename = "relevantForJS")]
-    relevant_for_js: Vec<Value>,
+    relevant_for_js: Vec<Flag>,
     resource: Col,
     file_name: Col,
     source: Col,
@@ -329,7 +409,7 @@ fn index_cell(
     len: usize,
     path: impl Fn() -> String,
 ) -> Result<Option<usize>, ReadError> {
-    match col.get(i).copied().flatten() {
+    match col.cell(i) {
         None => Ok(None),
         Some(v) if v >= 0.0 && v.fract() == 0.0 && (v as usize) < len => Ok(Some(v as usize)),
         Some(v) => Err(err(
@@ -340,11 +420,7 @@ fn index_cell(
 }
 
 fn int_cell(col: &Col, i: usize) -> Option<i64> {
-    col.get(i)
-        .copied()
-        .flatten()
-        .filter(|v| v.is_finite())
-        .map(|v| v as i64)
+    col.cell(i).filter(|v| v.is_finite()).map(|v| v as i64)
 }
 
 fn check_length(declared: Option<f64>, actual: usize, path: &str) -> Result<(), ReadError> {
@@ -742,7 +818,7 @@ impl Reader<'_> {
             let weight = samples
                 .weight
                 .as_ref()
-                .and_then(|w| w.get(i).copied().flatten())
+                .and_then(|w| w.cell(i))
                 .unwrap_or(1.0);
             let row: SampleIndex = self.b.add_sample(src, stack);
             match weight_vt {
@@ -915,7 +991,7 @@ impl Reader<'_> {
             start_line,
         };
         let f = self.b.function(key);
-        let flag = |v: &Vec<Value>| v.get(i).and_then(Value::as_bool);
+        let flag = |v: &Vec<Flag>| v.get(i).and_then(|f| f.0);
         let ext = &mut self.b.functions_mut().ext;
         if let Some(b) = flag(&ft.is_js) {
             let _ = ext.set(function_cols::IS_JS, f.idx(), Cell::Lgl(Some(b)));
@@ -995,7 +1071,7 @@ fn parent(view: &View, s: usize) -> Result<Option<usize>, ReadError> {
     let st = view.stacks;
     let path = || format!("{}.stackTable", view.prefix);
     if let Some(offsets) = &st.prefix_offset {
-        return match offsets.get(s).copied().flatten() {
+        return match offsets.cell(s) {
             None => Err(err(format!("{}.prefixOffset[{s}]", path()), "missing")),
             Some(0.0) => Ok(None),
             Some(o) if o > 0.0 && o.fract() == 0.0 && o <= s as f64 => Ok(Some(s - o as usize)),
@@ -1009,7 +1085,7 @@ fn parent(view: &View, s: usize) -> Result<Option<usize>, ReadError> {
         .prefix
         .as_ref()
         .ok_or_else(|| err(path(), "neither prefix nor prefixOffset"))?;
-    match prefix.get(s).copied().flatten() {
+    match prefix.cell(s) {
         None => Ok(None),
         Some(p) if p >= 0.0 && p.fract() == 0.0 && p < s as f64 => Ok(Some(p as usize)),
         Some(p) => Err(err(
@@ -1032,7 +1108,7 @@ fn check_tables(view: &View) -> Result<(), ReadError> {
         .prefix_offset
         .as_ref()
         .or(view.stacks.prefix.as_ref())
-        .map_or(0, Vec::len);
+        .map_or(0, Col::len);
     if prefix_len != view.stacks.frame.len() {
         return Err(err(
             format!("{p}.stackTable"),
@@ -1063,7 +1139,7 @@ fn sample_times(samples: &Samples, n: usize, path: &str) -> Result<Vec<f64>, Rea
                 format!("{} entries for {n} samples", c.len()),
             ));
         }
-        Ok(c.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+        Ok(c.0.clone())
     };
     if let Some(t) = &samples.time {
         return col("time", t);
