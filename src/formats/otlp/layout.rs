@@ -195,17 +195,20 @@ fn sample_evidence(ev: &Evidence) -> Result<Option<SampleLayout>, String> {
     })
 }
 
-/// A decoded `Profile` plus the v1.8 comments.
+/// A decoded `Profile` plus the v1.8 comments; its samples stay encoded (borrowed from the
+/// input) until the reader needs them, so that a scope's samples are never all decoded at once.
 #[derive(Clone, Debug, Default)]
-pub struct DecodedProfile {
-    /// The fields of the v1.9+ layout.
+pub struct DecodedProfile<'a> {
+    /// The fields of the v1.9+ layout (its `samples` are left empty).
     pub profile: Profile,
+    /// The encoded `Sample` messages.
+    pub samples: Vec<&'a [u8]>,
     /// v1.8 `comment_strindices`.
     pub comment_strindices: Vec<i32>,
 }
 
 /// Decodes one `Profile` in `header` layout.
-pub fn decode_profile(buf: &[u8], header: HeaderLayout) -> Result<DecodedProfile, String> {
+pub fn decode_profile(buf: &[u8], header: HeaderLayout) -> Result<DecodedProfile<'_>, String> {
     let mut out = DecodedProfile::default();
     for field in fields(buf) {
         let field =
@@ -215,9 +218,9 @@ pub fn decode_profile(buf: &[u8], header: HeaderLayout) -> Result<DecodedProfile
     Ok(out)
 }
 
-fn set_field(
-    out: &mut DecodedProfile,
-    field: Field<'_>,
+fn set_field<'a>(
+    out: &mut DecodedProfile<'a>,
+    field: Field<'a>,
     header: HeaderLayout,
 ) -> Result<(), String> {
     let p = &mut out.profile;
@@ -232,7 +235,7 @@ fn set_field(
     let wrong = |name: &str| format!("Profile.{name} has the wrong wire type");
     match (number, field.payload) {
         (1, Payload::Bytes(b)) => p.sample_type = Some(value_type(b)?),
-        (2, Payload::Bytes(b)) => p.samples.push(b.to_vec()),
+        (2, Payload::Bytes(b)) => out.samples.push(b),
         (3, Payload::Fixed64(v)) => p.time_unix_nano = v,
         (4, Payload::Varint(v)) => p.duration_nano = v,
         (5, Payload::Bytes(b)) => p.period_type = Some(value_type(b)?),

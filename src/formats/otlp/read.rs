@@ -156,7 +156,6 @@ fn same_header(a: &proto::Profile, b: &proto::Profile) -> bool {
         && a.original_payload_format == b.original_payload_format
         && a.original_payload == b.original_payload
         && a.attribute_indices == b.attribute_indices
-        && a.samples.len() == b.samples.len()
 }
 
 /// One scope's context for building sources.
@@ -164,7 +163,7 @@ struct ScopeCtx<'a> {
     resource: Option<&'a proto::ResourceProfiles>,
     scope: &'a proto::ScopeProfiles,
     /// The scope's profiles, decoded.
-    profiles: Vec<DecodedProfile>,
+    profiles: Vec<DecodedProfile<'a>>,
     /// Resource and scope attributes as `(level, key, value, unit)`.
     attributes: Vec<(&'static str, String, AttrValue, String)>,
 }
@@ -283,13 +282,16 @@ impl Reader<'_> {
                 }
             }
         }
-        let samples = decode_samples(&ctx.profiles, layout, path)?;
         self.declare_value_types(&ctx.profiles, dict, order.as_deref(), path)?;
-        let profiles: Vec<&proto::Profile> = ctx.profiles.iter().map(|p| &p.profile).collect();
+        let samples = Samples {
+            profiles: &ctx.profiles,
+            layout,
+            path,
+        };
         let mut start = 0;
-        while start < profiles.len() {
-            let end = group_end(&profiles, &samples, start);
-            self.add_group(ctx, dict, start..end, &samples, path)?;
+        while start < ctx.profiles.len() {
+            let end = group_end(&samples, start);
+            self.add_group(ctx, dict, start..end, &samples)?;
             start = end;
         }
         Ok(())
@@ -350,9 +352,9 @@ impl Reader<'_> {
         ctx: &ScopeCtx,
         dict: &mut Dict,
         range: std::ops::Range<usize>,
-        samples: &[Vec<Sample>],
-        path: &str,
+        samples: &Samples,
     ) -> Result<(), ReadError> {
+        let path = samples.path;
         let first_index = range.start;
         let Some(first) = ctx.profiles.get(first_index) else {
             return Ok(());
@@ -365,17 +367,16 @@ impl Reader<'_> {
                 types.push(self.value_type(&p.profile, dict, &place)?);
             }
         }
-        let group: Vec<&[Sample]> = range
-            .filter_map(|j| samples.get(j).map(Vec::as_slice))
-            .collect();
         let base = first.profile.time_unix_nano;
         let src = self.add_source(ctx, first, dict, base, &ppath)?;
-        let Some(lead) = group.first() else {
-            return Ok(());
-        };
-        for (k, s) in lead.iter().enumerate() {
+        for k in 0..first.samples.len() {
             let spath = || format!("{ppath}.samples[{k}]");
-            check_pairing(&group, k, |g| {
+            let group = range
+                .clone()
+                .map(|j| samples.sample(j, k))
+                .collect::<Result<Vec<Sample>, ReadError>>()?;
+            let Some(s) = group.first() else { continue };
+            check_pairing(&group, |g| {
                 format!("{path}.profiles[{}].samples[{k}]", first_index + g)
             })?;
             let rows = sample_rows(s);
@@ -397,10 +398,8 @@ impl Reader<'_> {
                     return Err(err(spath(), format!("more than {max} samples")));
                 }
                 let row = self.b.add_sample(src, stack);
-                for (gs, &vt) in group.iter().zip(&types) {
-                    if let Some(x) = gs.get(k) {
-                        self.b.set_value(row, vt, row_value(x, r));
-                    }
+                for (x, &vt) in group.iter().zip(&types) {
+                    self.b.set_value(row, vt, row_value(x, r));
                 }
                 self.set_sample_extras(row, s.timestamps_unix_nano.get(r).copied(), &extras);
             }
@@ -679,13 +678,8 @@ fn row_value(s: &Sample, r: usize) -> f64 {
 }
 
 /// Checks that sample `k` of every profile of a group pairs its values with its timestamps.
-fn check_pairing(
-    group: &[&[Sample]],
-    k: usize,
-    place: impl Fn(usize) -> String,
-) -> Result<(), ReadError> {
-    for (g, gs) in group.iter().enumerate() {
-        let Some(x) = gs.get(k) else { continue };
+fn check_pairing(group: &[Sample], place: impl Fn(usize) -> String) -> Result<(), ReadError> {
+    for (g, x) in group.iter().enumerate() {
         let (nv, nt) = (x.values.len(), x.timestamps_unix_nano.len());
         if nv != 0 && nt != 0 && nv != nt {
             return Err(err(
@@ -697,58 +691,69 @@ fn check_pairing(
     Ok(())
 }
 
+/// The encoded samples of a scope's profiles, decoded one at a time on demand.
+struct Samples<'s, 'a> {
+    profiles: &'s [DecodedProfile<'a>],
+    layout: Layout,
+    path: &'s str,
+}
+
+impl Samples<'_, '_> {
+    /// Sample `k` of profile `j`.
+    fn sample(&self, j: usize, k: usize) -> Result<Sample, ReadError> {
+        let place = || format!("{}.profiles[{j}].samples[{k}]", self.path);
+        let bytes = self
+            .profiles
+            .get(j)
+            .and_then(|p| p.samples.get(k))
+            .ok_or_else(|| err(place(), "missing"))?;
+        let decoded = match self.layout.sample {
+            SampleLayout::Current => Sample::decode(*bytes),
+            SampleLayout::Old => SampleV19::decode(*bytes).map(Sample::from),
+        };
+        decoded.map_err(|e| {
+            err(
+                place(),
+                format!("malformed Sample ({} layout): {e}", self.layout.name()),
+            )
+        })
+    }
+
+    fn count(&self, j: usize) -> usize {
+        self.profiles.get(j).map_or(0, |p| p.samples.len())
+    }
+}
+
 /// The exclusive end of the group of profiles starting at `start`: following profiles join
 /// while their headers and sample identities match the first and their sample types are new.
-fn group_end(profiles: &[&proto::Profile], samples: &[Vec<Sample>], start: usize) -> usize {
-    let Some(&first) = profiles.get(start) else {
+/// Samples are decoded pairwise; a sample that does not decode ends the group (and is reported
+/// when its own group is read).
+fn group_end(samples: &Samples, start: usize) -> usize {
+    let profiles = samples.profiles;
+    let Some(first) = profiles.get(start) else {
         return start + 1;
     };
     let type_name = |p: &proto::Profile| p.sample_type.as_ref().map_or(0, |t| t.type_strindex);
-    let mut types = vec![type_name(first)];
+    let mut types = vec![type_name(&first.profile)];
     let mut end = start + 1;
-    while let (Some(&p), Some(ps)) = (profiles.get(end), samples.get(end)) {
-        let lead = samples.get(start).map_or(&[][..], Vec::as_slice);
-        let fits = same_header(first, p)
-            && !types.contains(&type_name(p))
-            && lead.len() == ps.len()
-            && lead.iter().zip(ps).all(|(a, b)| same_identity(a, b));
+    while let Some(p) = profiles.get(end) {
+        let n = samples.count(start);
+        let fits = same_header(&first.profile, &p.profile)
+            && !types.contains(&type_name(&p.profile))
+            && n == samples.count(end)
+            && (0..n).all(
+                |k| match (samples.sample(start, k), samples.sample(end, k)) {
+                    (Ok(a), Ok(b)) => same_identity(&a, &b),
+                    _ => false,
+                },
+            );
         if !fits {
             break;
         }
-        types.push(type_name(p));
+        types.push(type_name(&p.profile));
         end += 1;
     }
     end
-}
-
-fn decode_samples(
-    profiles: &[DecodedProfile],
-    layout: Layout,
-    path: &str,
-) -> Result<Vec<Vec<Sample>>, ReadError> {
-    profiles
-        .iter()
-        .enumerate()
-        .map(|(j, p)| {
-            p.profile
-                .samples
-                .iter()
-                .enumerate()
-                .map(|(k, bytes)| {
-                    let decoded = match layout.sample {
-                        SampleLayout::Current => Sample::decode(bytes.as_slice()),
-                        SampleLayout::Old => SampleV19::decode(bytes.as_slice()).map(Sample::from),
-                    };
-                    decoded.map_err(|e| {
-                        err(
-                            format!("{path}.profiles[{j}].samples[{k}]"),
-                            format!("malformed Sample ({} layout): {e}", layout.name()),
-                        )
-                    })
-                })
-                .collect()
-        })
-        .collect()
 }
 
 fn key_values(
