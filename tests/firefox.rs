@@ -293,6 +293,7 @@ fn value_type_choice_sets_weight_type_and_default_on_reread() {
     ] {
         let opts = WriteOptions {
             value_type: chosen.map(str::to_owned),
+            ..Default::default()
         };
         let w = firefox::write(&p, &opts).unwrap();
         assert_eq!(weight_type_of(&w.bytes).0, weight_type);
@@ -313,6 +314,7 @@ fn value_type_choice_sets_weight_type_and_default_on_reread() {
         &p,
         &WriteOptions {
             value_type: Some("nope".into()),
+            ..Default::default()
         },
     )
     .unwrap_err();

@@ -6,12 +6,18 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod collapsed;
+pub mod cpuprofile;
 pub mod error;
 pub mod firefox;
 pub mod inline;
+pub(crate) mod json_scan;
 pub mod otlp;
+pub mod rprof;
+pub mod speedscope;
 pub mod tables_json;
 pub mod unwritten;
+pub(crate) mod write_common;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -173,6 +179,9 @@ pub struct WriteOptions {
     /// The value type to write, for formats that hold one (collapsed, Firefox, speedscope);
     /// default: the profile's default value type.
     pub value_type: Option<String>,
+    /// For formats that hold one profiling run (Rprof): write only the samples of this
+    /// 1-based `source_id`, e.g. when the sources were sampled at different intervals.
+    pub source_id: Option<usize>,
 }
 
 /// A profile read from bytes, with what the reader had to say about it.
@@ -237,10 +246,34 @@ pub fn registry() -> &'static [FormatSpec] {
             write: Some(firefox::write),
         },
         FormatSpec {
+            format: Format::Speedscope,
+            detect: Some(speedscope::detect),
+            read: Some(speedscope::read),
+            write: Some(speedscope::write),
+        },
+        FormatSpec {
+            format: Format::Cpuprofile,
+            detect: Some(cpuprofile::detect),
+            read: Some(cpuprofile::read),
+            write: None,
+        },
+        FormatSpec {
             format: Format::Otlp,
             detect: Some(otlp::detect),
             read: Some(otlp::read),
             write: Some(otlp::write),
+        },
+        FormatSpec {
+            format: Format::Rprof,
+            detect: Some(rprof::detect),
+            read: Some(rprof::read),
+            write: Some(rprof::write),
+        },
+        FormatSpec {
+            format: Format::Collapsed,
+            detect: Some(collapsed::detect),
+            read: Some(collapsed::read),
+            write: Some(collapsed::write),
         },
     ]
 }
