@@ -703,3 +703,23 @@ fn otlp_json_reads_like_the_binary_encoding() {
     lines.extend_from_slice(json);
     assert_eq!(read(&lines).num_samples(), 2 * a.num_samples());
 }
+
+#[test]
+fn no_other_corpus_file_is_taken_for_otlp_or_firefox() {
+    for dir in [
+        "pprof",
+        "rprof",
+        "collapsed",
+        "cpuprofile",
+        "speedscope",
+        "invalid",
+    ] {
+        for (name, bytes) in corpus_files(dir) {
+            assert!(!otlp::detect(&bytes), "{dir}/{name} sniffed as OTLP");
+            assert!(
+                !formats::firefox::detect(&bytes),
+                "{dir}/{name} sniffed as Firefox"
+            );
+        }
+    }
+}
