@@ -382,15 +382,20 @@ fn message_with_samples(samples: Vec<Vec<u8>>, attribute_values: &[&str]) -> Vec
     .encode_to_vec()
 }
 
-#[test]
-fn v19_and_current_sample_layouts_read_the_same() {
-    let sample = Sample {
+/// Stack 1, attribute 1, values 5 and 6 at 1.0 s and 1.5 s.
+fn two_timestamp_sample() -> Sample {
+    Sample {
         stack_index: 1,
         values: vec![5, 6],
         attribute_indices: vec![1],
         timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
         ..Default::default()
-    };
+    }
+}
+
+#[test]
+fn v19_and_current_sample_layouts_read_the_same() {
+    let sample = two_timestamp_sample();
     let new = message_with_samples(vec![sample.encode_to_vec()], &["a"]);
     let old = message_with_samples(vec![SampleV19::from(sample).encode_to_vec()], &["a"]);
     assert_eq!(otlp::message_layouts(&old).unwrap(), ["v1.9"]);
@@ -686,13 +691,7 @@ fn otlp_json_reads_like_the_binary_encoding() {
         "stackTable": [{}, {"locationIndices": [1]}]}}"#;
     assert_eq!(formats::detect(json), Some(Format::Otlp));
     assert_eq!(otlp::message_layouts(json).unwrap(), ["OTLP/JSON"]);
-    let sample = Sample {
-        stack_index: 1,
-        values: vec![5, 6],
-        attribute_indices: vec![1],
-        timestamps_unix_nano: vec![1_000_000_000, 1_500_000_000],
-        ..Default::default()
-    };
+    let sample = two_timestamp_sample();
     let binary = message_with_samples(vec![sample.encode_to_vec()], &["a"]);
     let (a, b) = (read(json), read(&binary));
     assert_eq!(sample_lines(&a), sample_lines(&b));
