@@ -722,3 +722,17 @@ fn no_other_corpus_file_is_taken_for_otlp_or_firefox() {
         }
     }
 }
+
+#[test]
+fn sources_without_samples_survive() {
+    let ff = std::fs::read(
+        corpus().join("firefox/fxprof-processed-profile-v66-flow_marker_fields.json"),
+    )
+    .unwrap();
+    let p = formats::firefox::read(&ff, &ReadOptions::default())
+        .unwrap()
+        .profile;
+    assert_eq!((p.sources.source_type.len(), p.num_samples()), (1, 0));
+    let back = read(&write(&p));
+    assert_eq!((back.sources.source_type.len(), back.num_samples()), (1, 0));
+}

@@ -641,6 +641,21 @@ impl<'p> Writer<'p> {
             profile.samples = samples.iter().map(Message::encode_to_vec).collect();
             out.push(profile);
         }
+        if out.is_empty() {
+            // A source without samples still gets a Profile, so that it survives.
+            let mut profile = header;
+            if let Some(column) = self
+                .p
+                .default_value_type()
+                .and_then(|vt| self.p.value_column(vt))
+            {
+                profile.sample_type = Some(ValueType {
+                    type_strindex: self.string(self.text(column.value_type)),
+                    unit_strindex: self.string(self.text(column.unit)),
+                });
+            }
+            out.push(profile);
+        }
         out
     }
 
