@@ -736,3 +736,130 @@ fn sources_without_samples_survive() {
     let back = read(&write(&p));
     assert_eq!((back.sources.source_type.len(), back.num_samples()), (1, 0));
 }
+
+/// The structural rules of open-telemetry/sig-profiling `profcheck` (formats.md §3.2) that a
+/// writer controls; returns the first broken one.
+fn profcheck(bytes: &[u8]) -> Result<(), String> {
+    let data = ProfilesData::decode(bytes).map_err(|e| e.to_string())?;
+    let d = data.dictionary.ok_or("no dictionary")?;
+    let strings = &d.string_table;
+    if strings.first().map(String::as_str) != Some("") {
+        return Err("string_table[0] must be empty".into());
+    }
+    if strings.iter().collect::<BTreeSet<_>>().len() != strings.len() {
+        return Err("duplicate strings".into());
+    }
+    let zero_first = d.mapping_table.first() == Some(&Default::default())
+        && d.location_table.first() == Some(&Default::default())
+        && d.function_table.first() == Some(&Default::default())
+        && d.attribute_table.first() == Some(&Default::default())
+        && d.stack_table.first() == Some(&Default::default());
+    if !zero_first {
+        return Err("element 0 of a table is not the zero value".into());
+    }
+    let within = |i: i32, n: usize| usize::try_from(i).is_ok_and(|i| i < n);
+    let s_ok = |i: i32| within(i, strings.len());
+    for l in &d.link_table {
+        if l.trace_id.len() != 16 || l.span_id.len() != 8 {
+            return Err("link ids must be 16 and 8 bytes".into());
+        }
+    }
+    for f in &d.function_table {
+        if ![f.name_strindex, f.system_name_strindex, f.filename_strindex]
+            .into_iter()
+            .all(s_ok)
+            || f.start_line < 0
+        {
+            return Err(format!("bad function {f:?}"));
+        }
+    }
+    for m in &d.mapping_table {
+        let ranged =
+            m.memory_start < m.memory_limit || (m.memory_start == 0 && m.memory_limit == 0);
+        if !s_ok(m.filename_strindex)
+            || !ranged
+            || !m
+                .attribute_indices
+                .iter()
+                .all(|&a| within(a, d.attribute_table.len()))
+        {
+            return Err(format!("bad mapping {m:?}"));
+        }
+    }
+    for l in &d.location_table {
+        let lines_ok = l
+            .lines
+            .iter()
+            .all(|x| within(x.function_index, d.function_table.len()) && x.line >= 0);
+        if !within(l.mapping_index, d.mapping_table.len()) || !lines_ok {
+            return Err(format!("bad location {l:?}"));
+        }
+    }
+    for s in &d.stack_table {
+        if !s
+            .location_indices
+            .iter()
+            .all(|&i| within(i, d.location_table.len()))
+        {
+            return Err("stack refers to a missing location".into());
+        }
+    }
+    let profiles = data
+        .resource_profiles
+        .iter()
+        .flat_map(|r| &r.scope_profiles)
+        .flat_map(|s| &s.profiles);
+    for p in profiles {
+        let p = proto::Profile::decode(p.as_slice()).map_err(|e| e.to_string())?;
+        let mut shapes = BTreeSet::new();
+        for s in &p.samples {
+            let s = Sample::decode(s.as_slice()).map_err(|e| e.to_string())?;
+            let (nv, nt) = (s.values.len(), s.timestamps_unix_nano.len());
+            let shape = match (nv, nt) {
+                (0, 0) => return Err("sample without values or timestamps".into()),
+                (1, 0) => "aggregated",
+                (_, 0) => return Err("several values without timestamps".into()),
+                (0, _) => "timestamps",
+                (a, b) if a == b => "paired",
+                _ => return Err("values and timestamps differ in length".into()),
+            };
+            shapes.insert(shape);
+            let refs_ok = within(s.stack_index, d.stack_table.len())
+                && within(s.link_index, d.link_table.len())
+                && s.attribute_indices
+                    .iter()
+                    .all(|&a| within(a, d.attribute_table.len()));
+            if !refs_ok {
+                return Err("sample refers to a missing stack, link or attribute".into());
+            }
+        }
+        if shapes.len() > 1 {
+            return Err(format!("one profile mixes sample shapes {shapes:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn written_files_follow_the_profcheck_rules() {
+    let mut profiles: Vec<(String, Profile)> = corpus_files("otlp")
+        .into_iter()
+        .map(|(n, b)| (n, read(&b)))
+        .collect();
+    profiles.push(("rich".into(), rich_profile(true)));
+    profiles.push(("rich without times".into(), rich_profile(false)));
+    for (n, b) in corpus_files("firefox")
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with("gecko"))
+    {
+        profiles.push((
+            n,
+            formats::firefox::read(&b, &ReadOptions::default())
+                .unwrap()
+                .profile,
+        ));
+    }
+    for (name, p) in profiles {
+        profcheck(&write(&p)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
