@@ -863,3 +863,21 @@ fn written_files_follow_the_profcheck_rules() {
         profcheck(&write(&p)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+#[test]
+fn lookalike_profiles_of_different_sources_stay_apart() {
+    let mut b = ProfileBuilder::new();
+    let cpu = b.value_type("cpu", "nanoseconds");
+    let alloc = b.value_type("alloc_space", "bytes");
+    let f = b.function_named("main", None);
+    let l = b.location(Some(f), 1);
+    let stack = b.stack_leaf_first(&[l]);
+    for vt in [cpu, alloc] {
+        let src = b.add_source("otlp", None, None);
+        b.add_sample_with_values(src, stack, &[(vt, 5.0)]);
+    }
+    let p = b.build().unwrap();
+    let back = read(&write(&p));
+    assert_eq!(back.sources.source_type.len(), 2);
+    assert_eq!(sample_lines(&p), sample_lines(&back));
+}

@@ -430,42 +430,29 @@ impl<'p> Writer<'p> {
         let source_attrs = self.source_attribute_rows();
         let mut out: Vec<ResourceProfiles> = Vec::new();
         let mut last_resource: Option<Vec<u8>> = None;
-        let mut last_scope: Option<Vec<u8>> = None;
-        let mut scope_sources = 0usize;
         for (src, rows) in rows_of_source.iter().enumerate() {
             let attrs = source_attrs.get(src).map_or(&[][..], Vec::as_slice);
             let (resource, resource_key) = self.resource(src, attrs);
-            let (scope, scope_key) = self.scope(src, attrs);
             if last_resource.as_ref() != Some(&resource_key) || out.is_empty() {
                 out.push(resource);
                 last_resource = Some(resource_key);
-                last_scope = None;
             }
-            let Some(rp) = out.last_mut() else { continue };
-            if last_scope.as_ref() != Some(&scope_key) || rp.scope_profiles.is_empty() {
-                rp.scope_profiles.push(scope);
-                last_scope = Some(scope_key);
-                scope_sources = 0;
-            }
-            scope_sources += 1;
+            // One scope per source: the reader merges profiles only within a scope, so
+            // profiles of different sources are never merged into one on reading.
+            let mut scope = self.scope(src, attrs);
             let profiles = self.source_profiles(src, rows, labels, attrs);
-            if let Some(sp) = rp.scope_profiles.last_mut() {
-                sp.profiles
-                    .extend(profiles.iter().map(Message::encode_to_vec));
-                if scope_sources == 1 && sp.profiles.len() > 1 {
-                    let order = sample_type_order(sp.profiles.len());
-                    let kv = KeyValue {
+            if profiles.len() > 1 {
+                if let Some(s) = scope.scope.as_mut() {
+                    s.attributes.push(KeyValue {
                         key: ATTR_SAMPLE_TYPE_ORDER.to_owned(),
-                        value: Some(order),
+                        value: Some(sample_type_order(profiles.len())),
                         key_strindex: 0,
-                    };
-                    if let Some(scope) = sp.scope.as_mut() {
-                        scope.attributes.retain(|a| a.key != ATTR_SAMPLE_TYPE_ORDER);
-                        scope.attributes.push(kv);
-                    }
-                } else if let Some(scope) = sp.scope.as_mut() {
-                    scope.attributes.retain(|a| a.key != ATTR_SAMPLE_TYPE_ORDER);
+                    });
                 }
+            }
+            scope.profiles = profiles.iter().map(Message::encode_to_vec).collect();
+            if let Some(rp) = out.last_mut() {
+                rp.scope_profiles.push(scope);
             }
         }
         out
@@ -529,7 +516,7 @@ impl<'p> Writer<'p> {
         &mut self,
         src: usize,
         attrs: &[(String, String, AttrValue, String)],
-    ) -> (ScopeProfiles, Vec<u8>) {
+    ) -> ScopeProfiles {
         let mut attributes = key_values(attrs, "scope");
         if let Some(default) = self.p.meta_value(META_DEFAULT_TYPE) {
             attributes.push(KeyValue {
@@ -542,7 +529,7 @@ impl<'p> Writer<'p> {
         }
         let name = self.source_chr(src, source_cols::SCOPE_NAME);
         let version = self.source_chr(src, source_cols::SCOPE_VERSION);
-        let sp = ScopeProfiles {
+        ScopeProfiles {
             scope: Some(InstrumentationScope {
                 name,
                 version,
@@ -551,9 +538,7 @@ impl<'p> Writer<'p> {
             }),
             profiles: Vec::new(),
             schema_url: self.source_chr(src, source_cols::SCOPE_SCHEMA_URL),
-        };
-        let key = sp.encode_to_vec();
-        (sp, key)
+        }
     }
 
     fn source_chr(&self, src: usize, col: &str) -> String {
