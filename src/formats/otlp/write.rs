@@ -1,8 +1,9 @@
 //! The OTLP writer: a [`Profile`] → one `ProfilesData` message in the current layout.
 //!
 //! Every value type becomes its own `Profile` message (one per source and type, sharing the
-//! dictionary); sources are grouped into `ResourceProfiles`/`ScopeProfiles` by their resource
-//! and scope attributes, consecutive sources with equal ones sharing a group. Consecutive
+//! dictionary); consecutive sources with equal resource attributes share a `ResourceProfiles`,
+//! and every source has a `ScopeProfiles` of its own (the reader merges per-type profiles back
+//! into one source only within a scope). Consecutive
 //! timestamped samples with the same stack, labels and link are combined into one `Sample`
 //! (as the spec recommends); samples without timestamps are written one each, so a pprof
 //! round trip keeps every sample.
