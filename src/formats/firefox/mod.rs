@@ -1249,6 +1249,8 @@ const KNOWN: super::unwritten::Known<'static> = super::unwritten::Known {
         function_cols::RELEVANT_FOR_JS,
         function_cols::RESOURCE,
         ".pprof_function_id",
+        ".pprof_empty_name",
+        ".pprof_empty_system_name",
     ],
     tables: &[],
     meta: &["version", META_DEFAULT_TYPE, "firefox.*"],

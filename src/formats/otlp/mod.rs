@@ -121,6 +121,16 @@ pub mod location_cols {
     pub const IS_FOLDED: &str = ".is_folded";
 }
 
+/// `functions` extension columns (the pprof reader's, so that empty names survive both ways).
+pub mod function_cols {
+    /// TRUE when the function's name was empty (its `name` then reads [`UNKNOWN`]).
+    pub const EMPTY_NAME: &str = ".pprof_empty_name";
+    /// TRUE when the function's system name was empty (it then reads the name).
+    pub const EMPTY_SYSTEM_NAME: &str = ".pprof_empty_system_name";
+    /// The name shown for a function without one (what `go tool pprof` prints).
+    pub const UNKNOWN: &str = "<unknown>";
+}
+
 /// `samples` extension columns besides `.time`.
 pub mod sample_cols {
     /// Trace id of the sample's link (hex).

@@ -1010,24 +1010,15 @@ fn dict_function(
     })?;
     let filename = dict.string(f.filename_strindex, || format!("{fpath}.filename_strindex"))?;
     let start_line = clamp_line(r, f.start_line, &fpath);
-    // The v2 tables need both names: each stands in for the other; without either the
-    // frame has no function.
-    let (name, system_name) = match (name.is_empty(), system_name.is_empty()) {
-        (false, false) => (name, system_name),
-        (false, true) => (name, name),
-        (true, false) => (system_name, system_name),
-        (true, true) => {
-            r.w.add(NAME, "nameless_function", || {
-                format!(
-                    "{fpath}: a function without a name; its frames are read without a function"
-                )
-            });
-            if let Some(slot) = dict.functions.get_mut(u) {
-                *slot = Some(None);
-            }
-            return Ok(None);
-        }
+    // The v2 tables have no empty names: as the pprof reader does, an empty name is shown as
+    // `<unknown>` and an empty system name takes the name; flags remember both for writers.
+    let (empty_name, empty_system_name) = (name.is_empty(), system_name.is_empty());
+    let name = if empty_name {
+        function_cols::UNKNOWN
+    } else {
+        name
     };
+    let system_name = if empty_system_name { name } else { system_name };
     let filename =
         r.b.strings()
             .intern_opt((!filename.is_empty()).then_some(filename));
@@ -1037,7 +1028,19 @@ fn dict_function(
         filename,
         start_line,
     };
-    let fi = Some(r.b.function(key));
+    let row = r.b.add_function(key);
+    for (flag, column) in [
+        (empty_name, function_cols::EMPTY_NAME),
+        (empty_system_name, function_cols::EMPTY_SYSTEM_NAME),
+    ] {
+        if flag {
+            let _ =
+                r.b.functions_mut()
+                    .ext
+                    .set(column, row.idx(), Cell::Lgl(Some(true)));
+        }
+    }
+    let fi = Some(row);
     if let Some(slot) = dict.functions.get_mut(u) {
         *slot = Some(fi);
     }

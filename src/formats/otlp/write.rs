@@ -86,7 +86,11 @@ const KNOWN: unwritten::Known<'static> = unwritten::Known {
         source_cols::SCOPE_SCHEMA_URL,
         source_cols::RESOURCE_SCHEMA_URL,
     ],
-    functions: &[".pprof_function_id"],
+    functions: &[
+        ".pprof_function_id",
+        function_cols::EMPTY_NAME,
+        function_cols::EMPTY_SYSTEM_NAME,
+    ],
     tables: &[MAPPINGS, SAMPLE_LABELS, SOURCE_ATTRIBUTES],
     meta: &[
         "version",
@@ -198,9 +202,20 @@ impl<'p> Writer<'p> {
         for row in 0..f.name.len() {
             let cell = |v: &Vec<StringId>| v.get(row).copied().unwrap_or(StringId::NA);
             let start = f.start_line.get(row).copied().unwrap_or(0);
+            let flagged = |col: &str| matches!(f.ext.cell(col, row), Some(Cell::Lgl(Some(true))));
+            let name = if flagged(function_cols::EMPTY_NAME) {
+                ""
+            } else {
+                self.text(cell(&f.name))
+            };
+            let system_name = if flagged(function_cols::EMPTY_SYSTEM_NAME) {
+                ""
+            } else {
+                self.text(cell(&f.system_name))
+            };
             let function = Function {
-                name_strindex: self.string(self.text(cell(&f.name))),
-                system_name_strindex: self.string(self.text(cell(&f.system_name))),
+                name_strindex: self.string(name),
+                system_name_strindex: self.string(system_name),
                 filename_strindex: self.string(self.text(cell(&f.filename))),
                 start_line: if start == INT_NA { 0 } else { i64::from(start) },
             };
