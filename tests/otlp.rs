@@ -881,3 +881,98 @@ fn lookalike_profiles_of_different_sources_stay_apart() {
     assert_eq!(back.sources.source_type.len(), 2);
     assert_eq!(sample_lines(&p), sample_lines(&back));
 }
+/// `go tool pprof -symbolize=none ARGS FILE`.
+fn go_pprof(args: &[&str], file: &std::path::Path, scratch: &std::path::Path) -> String {
+    let out = std::process::Command::new("go")
+        .args(["tool", "pprof", "-symbolize=none"])
+        .args(args)
+        .arg(file)
+        .env("PPROF_TMPDIR", scratch)
+        .env("PPROF_BINARY_PATH", scratch)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "go tool pprof {args:?} {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn pprof_to_otlp_to_pprof_keeps_go_tool_pprof_output() {
+    use proftab::formats::pprof;
+    if !std::process::Command::new("go")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!(
+            "SKIP: `go` not found; pprof -> OTLP -> pprof is not compared with go tool pprof"
+        );
+        return;
+    }
+    let scratch = std::env::temp_dir().join(format!("proftab-otlp-pprof-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    // The corpus plus the Go runtime/pprof fixtures (inlining, labels, several types).
+    let mut files = corpus_files("pprof");
+    let fixtures =
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pprof"));
+    let mut names: Vec<_> = std::fs::read_dir(fixtures)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    names.sort();
+    for path in names
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".pb.gz"))
+    {
+        let name = format!("fixture-{}", path.file_name().unwrap().to_string_lossy());
+        files.push((name, std::fs::read(&path).unwrap()));
+    }
+    for (name, bytes) in files {
+        let original = pprof::read(&bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
+        let otlp_bytes = write(&original);
+        let via_otlp = read(&otlp_bytes);
+        let back = pprof::write(&via_otlp, &WriteOptions::default())
+            .unwrap()
+            .bytes;
+        let (a, b) = (
+            scratch.join(&name),
+            scratch.join(format!("{name}.via-otlp.pb.gz")),
+        );
+        std::fs::write(&a, &bytes).unwrap();
+        std::fs::write(&b, &back).unwrap();
+        let mut views: Vec<Vec<String>> = (0..original.values.len())
+            .map(|i| vec!["-top".to_owned(), format!("-sample_index={i}")])
+            .collect();
+        views.push(vec!["-traces".to_owned()]);
+        for view in views {
+            let args: Vec<&str> = view.iter().map(String::as_str).collect();
+            let (want, got) = (go_pprof(&args, &a, &scratch), go_pprof(&args, &b, &scratch));
+            if want != got {
+                let line = want
+                    .lines()
+                    .zip(got.lines())
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(0);
+                failures.push(format!(
+                    "{name} {args:?} line {line}: {:?} vs {:?}",
+                    want.lines().nth(line),
+                    got.lines().nth(line)
+                ));
+            }
+        }
+        checked += 1;
+    }
+    std::fs::remove_dir_all(&scratch).ok();
+    assert!(checked >= 23, "{checked} files");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
