@@ -976,3 +976,19 @@ fn pprof_to_otlp_to_pprof_keeps_go_tool_pprof_output() {
     assert!(checked >= 23, "{checked} files");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn gzipped_files_are_read_too() {
+    use proftab::formats::gzip::gzip;
+    for (name, bytes) in corpus_files("otlp") {
+        let packed = gzip(&bytes);
+        assert_eq!(formats::detect(&packed), Some(Format::Otlp), "{name}");
+        assert_eq!(
+            sample_lines(&read(&packed)),
+            sample_lines(&read(&bytes)),
+            "{name}"
+        );
+    }
+    let e = otlp::read(&gzip(&gzip(b"x")), &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("gzip inside gzip"), "{e}");
+}

@@ -1,6 +1,6 @@
 //! OpenTelemetry OTLP profiles (protobuf): `ProfilesData` / `ExportProfilesServiceRequest`,
 //! plain or in the collector file exporter's framing (each message prefixed by its length as
-//! 4 big-endian bytes), or OTLP/JSON (read only, see [`json`]). Both the current (v1.10+) and the v1.9 `Sample` layout are read
+//! 4 big-endian bytes), or OTLP/JSON (read only, see [`json`]); any of them may be gzipped. Both the current (v1.10+) and the v1.9 `Sample` layout are read
 //! ([`layout`] documents how they are told apart); the writer emits the current layout.
 //!
 //! ## Mapping to the v2 tables
@@ -28,7 +28,7 @@ mod write;
 
 use crate::model::Profile;
 
-use super::{Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
+use super::{gzip, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
 
 /// Format name used in errors and warnings.
 pub const NAME: &str = "otlp";
@@ -146,7 +146,29 @@ const FRAME_HEADER: usize = 4;
 /// fields 1 and 2), a framed sequence of them, or OTLP/JSON (`"resourceProfiles"` near the
 /// start of a JSON object).
 pub fn detect(bytes: &[u8]) -> bool {
+    if gzip::is_gzip(bytes) {
+        // A pprof prefix can hold only fields 1 and 2 (sample types, samples), so pprof's own
+        // sniffer decides first, as the registry order does anyway.
+        return !super::pprof::detect(bytes)
+            && gzip::gunzip_prefix(bytes, GZIP_SNIFF_BYTES).is_some_and(|p| detect_prefix(&p));
+    }
     wire::is_profiles_data_shape(bytes) || split_frames(bytes).is_some() || is_otlp_json(bytes)
+}
+
+/// Inflated bytes looked at by [`detect`] in a gzip file.
+const GZIP_SNIFF_BYTES: usize = 64 * 1024;
+
+/// [`detect`] for the first bytes of an inflated file: a message, a first frame, or JSON.
+fn detect_prefix(prefix: &[u8]) -> bool {
+    let first_frame = || {
+        let header: [u8; FRAME_HEADER] = prefix.get(..FRAME_HEADER)?.try_into().ok()?;
+        let len = usize::try_from(u32::from_be_bytes(header)).ok()?;
+        let rest = prefix.get(FRAME_HEADER..)?;
+        Some(wire::is_profiles_data_prefix(
+            rest.get(..len).unwrap_or(rest),
+        ))
+    };
+    wire::is_profiles_data_prefix(prefix) || first_frame() == Some(true) || is_otlp_json(prefix)
 }
 
 /// Size of the prefix searched for the OTLP/JSON key.
@@ -240,6 +262,13 @@ fn decode_message(offset: usize, msg: &[u8]) -> Result<proto::ProfilesData, Read
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(NAME, "the file is empty"));
+    }
+    if gzip::is_gzip(bytes) {
+        let inflated = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, NAME)?;
+        if gzip::is_gzip(&inflated) {
+            return Err(ReadError::whole(NAME, "gzip inside gzip"));
+        }
+        return read(&inflated, options);
     }
     if is_otlp_json(bytes) {
         let owned = json::to_binary(bytes)?;

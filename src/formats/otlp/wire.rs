@@ -150,6 +150,28 @@ pub fn is_profiles_data_shape(buf: &[u8]) -> bool {
     any
 }
 
+/// Like [`is_profiles_data_shape`] for the first bytes of a message (e.g. an inflated gzip
+/// prefix): every complete field is 1 or 2 with wire type 2, and a field cut off at the end
+/// has such a tag too.
+pub fn is_profiles_data_prefix(buf: &[u8]) -> bool {
+    let mut pos = 0usize;
+    let mut any = false;
+    while pos < buf.len() {
+        let Some(key) = read_varint(buf, &mut pos) else {
+            return any;
+        };
+        if !matches!(key, 0x0a | 0x12) {
+            return false;
+        }
+        any = true;
+        let Some(len) = read_varint(buf, &mut pos).and_then(|l| usize::try_from(l).ok()) else {
+            return true;
+        };
+        pos = pos.saturating_add(len);
+    }
+    any
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +205,8 @@ mod tests {
         assert!(!is_profiles_data_shape(&[0x0a, 0x00, 0x32, 0x00]));
         assert!(!is_profiles_data_shape(&[0x0a, 0x05, 0x00]));
         assert!(!is_profiles_data_shape(&[]));
+        assert!(is_profiles_data_prefix(&[0x0a, 0x09, 0x01]));
+        assert!(!is_profiles_data_prefix(&[0x32, 0x09, 0x01]));
         assert_eq!(packed_varint_count(&[0x01, 0x96, 0x01]), Some(2));
         assert_eq!(packed_varint_count(&[0x96]), None);
     }
