@@ -72,23 +72,8 @@ fn top_json_agrees_with_summary_rprof() {
     if !support::have_tool("Rscript", "proftab top vs summaryRprof") {
         return;
     }
-    let scratch = support::scratch_dir("rprof-cli");
-    let files = support::valid_files();
-    let mut manifest = String::new();
-    for (i, path) in files.iter().enumerate() {
+    support::judge_tables("rprof-cli", "proftab top", |_, path, _| {
         let memory = std::fs::read(path).unwrap().starts_with(b"memory");
-        let table = scratch.join(format!("{i}-cli.tsv"));
-        std::fs::write(&table, cli_table_tsv(bin, path, memory)).unwrap();
-        manifest.push_str(&support::manifest_line(
-            &support::short_name(path),
-            path,
-            None,
-            false,
-            &table,
-        ));
-    }
-    let results = support::run_r_compare(&scratch, &manifest);
-    assert_eq!(results.len(), files.len());
-    support::assert_results_ok(&results, false, "proftab top disagrees with summaryRprof");
-    let _ = std::fs::remove_dir_all(&scratch);
+        cli_table_tsv(bin, path, memory)
+    });
 }

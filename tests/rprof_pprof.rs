@@ -120,27 +120,12 @@ fn go_pprof_top_agrees_with_summary_rprof() {
     {
         return;
     }
-    let scratch = support::scratch_dir("rprof-pprof");
-    let mut manifest = String::new();
-    let files = support::valid_files();
-    for (i, path) in files.iter().enumerate() {
+    support::judge_tables("rprof-pprof", "go tool pprof", |i, path, scratch| {
         let parsed = rprof::read(&std::fs::read(path).unwrap(), &ReadOptions::default()).unwrap();
         let written = write_as(Format::Pprof, &parsed.profile, &WriteOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let pb = scratch.join(format!("{i}.pb.gz"));
         std::fs::write(&pb, &written.bytes).unwrap();
-        let table = scratch.join(format!("{i}-go.tsv"));
-        std::fs::write(&table, go_table_tsv(&parsed.profile, &pb)).unwrap();
-        manifest.push_str(&support::manifest_line(
-            &support::short_name(path),
-            path,
-            None,
-            false,
-            &table,
-        ));
-    }
-    let results = support::run_r_compare(&scratch, &manifest);
-    assert_eq!(results.len(), files.len());
-    support::assert_results_ok(&results, false, "go tool pprof disagrees with summaryRprof");
-    let _ = std::fs::remove_dir_all(&scratch);
+        go_table_tsv(&parsed.profile, &pb)
+    });
 }

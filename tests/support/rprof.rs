@@ -138,3 +138,29 @@ pub fn assert_results_ok(results: &[String], allow_both_error: bool, what: &str)
 pub fn comparable_name(name: &str) -> bool {
     !name.contains([' ', '\t', '\n', '\r'])
 }
+
+/// For every valid Rprof file, `table_of(index, file, scratch)` makes a function table (in the
+/// R script's format); R judges each against `summaryRprof()` of the file, and every verdict
+/// must be OK. `what` names the judged tool in the failure message.
+pub fn judge_tables(
+    name: &str,
+    what: &str,
+    mut table_of: impl FnMut(usize, &Path, &Path) -> String,
+) {
+    let scratch = scratch_dir(name);
+    let files = valid_files();
+    let mut manifest = String::new();
+    for (i, path) in files.iter().enumerate() {
+        let table = scratch.join(format!("{i}-table.tsv"));
+        std::fs::write(&table, table_of(i, path, &scratch)).expect("write table");
+        manifest.push_str(&manifest_line(&short_name(path), path, None, false, &table));
+    }
+    let results = run_r_compare(&scratch, &manifest);
+    assert_eq!(results.len(), files.len());
+    assert_results_ok(
+        &results,
+        false,
+        &format!("{what} disagrees with summaryRprof"),
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
