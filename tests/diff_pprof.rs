@@ -3,6 +3,9 @@
 //! Absolute deltas are judged by `go tool pprof -top -diff_base`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/cli_json.rs"]
+mod cli_json;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -150,22 +153,9 @@ fn absolute_deltas_match_go_tool_pprof_diff_base() {
 fn cli_names_the_extra_hot_function_first() {
     let (base, new) = (fixture("base.pb.gz"), fixture("new.pb.gz"));
     for extra in [&["--absolute"][..], &[]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_proftab"))
-            .args([
-                "diff",
-                base.to_str().unwrap(),
-                new.to_str().unwrap(),
-                "--json",
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (base, new) = (base.to_str().unwrap(), new.to_str().unwrap());
+        let args = [&["diff", base, new, "--json"][..], extra].concat();
+        let v = cli_json::run_json(env!("CARGO_BIN_EXE_proftab"), &args);
         assert_eq!(
             (v["type"].as_str(), v["unit"].as_str()),
             (Some("cpu"), Some("nanoseconds"))
