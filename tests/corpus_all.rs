@@ -200,3 +200,27 @@ fn invalid_corpus_files_give_their_recorded_outcomes() {
         assert!(act.contains(line), "outcome no longer seen:\n{line}\n(actual:\n{actual})");
     }
 }
+
+/// pprof's legacy text formats are not folded stacks, even when their sample lines happen to
+/// end in a number: `read_any` names them instead of reading them as collapsed stacks.
+#[test]
+fn pprof_legacy_text_is_named_not_read_as_collapsed() {
+    let cases = [
+        "--- heapz 1 ---\n0 0 @ 0\n1 2 @ 3 4\n5 6 @ 7 8\n",
+        "heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1 0x2\n",
+        "goroutine profile: total 3\n3 @ 0x1 0x2 12\n",
+        "--- contention:\ncycles/second=1\n1 2 @ 3 4\n",
+    ];
+    for text in cases {
+        let e = read_any(text.as_bytes(), &options(None)).unwrap_err();
+        let message = e.to_string();
+        assert!(
+            message.starts_with("input: unrecognized format")
+                && message.contains("pprof's legacy text formats"),
+            "{text:?}: {message}"
+        );
+    }
+    // A collapsed file whose frames merely contain "profile:" is still collapsed.
+    let folded = "main;profile: total 3\nmain;work 5\n";
+    assert_eq!(read_any(folded.as_bytes(), &options(None)).unwrap().format, Format::Collapsed);
+}

@@ -57,8 +57,9 @@ const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
 /// Name given to empty frames.
 const ANONYMOUS: &str = "(anonymous)";
 
-/// True when the text looks like folded stacks: not JSON, not binary, not Rprof output, and
-/// most of the first lines (at least one) are `stack count` lines.
+/// True when the text looks like folded stacks: not JSON, not binary, not Rprof output, not
+/// pprof's legacy text formats, and most (more than half) of the first lines are `stack count`
+/// lines.
 pub fn detect(bytes: &[u8]) -> bool {
     let head = bytes
         .get(..bytes.len().min(DETECT_PREFIX_BYTES))
@@ -70,7 +71,10 @@ pub fn detect(bytes: &[u8]) -> bool {
     } else {
         &text
     };
-    if complete.contains('\0') || looks_like_json_or_rprof(complete) {
+    if complete.contains('\0')
+        || looks_like_json_or_rprof(complete)
+        || super::looks_like_pprof_legacy_text(complete)
+    {
         return false;
     }
     let (mut valid, mut invalid) = (0usize, 0usize);
@@ -86,7 +90,7 @@ pub fn detect(bytes: &[u8]) -> bool {
             invalid += 1;
         }
     }
-    valid > 0 && valid >= invalid
+    valid > invalid
 }
 
 fn looks_like_json_or_rprof(text: &str) -> bool {

@@ -77,10 +77,16 @@ pub fn error_names_a_format(e: &ReadError) -> bool {
     (known || container) && !e.message.is_empty()
 }
 
-/// What a read gave, as one line: `ok FORMAT` plus the warnings, or `err MESSAGE`.
+/// What a read gave, as one line: `ok FORMAT` plus the warnings, or `err MESSAGE`. The list
+/// of readable formats that ends "unrecognized format" messages is left out, so recorded
+/// outcomes do not change when a reader is added.
 pub fn outcome_line(result: &Result<Parsed, ReadError>) -> String {
     match result {
-        Err(e) => format!("err {e}"),
+        Err(e) => {
+            let text = e.to_string();
+            let kept = text.split_once("; proftab reads ").map_or(&*text, |(head, _)| head);
+            format!("err {kept}")
+        }
         Ok(p) => {
             let warnings: Vec<String> = p.warnings.iter().map(ToString::to_string).collect();
             format!("ok {} [{}]", p.format.name(), warnings.join(" | "))
