@@ -133,7 +133,11 @@ fn check_not_yet_readable(path: &Path) -> Result<(), String> {
 #[test]
 fn every_corpus_file_reads_as_its_folder_format() {
     let files = format_files();
-    assert!(files.len() >= 80, "corpus looks incomplete: {} files", files.len());
+    assert!(
+        files.len() >= 80,
+        "corpus looks incomplete: {} files",
+        files.len()
+    );
     let mut failures = Vec::new();
     let mut pending_seen = Vec::new();
     for (format, path) in &files {
@@ -150,10 +154,17 @@ fn every_corpus_file_reads_as_its_folder_format() {
     }
     for listed in NOT_YET_READABLE {
         if !pending_seen.iter().any(|k| k == listed) {
-            failures.push(format!("{listed} is listed in NOT_YET_READABLE but not in the corpus"));
+            failures.push(format!(
+                "{listed} is listed in NOT_YET_READABLE but not in the corpus"
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The outcome of every `invalid/` file, as `file<TAB>outcome` lines.
@@ -190,14 +201,24 @@ fn invalid_corpus_files_give_their_recorded_outcomes() {
         eprintln!("wrote {}", path.display());
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with PROFTAB_BLESS=1 to create it)", path.display()));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with PROFTAB_BLESS=1 to create it)",
+            path.display()
+        )
+    });
     let (exp, act): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
     for line in &act {
-        assert!(exp.contains(line), "new or changed outcome:\n{line}\n(expected file:\n{expected})");
+        assert!(
+            exp.contains(line),
+            "new or changed outcome:\n{line}\n(expected file:\n{expected})"
+        );
     }
     for line in &exp {
-        assert!(act.contains(line), "outcome no longer seen:\n{line}\n(actual:\n{actual})");
+        assert!(
+            act.contains(line),
+            "outcome no longer seen:\n{line}\n(actual:\n{actual})"
+        );
     }
 }
 
@@ -222,5 +243,8 @@ fn pprof_legacy_text_is_named_not_read_as_collapsed() {
     }
     // A collapsed file whose frames merely contain "profile:" is still collapsed.
     let folded = "main;profile: total 3\nmain;work 5\n";
-    assert_eq!(read_any(folded.as_bytes(), &options(None)).unwrap().format, Format::Collapsed);
+    assert_eq!(
+        read_any(folded.as_bytes(), &options(None)).unwrap().format,
+        Format::Collapsed
+    );
 }

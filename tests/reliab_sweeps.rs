@@ -94,7 +94,12 @@ fn inputs(set: Set) -> Vec<Input> {
         }
         out.push(Input { name, bytes });
     }
-    assert!(out.len() >= 40, "too few sweep inputs ({}) in {}", out.len(), root.display());
+    assert!(
+        out.len() >= 40,
+        "too few sweep inputs ({}) in {}",
+        out.len(),
+        root.display()
+    );
     out
 }
 
@@ -134,7 +139,12 @@ impl Tally {
             self.failures.is_empty(),
             "{sweep}: {} of {cases} cases failed; first ones:\n{}",
             self.failures.len(),
-            self.failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+            self.failures
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
         );
     }
 }
@@ -148,7 +158,10 @@ fn check_case(bytes: &[u8], case: &dyn Fn() -> String) -> Result<Outcome, String
             match violations.first() {
                 None if parsed.warnings.is_empty() => Ok(Outcome::Read),
                 None => Ok(Outcome::ReadWithWarnings),
-                Some(v) => Err(format!("invalid profile ({} violations): {v}", violations.len())),
+                Some(v) => Err(format!(
+                    "invalid profile ({} violations): {v}",
+                    violations.len()
+                )),
             }
         }
         Err(e) if error_names_a_format(&e) => Ok(Outcome::Error),
@@ -167,7 +180,11 @@ fn check_case(bytes: &[u8], case: &dyn Fn() -> String) -> Result<Outcome, String
 /// more than [`TRUNCATION_BYTES_PER_INPUT`], but always every cut in the first
 /// [`HEADER_BYTES`] (magic numbers, headers, the opening of JSON documents).
 fn cut_points(n: usize) -> Vec<usize> {
-    let wanted = if n <= EVERY_PREFIX_BYTES { n } else { CUT_POINTS };
+    let wanted = if n <= EVERY_PREFIX_BYTES {
+        n
+    } else {
+        CUT_POINTS
+    };
     let affordable = (2 * TRUNCATION_BYTES_PER_INPUT / n.max(1)).max(MIN_CUT_POINTS);
     let k = wanted.min(affordable).max(1);
     let mut cuts: BTreeSet<usize> = (0..k).map(|i| i * n / k).collect();
@@ -189,7 +206,8 @@ fn truncation_sweep(set: Set, label: &str) {
 
 /// Bytes worth inserting: structure of the text and JSON formats, protobuf tags, UTF-8 lead
 /// and continuation bytes, NUL and line ends.
-const INTERESTING_BYTES: &[u8] = b" ;\n\r\t\"\\{}[]:,#0123456789-.e\x00\x08\x0a\x12\x1a\x22\x32\x7f\x80\xbf\xc3\xef\xff";
+const INTERESTING_BYTES: &[u8] =
+    b" ;\n\r\t\"\\{}[]:,#0123456789-.e\x00\x08\x0a\x12\x1a\x22\x32\x7f\x80\xbf\xc3\xef\xff";
 
 /// Applies one random edit.
 fn mutate_once(bytes: &mut Vec<u8>, rng: &mut Rng) {

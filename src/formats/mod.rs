@@ -315,7 +315,11 @@ fn unsupported_format_hint(bytes: &[u8]) -> &'static str {
 /// (`google/pprof:profile/legacy_profile.go`): a `--- heapz 1 ---`-style section marker, a
 /// `heap profile: …` line, or `NAME profile: total N` (Go's debug=1 profiles).
 pub(crate) fn looks_like_pprof_legacy_text(text: &str) -> bool {
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     if first.starts_with("--- ") || first.starts_with("heap profile:") {
         return true;
     }

@@ -84,7 +84,9 @@ pub fn outcome_line(result: &Result<Parsed, ReadError>) -> String {
     match result {
         Err(e) => {
             let text = e.to_string();
-            let kept = text.split_once("; proftab reads ").map_or(&*text, |(head, _)| head);
+            let kept = text
+                .split_once("; proftab reads ")
+                .map_or(&*text, |(head, _)| head);
             format!("err {kept}")
         }
         Ok(p) => {
@@ -140,7 +142,11 @@ pub fn assert_tables_json_round_trip(p: &Profile, what: &str) {
             "{what}: totals differ after a tables-JSON round trip: {b:?} vs {a:?}"
         );
     }
-    assert_eq!(p.num_samples(), back.profile.num_samples(), "{what}: samples");
+    assert_eq!(
+        p.num_samples(),
+        back.profile.num_samples(),
+        "{what}: samples"
+    );
 }
 
 /// Runs the function table of every value type and checks what must hold whatever the data:
