@@ -23,7 +23,9 @@
 //! Writing aggregates samples by stack (summing the chosen value type), one line per distinct
 //! stack, sorted by stack text, `\n` line ends, one ASCII space before the count: the format of
 //! stackcollapse-perf.pl. A `;` inside a frame name is written as `:` and line breaks as
-//! spaces, as stackcollapse-perf.pl does. When the profile has a `before` value type and
+//! spaces, as stackcollapse-perf.pl does; other control characters (which readers take for
+//! binary data) become U+FFFD, and leading blanks of a root frame (which readers trim) are
+//! dropped — each with a warning. When the profile has a `before` value type and
 //! `samples` is written, lines carry both counts (`stack before after`), so differential files
 //! round-trip.
 
