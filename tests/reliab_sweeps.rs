@@ -33,7 +33,7 @@ const EVERY_PREFIX_BYTES: usize = 4096;
 const CUT_POINTS: usize = 512;
 /// Bytes read per input by the truncation sweep, at most (about): keeps the suite fast in
 /// debug builds on two cores.
-const TRUNCATION_BYTES_PER_INPUT: usize = 1 << 20;
+const TRUNCATION_BYTES_PER_INPUT: usize = 512 << 10;
 /// Fewest cut points of an input, whatever its size.
 const MIN_CUT_POINTS: usize = 64;
 /// Leading bytes cut at every position.

@@ -8,6 +8,7 @@
 
 #![no_main]
 
+#[allow(dead_code)] // type_total serves the other targets
 mod text_limits;
 
 use libfuzzer_sys::fuzz_target;
