@@ -265,10 +265,12 @@ fn seed(name: &str, k: usize) -> u64 {
     hash ^ ((k as u64) << 48)
 }
 
-fn mutation_sweep(set: Set, label: &str) {
+/// Mutates every `of`-th input starting at `shard` (shards let the harness run them in
+/// parallel).
+fn mutation_sweep(set: Set, (shard, of): (usize, usize), label: &str) {
     let started = Instant::now();
     let mut tally = Tally::default();
-    for input in inputs(set) {
+    for input in inputs(set).into_iter().skip(shard).step_by(of) {
         for k in 0..mutation_count() {
             let mut rng = Rng(seed(&input.name, k));
             let mut bytes = input.bytes.clone();
@@ -294,13 +296,18 @@ fn truncated_fixtures() {
 }
 
 #[test]
-fn mutated_corpus_files() {
-    mutation_sweep(Set::Corpus, "mutation sweep (corpus)");
+fn mutated_corpus_files_even() {
+    mutation_sweep(Set::Corpus, (0, 2), "mutation sweep (corpus, even)");
+}
+
+#[test]
+fn mutated_corpus_files_odd() {
+    mutation_sweep(Set::Corpus, (1, 2), "mutation sweep (corpus, odd)");
 }
 
 #[test]
 fn mutated_fixtures() {
-    mutation_sweep(Set::Fixtures, "mutation sweep (fixtures)");
+    mutation_sweep(Set::Fixtures, (0, 1), "mutation sweep (fixtures)");
 }
 
 /// The sweeps reach every readable format: each one has at least one input that reads as it.
