@@ -20,7 +20,13 @@ use text_limits::fuzz_options;
 fn totals(p: &Profile) -> Vec<(String, String, u64)> {
     p.values
         .iter()
-        .map(|c| (p.str(c.value_type).to_owned(), p.str(c.unit).to_owned(), c.total().to_bits()))
+        .map(|c| {
+            (
+                p.str(c.value_type).to_owned(),
+                p.str(c.unit).to_owned(),
+                c.total().to_bits(),
+            )
+        })
         .collect()
 }
 
