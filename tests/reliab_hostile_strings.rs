@@ -230,3 +230,25 @@ fn hostile_names_survive_every_writable_format_or_are_reported() {
         lossy.join("\n")
     );
 }
+
+/// A profile whose every stack ends in a name ending in ` NUMBER` cannot be told from a
+/// differential file in collapsed form: the writer says so.
+#[test]
+fn collapsed_warns_when_every_stack_ends_in_a_number() {
+    let mut b = ProfileBuilder::new();
+    let src = b.add_source("hostile", None, None);
+    let samples = b.value_type("samples", "count");
+    let f = b.function_named("LazyCompile:foo node.js 387", None);
+    let loc = b.location(Some(f), 0);
+    let stack = b.stack_leaf_first(&[loc]);
+    b.add_sample_with_values(src, stack, &[(samples, 2.0)]);
+    let profile = b.build().unwrap();
+    let written = write_as(Format::Collapsed, &profile, &WriteOptions::default()).unwrap();
+    assert!(
+        written.warnings.iter().any(|w| w
+            .message
+            .contains("readers take the file for a differential one")),
+        "{:?}",
+        written.warnings
+    );
+}

@@ -538,6 +538,13 @@ impl<'p> WriteState<'p> {
             out.push_str(&format_number(value));
             out.push('\n');
         }
+        if !differential && is_differential(&out) {
+            self.warnings.add(NAME, "reads-as-differential", || {
+                "every stack ends in a frame name ending in ` NUMBER`, so readers take the file \
+                 for a differential one (`stack before after`) and that number for a count"
+                    .to_owned()
+            });
+        }
         if fractional {
             self.warnings.add(NAME, "fractional", || {
                 "some counts are fractional; flamegraph.pl and inferno read them, speedscope and the Firefox Profiler read only integer counts"
