@@ -3,14 +3,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../../scripts/static-server.mjs";
+import { CORPUS, ROOT } from "../js/helpers.mjs";
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export { CORPUS, ROOT };
+
 export const DIST = path.join(ROOT, "dist");
 export const ARTIFACTS = path.join(ROOT, "test-artifacts");
-export const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
 export const CHROMIUM = process.env.PROFTAB_CHROMIUM ?? "/usr/bin/chromium";
 
 const FLAGS = [
