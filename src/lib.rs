@@ -18,3 +18,5 @@
 pub mod analysis;
 pub mod formats;
 pub mod model;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_view;
