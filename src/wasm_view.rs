@@ -273,6 +273,7 @@ impl Viewer {
                     .0
                     .to_owned(),
             ),
+            ..formats::WriteOptions::default()
         };
         let written = formats::write_as(f, self.view.profile(), &options)
             .map_err(|e| JsError::new(&e.to_string()))?;
