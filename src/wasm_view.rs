@@ -51,7 +51,10 @@ fn viewport(x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Viewport {
 }
 
 /// Reads every file, each with its file name as `source_uri`, and combines them.
-fn read_files(files: &Array, names: &Array) -> Result<(Profile, Vec<String>, Vec<String>), JsError> {
+fn read_files(
+    files: &Array,
+    names: &Array,
+) -> Result<(Profile, Vec<String>, Vec<String>), JsError> {
     let mut profiles = Vec::new();
     let mut formats_read = Vec::new();
     let mut warnings = Vec::new();
@@ -81,7 +84,9 @@ fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
         return Err(JsError::new("no file given"));
     }
     // Until `model::combine` (cli helper) is merged, several files cannot be combined.
-    Err(JsError::new("combining several files is not available in this build"))
+    Err(JsError::new(
+        "combining several files is not available in this build",
+    ))
 }
 
 #[wasm_bindgen]
@@ -102,8 +107,16 @@ impl Viewer {
     pub fn info(&self) -> Object {
         let p = self.view.profile();
         let o = Object::new();
-        set(&o, "formats", strings(self.formats.iter().map(String::as_str)));
-        set(&o, "warnings", strings(self.warnings.iter().map(String::as_str)));
+        set(
+            &o,
+            "formats",
+            strings(self.formats.iter().map(String::as_str)),
+        );
+        set(
+            &o,
+            "warnings",
+            strings(self.warnings.iter().map(String::as_str)),
+        );
         set(&o, "samples", p.num_samples() as f64);
         let types = Array::new();
         for (i, c) in p.values.iter().enumerate() {
@@ -114,7 +127,11 @@ impl Viewer {
             types.push(&t);
         }
         set(&o, "valueTypes", types);
-        set(&o, "defaultValueType", p.default_value_type().map_or(0, |v| v.0));
+        set(
+            &o,
+            "defaultValueType",
+            p.default_value_type().map_or(0, |v| v.0),
+        );
         let sources = Array::new();
         for i in 0..p.sources.source_type.len() {
             let s = Object::new();
@@ -215,7 +232,11 @@ impl Viewer {
 
     /// Time-order boxes for `[x0, x1)`; `{..., xMin, xMax, isTime}` describe the axis.
     pub fn time_order(&mut self, x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Object {
-        let o = boxes_to_js(&self.view.time_order(&viewport(x0, x1, min_width, max_depth)));
+        let o = boxes_to_js(
+            &self
+                .view
+                .time_order(&viewport(x0, x1, min_width, max_depth)),
+        );
         let l = self.view.time_layout();
         set(&o, "xMin", l.x_min);
         set(&o, "xMax", l.x_max);
@@ -238,7 +259,11 @@ impl Viewer {
         } else {
             SandwichSide::Callees
         };
-        boxes_to_js(&self.view.sandwich(frame, side, &viewport(x0, x1, min_width, max_depth)))
+        boxes_to_js(
+            &self
+                .view
+                .sandwich(frame, side, &viewport(x0, x1, min_width, max_depth)),
+        )
     }
 
     /// `{flags: Uint8Array per frame id, matched}` for a search; fails on a bad pattern.

@@ -15,13 +15,14 @@ export function hash(s) {
 
 /** The package / module part of a frame name, used to group colours when no file is known. */
 export function groupOf(name, file) {
-  if (file) return file;
+  if (name.endsWith('_[k]') || name.endsWith('[kernel.kallsyms]')) return '[kernel]';
   const cpp = name.indexOf('::');
   if (cpp > 0) return name.slice(0, cpp);
   const slash = name.lastIndexOf('/');
   const dot = name.indexOf('.', slash + 1);
   if (dot > 0) return name.slice(0, dot);
-  return name;
+  if (slash > 0) return name.slice(0, slash);
+  return file || name;
 }
 
 // Frame types of OpenTelemetry's profile.frame.type (seed 003) and a colour for each.

@@ -10,6 +10,7 @@ const SCALES = {
 
 /** `1.23 ms`, `4.5 MiB`, `1,234` for counts. */
 export function formatValue(v, unit) {
+  if (v === 0) return '0';
   const scale = SCALES[unit];
   if (!scale) {
     const digits = Number.isInteger(v) ? 0 : 2;

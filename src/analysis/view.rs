@@ -71,8 +71,8 @@ pub struct View {
     base_tree: CallTree,
     base_map: NodeMap,
     options: ViewOptions,
-    tree: CallTree,
-    map: NodeMap,
+    /// The transformed tree and map, when there are transforms.
+    transformed: Option<(CallTree, NodeMap)>,
     weights: Weights,
     kept_total: f64,
     all_total: f64,
@@ -92,8 +92,7 @@ impl View {
             ..ViewOptions::default()
         };
         let mut v = View {
-            tree: base_tree.clone(),
-            map: base_map.clone(),
+            transformed: None,
             profile,
             frames,
             base_tree,
@@ -128,7 +127,12 @@ impl View {
 
     /// The current (transformed) call tree.
     pub fn tree(&self) -> &CallTree {
-        &self.tree
+        self.transformed.as_ref().map_or(&self.base_tree, |t| &t.0)
+    }
+
+    /// Where each stack node lands in the current tree.
+    fn map(&self) -> &NodeMap {
+        self.transformed.as_ref().map_or(&self.base_map, |t| &t.1)
     }
 
     /// Node weights of the current tree.
@@ -154,13 +158,11 @@ impl View {
     pub fn set_options(&mut self, options: ViewOptions) {
         let old = std::mem::replace(&mut self.options, options);
         if old.transforms != self.options.transforms {
-            let (tree, step) = apply_all(&self.base_tree, &self.options.transforms);
-            self.map = if self.options.transforms.is_empty() {
-                self.base_map.clone()
-            } else {
-                self.base_map.then(&step, self.profile.stacks.prefix.len())
-            };
-            self.tree = tree;
+            self.transformed = (!self.options.transforms.is_empty()).then(|| {
+                let (tree, step) = apply_all(&self.base_tree, &self.options.transforms);
+                let map = self.base_map.then(&step, self.profile.stacks.prefix.len());
+                (tree, map)
+            });
             self.reweigh();
         } else if old.value_type != self.options.value_type || old.filter != self.options.filter {
             self.reweigh();
@@ -175,8 +177,8 @@ impl View {
             &self.profile,
             o.value_type,
             &o.filter,
-            &self.tree,
-            &self.map,
+            self.tree(),
+            self.map(),
         );
         self.weights = w.weights;
         self.kept_total = w.kept_total;
@@ -186,33 +188,46 @@ impl View {
             .map_or(0.0, |c| c.total());
         self.time = None;
         self.reorder();
-        self.totals = frame_totals(&self.tree, &self.weights, &self.children, self.frames.len());
+        self.totals = frame_totals(
+            self.tree(),
+            &self.weights,
+            &self.children,
+            self.frames.len(),
+        );
     }
 
     fn reorder(&mut self) {
         let ranks = &self.frames.name_rank;
-        self.children = Children::new(&self.tree, &self.weights, self.options.order, ranks);
+        self.children = Children::new(self.tree(), &self.weights, self.options.order, ranks);
         self.sandwich = None;
     }
 
     /// Flame-graph boxes for a viewport (x in value units, root at `[0, shown)`).
     pub fn flame(&self, vp: &Viewport) -> Boxes {
-        flame_boxes(&self.tree, &self.weights, &self.children, vp)
+        flame_boxes(self.tree(), &self.weights, &self.children, vp)
     }
 
     /// The time-order layout, built on first use after an option change.
     pub fn time_layout(&mut self) -> &TimeLayout {
-        let o = &self.options;
-        let (p, tree, map) = (&self.profile, &self.tree, &self.map);
-        self.time
-            .get_or_insert_with(|| time_layout(p, o.value_type, &o.filter, tree, map))
+        if self.time.is_none() {
+            let o = &self.options;
+            let layout = time_layout(
+                &self.profile,
+                o.value_type,
+                &o.filter,
+                self.tree(),
+                self.map(),
+            );
+            self.time = Some(layout);
+        }
+        self.time.get_or_insert_with(TimeLayout::default)
     }
 
     /// Time-order boxes for a viewport (x in seconds or accumulated value).
     pub fn time_order(&mut self, vp: &Viewport) -> Boxes {
         self.time_layout();
         match &self.time {
-            Some(t) => t.boxes(&self.tree, vp),
+            Some(t) => t.boxes(self.tree(), vp),
             None => Boxes::default(),
         }
     }
@@ -222,8 +237,8 @@ impl View {
         if self.sandwich.as_ref().is_none_or(|s| s.0 != frame) {
             let order = self.options.order;
             let ranks = &self.frames.name_rank;
-            let up = callers(&self.tree, &self.weights, frame);
-            let down = callees(&self.tree, &self.weights, frame);
+            let up = callers(self.tree(), &self.weights, frame);
+            let down = callees(self.tree(), &self.weights, frame);
             let up_kids = Children::new(&up.tree, &up.weights, order, ranks);
             let down_kids = Children::new(&down.tree, &down.weights, order, ranks);
             self.sandwich = Some((frame, up, up_kids, down, down_kids));
@@ -241,13 +256,13 @@ impl View {
     pub fn search(&self, query: &str) -> Result<(Vec<u8>, f64), String> {
         let m = Matcher::parse(query)?;
         let flags = m.frame_flags(&self.frames.name);
-        let matched = matched_total(&self.tree, &self.weights, &flags);
+        let matched = matched_total(self.tree(), &self.weights, &flags);
         Ok((flags, matched))
     }
 
     /// The frames from the outermost down to `node` of the current tree.
     pub fn path(&self, node: u32) -> Vec<u32> {
-        self.tree.path(node)
+        self.tree().path(node)
     }
 }
 
