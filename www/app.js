@@ -69,7 +69,20 @@ const S = {
   dark: false,
 };
 
-const perf = (window.__proftab = { loadStart: 0, firstDrawMs: 0, parseMs: 0, drawTimes: () => mainView.drawTimes });
+// Read-only hooks for tests and benchmarks.
+const perf = (window.__proftab = {
+  loadStart: 0,
+  firstDrawMs: 0,
+  parseMs: 0,
+  state: S,
+  drawTimes: () => activeViews()[0].drawTimes.slice(),
+  visibleFrames: () => [...activeViews()[0].visibleFrames()].map(frameLabel).sort(),
+  viewRange: () => [activeViews()[0].vx0, activeViews()[0].vx1],
+});
+
+function setState(state) {
+  document.body.dataset.state = state;
+}
 
 function unit() {
   const t = S.info && S.info.valueTypes[S.vt];
@@ -465,6 +478,7 @@ async function load(what) {
   hideError();
   closeMenu();
   document.body.dataset.flamegraphDrawn = '0';
+  setState('loading');
   perf.loadStart = performance.now();
   showProgress({ phase: 'reading', done: 0, total: 0, index: 0, count: 1 });
   let r;
@@ -473,6 +487,7 @@ async function load(what) {
   } catch (e) {
     hideProgress();
     showError(e.message);
+    setState(S.loaded ? 'shown' : e.message === CANCELLED ? 'ready' : 'error');
     return;
   }
   perf.parseMs = r.parseMs;
@@ -502,6 +517,7 @@ async function load(what) {
     showError(e.message);
   }
   hideProgress();
+  setState('shown');
   if (r.info.warnings.length) console.warn(r.info.warnings.join('\n'));
 }
 
@@ -540,11 +556,14 @@ function fillControls() {
   );
 }
 
+const CANCELLED = 'Loading cancelled.';
+
 function cancelLoad() {
   worker.terminate();
-  failAll(new Error('Loading cancelled.'));
+  failAll(new Error(CANCELLED));
   startWorker();
   resetUi();
+  setState('ready');
 }
 
 // ---------------------------------------------------------------- export
@@ -834,6 +853,7 @@ window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', (e)
   if (!localStorage.getItem('proftab-theme')) setTheme(e.matches);
 });
 showExamples();
+document.body.dataset.ready = '1';
+setState('ready');
 const urls = new URLSearchParams(location.search).getAll('url');
 if (urls.length) load({ urls: urls.map((u) => new URL(u, location.href).href) });
-document.body.dataset.ready = '1';

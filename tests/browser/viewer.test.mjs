@@ -1,0 +1,308 @@
+// End-to-end tests of the viewer (dist/) in headless Chromium: real corpus files loaded by the
+// file picker and by drag and drop, what the canvases and the function table show, tooltip,
+// search, zoom, value-type switch, export round trip, errors, hostile names, CSP.
+// Screenshots of every view go to test-artifacts/.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { DIST, ROOT, dropFiles, launchBrowser, openPage, screenshot, serve } from "./harness.mjs";
+
+const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
+const PPROF = path.join(CORPUS, "pprof/parca-fib.pb.gz");
+const RPROF_MEMORY = path.join(ROOT, "tests/fixtures/rprof/memory.out");
+const FIXTURES = path.join(ROOT, "tests/fixtures/viewer");
+const HOSTILE = "<img src=x onerror=alert(1)>";
+
+let browser;
+let server;
+
+before(async () => {
+  server = await serve();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The CLI binary when it was built, else null (tests that need it print SKIP). */
+function cli() {
+  for (const p of ["target/release/proftab", "target/debug/proftab"]) {
+    const full = path.join(ROOT, p);
+    if (fs.existsSync(full)) return full;
+  }
+  return null;
+}
+
+function skip(t, why) {
+  process.stderr.write(`SKIP: ${t.name}: ${why}\n`);
+  t.skip(why);
+}
+
+async function readyPage(query = "") {
+  const opened = await openPage(browser.context, server.url + query);
+  await opened.page.waitForSelector("body[data-ready=\"1\"]", { timeout: 15000 });
+  return opened;
+}
+
+/** Waits until a load finished: flame graph drawn, or an error shown. */
+async function settled(page) {
+  await page.waitForFunction(
+    () => ["shown", "error"].includes(document.body.dataset.state) && document.getElementById("progress").hidden,
+    null,
+    { timeout: 60000 },
+  );
+}
+
+async function drawn(page) {
+  await settled(page);
+  assert.equal(await page.isHidden("#error"), true, await page.textContent("#error-text"));
+  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1");
+  await page.waitForTimeout(250);
+}
+
+/** Pixels of a 2D canvas that differ from its most common corner colour. */
+function ink(page, selector) {
+  return page.evaluate((sel) => {
+    const c = document.querySelector(sel);
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    const bg = d.slice(0, 4).join();
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (`${d[i]},${d[i + 1]},${d[i + 2]},${d[i + 3]}` !== bg) n++;
+    return n;
+  }, selector);
+}
+
+/** A checksum of a canvas's pixels, to tell whether what is drawn changed. */
+function pixelSum(page, selector) {
+  return page.evaluate((sel) => {
+    const c = document.querySelector(sel);
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let h = 0;
+    for (let i = 0; i < d.length; i++) h = (h * 31 + d[i]) >>> 0;
+    return h;
+  }, selector);
+}
+
+function tableRows(page, n = 10) {
+  return page.$$eval(
+    "#functions tbody tr:not(.more)",
+    (trs, k) => trs.slice(0, k).map((tr) => [...tr.children].map((td) => td.textContent)),
+    n,
+  );
+}
+
+const file = (p) => ({ name: path.basename(p), bytes: fs.readFileSync(p) });
+
+test("CSP is strict and the page works from a sub-path", async () => {
+  const html = fs.readFileSync(path.join(DIST, "index.html"), "utf8");
+  assert.doesNotMatch(html, /(src|href)="\//);
+  const { page, problems } = await readyPage();
+  const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', "content");
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+  assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'/);
+  await screenshot(page, "viewer-empty");
+  assert.deepEqual(problems, []);
+  await page.close();
+  const parent = await serve(ROOT);
+  try {
+    const sub = await openPage(browser.context, `${parent.url}dist/`);
+    await sub.page.waitForSelector("body[data-state=ready]", { timeout: 15000 });
+    assert.deepEqual(sub.problems, []);
+    await sub.page.close();
+  } finally {
+    await parent.close();
+  }
+});
+
+test("pprof by file picker: flame graph drawn, table equals proftab top", async (t) => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  assert.ok((await ink(page, "#main-canvas")) > 2000, "flame graph canvas is blank");
+  const rows = await tableRows(page, 5);
+  assert.equal(rows[0][4], "math/big.addVV");
+  await screenshot(page, "viewer-flame-pprof");
+  assert.deepEqual(problems, []);
+  const bin = cli();
+  if (!bin) return skip(t, "the proftab CLI is not built (cargo build --release --bin proftab)");
+  const top = JSON.parse(execFileSync(bin, ["top", "--json", PPROF], { encoding: "utf8" }));
+  const cliRows = Array.isArray(top) ? top : top.rows || top.functions;
+  assert.deepEqual(
+    rows.map((r) => r[4]),
+    cliRows.slice(0, rows.length).map((r) => r.name),
+  );
+  await page.close();
+});
+
+test("Rprof with memory by drag and drop; value type switch changes the table", async (t) => {
+  if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
+  const { page, problems } = await readyPage();
+  await dropFiles(page, "body", [file(RPROF_MEMORY)]);
+  await drawn(page);
+  const types = await page.$$eval("#value-type option", (os) => os.map((o) => o.textContent));
+  const memory = types.findIndex((t) => /bytes/.test(t));
+  assert.ok(memory >= 0, `no memory value type among ${types}`);
+  const before = await tableRows(page);
+  await page.selectOption("#value-type", String(memory));
+  await page.waitForFunction((b) => {
+    const first = document.querySelector("#functions tbody tr");
+    return first && first.textContent !== b;
+  }, before[0].join(""));
+  const afterRows = await tableRows(page);
+  assert.notDeepEqual(afterRows, before);
+  assert.match(afterRows[0][0], /B$/);
+  await page.waitForTimeout(200);
+  assert.ok((await ink(page, "#main-canvas")) > 1000);
+  await screenshot(page, "viewer-flame-rprof-memory");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("tooltip, search, zoom and the other views", async () => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  const box = await page.locator("#main-canvas").boundingBox();
+  // The row above the root, at the left edge: the widest outermost function.
+  await page.mouse.move(box.x + 20, box.y + box.height - 27);
+  await page.waitForSelector("#tooltip:not([hidden])");
+  const tip = await page.textContent("#tooltip");
+  assert.match(tip, /^main\.calculateFib/);
+  assert.match(tip, /Total[\d.]+ s9\d\.\d%/);
+  await screenshot(page, "viewer-tooltip");
+  await page.mouse.move(box.x + box.width + 50, box.y + 5);
+
+  const pixelsBefore = await pixelSum(page, "#main-canvas");
+  await page.fill("#search", "runtime");
+  await page.waitForFunction(() => /^Matched /.test(document.getElementById("match").textContent));
+  await page.waitForTimeout(200);
+  assert.match(await page.textContent("#match"), /^Matched \d+(\.\d+)?%$/);
+  const flags = await page.evaluate(() => [...window.__proftab.state.flags].filter((f) => f).length);
+  assert.ok(flags > 5, `${flags} frames match "runtime"`);
+  assert.notEqual(await pixelSum(page, "#main-canvas"), pixelsBefore, "search highlight not drawn");
+  await screenshot(page, "viewer-search");
+  await page.fill("#search", "");
+
+  const visible = await page.evaluate(() => window.__proftab.visibleFrames());
+  await page.focus("#main-canvas");
+  for (let i = 0; i < 6; i++) await page.keyboard.press("+");
+  await page.waitForTimeout(400);
+  const zoomed = await page.evaluate(() => window.__proftab.visibleFrames());
+  assert.notDeepEqual(zoomed, visible);
+  const [x0, x1] = await page.evaluate(() => window.__proftab.viewRange());
+  const total = await page.evaluate(() => window.__proftab.state.totals[0]);
+  assert.ok(x1 - x0 < total / 30, "zoom did not narrow the view");
+  assert.match(await page.evaluate(() => location.hash), /zoom=/);
+  await page.keyboard.press("0");
+  await page.waitForTimeout(300);
+
+  await page.click("#tabs button[data-view=time]");
+  await page.waitForTimeout(500);
+  assert.ok((await ink(page, "#time-canvas")) > 1000);
+  await screenshot(page, "viewer-time-order");
+  await page.click("#functions tbody tr:nth-child(2)");
+  await page.click("#tabs button[data-view=sandwich]");
+  await page.waitForTimeout(500);
+  assert.ok((await ink(page, "#callers-canvas")) > 500);
+  assert.ok((await ink(page, "#callees-canvas")) > 200);
+  await screenshot(page, "viewer-sandwich");
+  await page.click("#theme");
+  await page.click("#tabs button[data-view=flame]");
+  await page.waitForTimeout(300);
+  await screenshot(page, "viewer-dark");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("export round trip keeps the totals", async () => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  const status = await page.textContent("#status");
+  const formats = await page.$$eval("#export option", (os) => os.map((o) => o.value).filter(Boolean));
+  const format = formats.includes("pprof") ? "pprof" : formats[0];
+  const [download] = await Promise.all([page.waitForEvent("download"), page.selectOption("#export", format)]);
+  const saved = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "proftab-export-")), download.suggestedFilename());
+  await download.saveAs(saved);
+  await page.setInputFiles("#file-input", saved);
+  await settled(page);
+  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1");
+  assert.equal((await page.textContent("#status")).split(" · ")[0], status.split(" · ")[0]);
+  const bin = cli();
+  if (bin) {
+    const a = execFileSync(bin, ["info", PPROF], { encoding: "utf8" });
+    const b = execFileSync(bin, ["info", saved], { encoding: "utf8" });
+    const totals = (s) => s.split("\n").filter((l) => /total/i.test(l));
+    assert.deepEqual(totals(b), totals(a));
+  } else {
+    process.stderr.write("SKIP: proftab info comparison: the CLI is not built\n");
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a malformed file shows the reader's error and the next file still loads", async () => {
+  const { page, problems } = await readyPage();
+  await dropFiles(page, "body", [file(path.join(FIXTURES, "broken.png"))]);
+  await settled(page);
+  assert.equal(await page.isVisible("#error"), true);
+  assert.match(await page.textContent("#error-text"), /broken\.png: .*unrecognized format/);
+  await screenshot(page, "viewer-error");
+  await dropFiles(page, "body", [file(PPROF)]);
+  await drawn(page);
+  assert.equal(await page.isHidden("#error"), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("names that look like markup are shown literally", async () => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", path.join(FIXTURES, "xss.out"));
+  await drawn(page);
+  const names = await page.$$eval("#functions td.name", (tds) => tds.map((td) => td.textContent));
+  assert.ok(names.includes(HOSTILE));
+  assert.ok(names.includes("<script>alert(2)</script>"));
+  assert.equal(await page.locator("img").count(), 0);
+  assert.equal(await page.locator("#functions script").count(), 0);
+  const box = await page.locator("#main-canvas").boundingBox();
+  await page.mouse.move(box.x + 20, box.y + box.height - 45);
+  await page.waitForSelector("#tooltip:not([hidden])");
+  assert.equal(await page.textContent("#tooltip .name"), HOSTILE);
+  assert.equal(await page.locator("#tooltip img").count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("two files at once are combined, one source each", async (t) => {
+  if (!fs.existsSync(path.join(ROOT, "src/model/combine.rs"))) return skip(t, "model::combine is not merged yet");
+  if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
+  const { page, problems } = await readyPage();
+  await dropFiles(page, "body", [file(RPROF_MEMORY), file(path.join(FIXTURES, "second.out"))]);
+  await drawn(page);
+  const sources = await page.$$eval("#source option", (os) => os.map((o) => o.textContent));
+  assert.deepEqual(sources, ["All sources", "memory.out", "second.out"]);
+  const all = await page.textContent("#status");
+  await page.selectOption("#source", "1");
+  await page.waitForFunction((s) => document.getElementById("status").textContent !== s, all);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("examples open with one click and ?url= loads over HTTP", async (t) => {
+  const list = JSON.parse(fs.readFileSync(path.join(DIST, "examples/index.json"), "utf8"));
+  if (!list.length) return skip(t, "no example fixtures were copied");
+  const { page, problems } = await readyPage();
+  await page.click(`#example-list button[data-example="${list[0].file}"]`);
+  await drawn(page);
+  await page.close();
+  const byUrl = await readyPage(`?url=examples/${encodeURIComponent(list[list.length - 1].file)}`);
+  await drawn(byUrl.page);
+  assert.ok((await ink(byUrl.page, "#main-canvas")) > 1000);
+  assert.deepEqual([...problems, ...byUrl.problems], []);
+  await byUrl.page.close();
+});
