@@ -421,7 +421,9 @@ async function applyOptions() {
   const n = S.info.sources.length;
   const sources = S.source < 0 ? [] : Array.from({ length: n }, (_, i) => (i === S.source ? 1 : 0));
   const transforms = S.transforms.flatMap((t) => [t.kind, t.frame]);
+  const t0 = performance.now();
   const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: NaN, t1: NaN, transforms });
+  perf.optionsMs = performance.now() - t0;
   S.table = { self: r.self, total: r.total };
   S.totals = r.totals;
   S.timeDomainKnown = false;

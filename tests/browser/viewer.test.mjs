@@ -233,6 +233,16 @@ test("export round trip keeps the totals", async () => {
   await settled(page);
   await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1");
   assert.equal((await page.textContent("#status")).split(" · ")[0], status.split(" · ")[0]);
+  const [svg] = await Promise.all([page.waitForEvent("download"), page.selectOption("#export", "svg")]);
+  const svgPath = path.join(path.dirname(saved), svg.suggestedFilename());
+  await svg.saveAs(svgPath);
+  const text = fs.readFileSync(svgPath, "utf8");
+  assert.match(text, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(text, /<text [^>]*>math\/big\.addVV<\/text>/);
+  const [png] = await Promise.all([page.waitForEvent("download"), page.selectOption("#export", "png")]);
+  const pngPath = path.join(path.dirname(saved), png.suggestedFilename());
+  await png.saveAs(pngPath);
+  assert.deepEqual([...fs.readFileSync(pngPath).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
   const bin = cli();
   if (bin) {
     const a = execFileSync(bin, ["info", PPROF], { encoding: "utf8" });
@@ -289,6 +299,26 @@ test("two files at once are combined, one source each", async (t) => {
   const all = await page.textContent("#status");
   await page.selectOption("#source", "1");
   await page.waitForFunction((s) => document.getElementById("status").textContent !== s, all);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("view state lives in the URL hash and is restored", async () => {
+  const hash = "#view=flame&order=alpha&icicle=1&search=big&focus=math%2Fbig.nat.add";
+  const { page, problems } = await readyPage(hash);
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  assert.equal(await page.textContent("#order"), "A → Z");
+  assert.equal(await page.textContent("#icicle"), "Icicle ↓");
+  assert.equal(await page.textContent("#chips .chip span"), "focus: math/big.nat.add");
+  assert.match(await page.textContent("#match"), /^Matched 100(\.0)?%$/);
+  // Focused on math/big.nat.add: the shown total is its total, below 100% of all.
+  assert.match(await page.textContent("#status"), /\(9\d\.\d+% of all\)/);
+  await page.click("#chips .chip button");
+  await page.waitForFunction(() => !location.hash.includes("focus="));
+  assert.doesNotMatch(await page.textContent("#status"), /of all/);
+  await page.click("#icicle");
+  await page.waitForFunction(() => !location.hash.includes("icicle="));
   assert.deepEqual(problems, []);
   await page.close();
 });
