@@ -28,7 +28,7 @@ export const viewers = {
       }
       if (document.body.dataset.flamegraphDrawn !== '1') return false;
       const p = window.__proftab;
-      return { parseMs: p.parseMs, firstDrawMs: p.firstDrawMs };
+      return { parseMs: p.parseMs, analyseMs: p.analyseMs, firstDrawMs: p.firstDrawMs };
     },
   },
 };

@@ -89,17 +89,38 @@ fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
     ))
 }
 
+/// Files read and combined into one profile, before any analysis (a separate step so the page
+/// can show "parsing" and "analysing" as two phases).
 #[wasm_bindgen]
-impl Viewer {
-    /// Reads `files` (an array of `Uint8Array`) named `names` and builds the view of the
-    /// default value type. Fails with the reader's message naming the file.
-    pub fn load(files: &Array, names: &Array) -> Result<Viewer, JsError> {
+pub struct LoadedFiles {
+    profile: Profile,
+    formats: Vec<String>,
+    warnings: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl LoadedFiles {
+    /// Reads `files` (an array of `Uint8Array`) named `names` (one source each) and combines
+    /// them. Fails with the reader's message naming the file.
+    pub fn read(files: &Array, names: &Array) -> Result<LoadedFiles, JsError> {
         let (profile, formats, warnings) = read_files(files, names)?;
-        Ok(Viewer {
-            view: View::new(profile),
+        Ok(LoadedFiles {
+            profile,
             formats,
             warnings,
         })
+    }
+}
+
+#[wasm_bindgen]
+impl Viewer {
+    /// Builds the call tree and the view of the default value type of loaded files.
+    pub fn analyse(files: LoadedFiles) -> Viewer {
+        Viewer {
+            view: View::new(files.profile),
+            formats: files.formats,
+            warnings: files.warnings,
+        }
     }
 
     /// `{formats, warnings, samples, valueTypes: [{type, unit}], defaultValueType, sources:

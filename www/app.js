@@ -112,7 +112,8 @@ function showProgress(m) {
     fill.classList.remove('indeterminate');
     fill.style.width = m.total ? `${(100 * m.done) / m.total}%` : '0';
   } else {
-    text = m.phase === 'parsing' ? `Parsing ${formatBytes(m.total)}…` : m.text || 'Working…';
+    const phases = { parsing: `Parsing ${formatBytes(m.total)}…`, analysing: 'Building the call tree…' };
+    text = phases[m.phase] || m.text || 'Working…';
     fill.classList.add('indeterminate');
   }
   $('progress-text').textContent = text;
@@ -493,7 +494,8 @@ async function load(what) {
     return;
   }
   perf.parseMs = r.parseMs;
-  showProgress({ phase: 'layout', text: 'Building the flame graph…' });
+  perf.analyseMs = r.analyseMs;
+  showProgress({ phase: 'layout', text: 'Drawing…' });
   S.info = r.info;
   S.frames = r.frames;
   S.writable = r.writable;

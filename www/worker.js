@@ -1,6 +1,6 @@
 // The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
 // queries with typed-array columns. The page never parses; it only draws what comes back.
-import init, { Viewer } from './pkg/proftab.js';
+import init, { LoadedFiles, Viewer } from './pkg/proftab.js';
 
 const ready = init({ module_or_path: new URL('./pkg/proftab_bg.wasm', import.meta.url) });
 let viewer = null;
@@ -85,11 +85,15 @@ const handlers = {
     const size = bytes.reduce((s, b) => s + b.length, 0);
     progress('parsing', size, size, 0, 1);
     const t0 = performance.now();
-    const next = Viewer.load(bytes, names);
+    const loaded = LoadedFiles.read(bytes, names);
+    bytes.length = 0;
+    const parseMs = performance.now() - t0;
+    progress('analysing', size, size, 0, 1);
+    const next = Viewer.analyse(loaded);
+    const analyseMs = performance.now() - t0 - parseMs;
     if (viewer) viewer.free();
     viewer = next;
-    const parseMs = performance.now() - t0;
-    return { info: viewer.info(), frames: frameData(), writable: Viewer.writable_formats(), parseMs };
+    return { info: viewer.info(), frames: frameData(), writable: Viewer.writable_formats(), parseMs, analyseMs };
   },
   options({ valueType, order, sources, t0, t1, transforms }) {
     viewer.set_options(valueType, order, new Uint8Array(sources), t0, t1, new Uint32Array(transforms));

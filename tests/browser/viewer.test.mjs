@@ -270,6 +270,30 @@ test("a malformed file shows the reader's error and the next file still loads", 
   await page.close();
 });
 
+test("a long load shows progress and can be cancelled; the page stays usable", async () => {
+  const { page, problems } = await readyPage();
+  // About 100 MB of Rprof text, made in the page and dropped as a File.
+  await page.evaluate(() => {
+    const line = '"f" "g" "h" "main" \n'.repeat(1000);
+    const parts = ["sample.interval=20000\n"];
+    for (let i = 0; i < 5000; i++) parts.push(line);
+    const dt = new DataTransfer();
+    dt.items.add(new File(parts, "big.out"));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  });
+  await page.waitForSelector("#progress:not([hidden])");
+  assert.match(await page.textContent("#progress-text"), /^(Reading|Parsing|Building)/);
+  await page.click("#cancel");
+  await page.waitForSelector("body[data-state=ready]");
+  assert.equal(await page.isHidden("#progress"), true);
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("names that look like markup are shown literally", async () => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", path.join(FIXTURES, "xss.out"));
