@@ -7,6 +7,7 @@
 //! API and the viewer's export menu pick it up from there.
 
 pub mod error;
+pub mod tables_json;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -199,7 +200,20 @@ pub struct FormatSpec {
 
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
-    &[]
+    &[
+        FormatSpec {
+            format: Format::TablesJson,
+            detect: Some(tables_json::detect),
+            read: Some(tables_json::read),
+            write: Some(tables_json::write),
+        },
+        FormatSpec {
+            format: Format::TablesJsonV1,
+            detect: None,
+            read: None,
+            write: Some(tables_json::write_v1),
+        },
+    ]
 }
 
 /// The format of `bytes`, by content alone.

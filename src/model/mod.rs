@@ -3,14 +3,22 @@
 
 pub mod builder;
 pub mod columns;
+pub mod convert;
 pub mod ids;
+mod load;
 pub mod logical;
 pub mod profile;
 pub mod strings;
+pub mod typing;
+pub mod v1;
+pub mod validate;
 
 pub use builder::{check_invariants, FunctionKey, ModelError, ProfileBuilder};
 pub use columns::{Cell, Column, ColumnData, ColumnKind, ExtColumns, ExtTable};
+pub use convert::{profile_from_tables, profile_from_v1, tables_from_profile};
 pub use ids::*;
 pub use logical::{Table, Tables, Values};
 pub use profile::*;
 pub use strings::StringTable;
+pub use v1::{v1_from_v2, v2_from_v1, validate_profile, validate_v1};
+pub use validate::{validate_v2, Violation};
