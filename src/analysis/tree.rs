@@ -121,33 +121,49 @@ impl TreeBuilder {
 pub enum NodeMap {
     /// Stack node `s` is tree node `s + 1` (the tree mirrors the stack table).
     Offset,
-    /// Stack node `s` is tree node `map[s]`, or [`DROPPED`].
-    Table(Vec<u32>),
+    /// Stack node `s` is tree node `stacks[s]`, or [`DROPPED`]; a sample without frames is
+    /// node `root` (the root, or [`DROPPED`] when a transform such as focus removes it).
+    Table {
+        /// Node of each stack node.
+        stacks: Vec<u32>,
+        /// Node of the empty stack.
+        root: u32,
+    },
 }
 
 impl NodeMap {
     /// The tree node of a sample's stack cell (`NO_INDEX` = no frames = the root).
     #[inline]
     pub fn node_of_stack(&self, stack: u32) -> u32 {
-        match decode_opt(stack) {
-            None => ROOT,
-            Some(s) => match self {
-                NodeMap::Offset => s + 1,
-                NodeMap::Table(m) => m.get(s as usize).copied().unwrap_or(DROPPED),
-            },
+        match (decode_opt(stack), self) {
+            (None, NodeMap::Offset) => ROOT,
+            (None, NodeMap::Table { root, .. }) => *root,
+            (Some(s), NodeMap::Offset) => s + 1,
+            (Some(s), NodeMap::Table { stacks, .. }) => {
+                stacks.get(s as usize).copied().unwrap_or(DROPPED)
+            }
         }
     }
 
     /// This map followed by `next` (a map from this map's tree to another tree).
     pub fn then(&self, next: &[u32], n_stacks: usize) -> NodeMap {
-        let step = |n: u32| next.get(n as usize).copied().unwrap_or(DROPPED);
-        NodeMap::Table(match self {
-            NodeMap::Offset => (0..n_stacks as u32).map(|s| step(s + 1)).collect(),
-            NodeMap::Table(m) => m
-                .iter()
-                .map(|&n| if n == DROPPED { DROPPED } else { step(n) })
-                .collect(),
-        })
+        let step = |n: u32| {
+            if n == DROPPED {
+                DROPPED
+            } else {
+                next.get(n as usize).copied().unwrap_or(DROPPED)
+            }
+        };
+        match self {
+            NodeMap::Offset => NodeMap::Table {
+                stacks: (0..n_stacks as u32).map(|s| step(s + 1)).collect(),
+                root: step(ROOT),
+            },
+            NodeMap::Table { stacks, root } => NodeMap::Table {
+                stacks: stacks.iter().map(|&n| step(n)).collect(),
+                root: step(*root),
+            },
+        }
     }
 }
 
@@ -172,7 +188,13 @@ pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
         let parent = decode_opt(st.prefix[s]).map_or(ROOT, |q| map[q as usize]);
         map.push(b.child(parent, frame_of(s)));
     }
-    (b.finish(), NodeMap::Table(map))
+    (
+        b.finish(),
+        NodeMap::Table {
+            stacks: map,
+            root: ROOT,
+        },
+    )
 }
 
 /// Self and total weight per node of a tree.

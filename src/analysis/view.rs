@@ -317,6 +317,25 @@ mod tests {
     }
 
     #[test]
+    fn focus_drops_samples_without_frames() {
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("manual", None, None);
+        let n = b.value_type("samples", "count");
+        let f = b.function_named("f", None);
+        let l = b.location(Some(f), 0);
+        let s = b.stack_leaf_first(&[l]);
+        b.add_sample_with_values(src, s, &[(n, 2.0)]);
+        b.add_sample_with_values(src, None, &[(n, 5.0)]);
+        let mut v = View::new(b.build().unwrap());
+        assert_eq!(v.totals().shown, 7.0);
+        v.set_options(ViewOptions {
+            transforms: vec![Transform::Focus(0)],
+            ..ViewOptions::default()
+        });
+        assert_eq!((v.totals().shown, v.totals().kept), (2.0, 7.0));
+    }
+
+    #[test]
     fn focus_then_value_switch() {
         let p = profile();
         let mut v = View::new(p);
