@@ -311,16 +311,9 @@ impl Viewer {
     pub fn export(&self, format: &str) -> Result<Uint8Array, JsError> {
         let f = formats::Format::from_name(format)
             .ok_or_else(|| JsError::new(&format!("unknown format {format}")))?;
-        let options = formats::WriteOptions {
-            value_type: Some(
-                self.view
-                    .profile()
-                    .value_type_names(self.view.options().value_type)
-                    .0
-                    .to_owned(),
-            ),
-            ..formats::WriteOptions::default()
-        };
+        let mut options = formats::WriteOptions::default();
+        let vt = self.view.options().value_type;
+        options.value_type = Some(self.view.profile().value_type_names(vt).0.to_owned());
         let written = formats::write_as(f, self.view.profile(), &options)
             .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(Uint8Array::from(&written.bytes[..]))
