@@ -58,6 +58,7 @@ const S = {
   view: 'flame',
   source: -1,
   transforms: [],
+  timeRange: null,
   query: '',
   flags: null,
   matched: 0,
@@ -212,6 +213,7 @@ function setView(view) {
   $('time-box').hidden = S.view !== 'time';
   $('sandwich-pane').hidden = S.view !== 'sandwich';
   $('crumbs').hidden = S.view !== 'flame';
+  updateRangeButton();
   allViews.forEach((v) => v.resize());
   if (S.loaded) refreshActive();
   scheduleHash();
@@ -223,6 +225,7 @@ async function refreshActive() {
     S.timeIsTime = probe.isTime;
     S.timeDomainKnown = true;
     timeView.setDomain(probe.xMin, probe.xMax);
+    updateRangeButton();
   } else if (S.view === 'sandwich') {
     refreshSandwich();
   }
@@ -397,24 +400,44 @@ function addTransform(kind, frame) {
   applyOptions();
 }
 
+function updateRangeButton() {
+  const usable = S.loaded && S.view === 'time' && S.timeIsTime && S.info.sources.length === 1;
+  $('range').hidden = !usable;
+}
+
+function chip(text, title, onRemove) {
+  const c = document.createElement('span');
+  c.className = 'chip';
+  const label = document.createElement('span');
+  label.textContent = text;
+  label.title = title;
+  const x = document.createElement('button');
+  x.textContent = '×';
+  x.title = 'Remove';
+  x.addEventListener('click', onRemove);
+  c.append(label, x);
+  return c;
+}
+
 function renderChips() {
-  const chips = S.transforms.map((t, k) => {
-    const chip = document.createElement('span');
-    chip.className = 'chip';
-    const label = document.createElement('span');
-    label.textContent = `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}`;
-    label.title = `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}`;
-    const x = document.createElement('button');
-    x.textContent = '×';
-    x.title = 'Remove';
-    x.addEventListener('click', () => {
+  const chips = [];
+  if (S.timeRange) {
+    const [a, b] = S.timeRange;
+    const text = `time ${formatValue(a, 'seconds')} – ${formatValue(b, 'seconds')}`;
+    chips.push(chip(text, 'Only samples in this time range', () => {
+      S.timeRange = null;
+      renderChips();
+      applyOptions();
+    }));
+  }
+  chips.push(...S.transforms.map((t, k) => {
+    const what = `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}`;
+    return chip(what, `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}`, () => {
       S.transforms.splice(k, 1);
       renderChips();
       applyOptions();
     });
-    chip.append(label, x);
-    return chip;
-  });
+  }));
   $('chips').replaceChildren(...chips);
 }
 
@@ -423,7 +446,8 @@ async function applyOptions() {
   const sources = S.source < 0 ? [] : Array.from({ length: n }, (_, i) => (i === S.source ? 1 : 0));
   const transforms = S.transforms.flatMap((t) => [t.kind, t.frame]);
   const t0 = performance.now();
-  const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: NaN, t1: NaN, transforms });
+  const [t0r, t1r] = S.timeRange || [NaN, NaN];
+  const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: t0r, t1: t1r, transforms });
   perf.optionsMs = performance.now() - t0;
   S.table = { self: r.self, total: r.total };
   S.totals = r.totals;
@@ -503,6 +527,8 @@ async function load(what) {
   S.colors = frameColors(S.frames, S.dark);
   S.vt = r.info.defaultValueType;
   S.transforms = [];
+  S.timeRange = null;
+  S.timeIsTime = false;
   S.selected = -1;
   S.source = -1;
   S.query = $('search').value;
@@ -675,6 +701,7 @@ function writeHash() {
   if (S.icicle) h.set('icicle', '1');
   if (S.query) h.set('search', S.query);
   for (const tr of S.transforms) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
+  if (S.timeRange) h.set('range', S.timeRange.map((x) => x.toPrecision(10)).join(','));
   const [d0, d1] = mainView.domain;
   const span = d1 - d0;
   if (span > 0 && (mainView.vx0 > d0 || mainView.vx1 < d1)) {
@@ -703,6 +730,8 @@ function applyHash() {
     S.query = h.get('search');
     $('search').value = S.query;
   }
+  const range = (h.get('range') || '').split(',').map(Number);
+  S.timeRange = range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null;
   S.transforms = [];
   for (const [key, value] of h) {
     const kind = TRANSFORMS.findIndex((t) => t[2] === key);
@@ -780,6 +809,11 @@ function wireControls() {
     localStorage.setItem('proftab-theme', S.dark ? 'dark' : 'light');
   });
   $('error-close').addEventListener('click', hideError);
+  $('range').addEventListener('click', () => {
+    S.timeRange = [timeView.vx0, timeView.vx1];
+    renderChips();
+    applyOptions();
+  });
   $('cancel').addEventListener('click', cancelLoad);
   window.addEventListener('keydown', (e) => {
     const tag = e.target.tagName;

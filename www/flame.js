@@ -384,7 +384,7 @@ export class FlameView {
       const px = Math.round(this.xToPx(x)) + 0.5;
       ctx.moveTo(px, AXIS - 5);
       ctx.lineTo(px, AXIS);
-      ctx.fillText(this.o.axisLabel ? this.o.axisLabel(x - this.domain[0]) : String(x), px + 3, AXIS / 2);
+      ctx.fillText(this.o.axisLabel ? this.o.axisLabel(x) : String(x), px + 3, AXIS / 2);
     }
     ctx.stroke();
   }

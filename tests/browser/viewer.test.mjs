@@ -159,6 +159,18 @@ test("Rprof with memory by drag and drop; value type switch changes the table", 
   await page.waitForTimeout(200);
   assert.ok((await ink(page, "#main-canvas")) > 1000);
   await screenshot(page, "viewer-flame-rprof-memory");
+  // Rprof has sample times: the time-order view offers filtering to the visible range.
+  await page.click("#tabs button[data-view=time]");
+  await page.waitForSelector("#range:not([hidden])");
+  const status = await page.textContent("#status");
+  await page.focus("#time-canvas");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("+");
+  await page.waitForTimeout(400);
+  await page.click("#range");
+  await page.waitForFunction((s) => document.getElementById("status").textContent !== s, status);
+  assert.match(await page.textContent("#chips"), /^time /);
+  assert.match(await page.textContent("#status"), /% of all\)/);
+  await screenshot(page, "viewer-time-order-rprof");
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -207,6 +219,7 @@ test("tooltip, search, zoom and the other views", async () => {
   await screenshot(page, "viewer-time-order");
   await page.click("#functions tbody tr:nth-child(2)");
   await page.click("#tabs button[data-view=sandwich]");
+  assert.equal(await page.isHidden("#range"), true, "pprof has no timestamps: no time range");
   await page.waitForTimeout(500);
   assert.ok((await ink(page, "#callers-canvas")) > 500);
   assert.ok((await ink(page, "#callees-canvas")) > 200);
