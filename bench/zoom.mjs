@@ -41,9 +41,9 @@ try {
   const switches = [];
   const types = await page.$$eval('#value-type option', (os) => os.map((o) => o.value));
   for (const v of [types[0], types[types.length - 1]]) {
+    await page.evaluate(() => { window.__proftab.optionsMs = null; });
     await page.selectOption('#value-type', v);
-    await page.waitForFunction(() => document.body.dataset.state === 'shown');
-    await page.waitForTimeout(100);
+    await page.waitForFunction(() => window.__proftab.optionsMs !== null, null, { timeout: 120000 });
     switches.push(+(await page.evaluate(() => window.__proftab.optionsMs)).toFixed(1));
   }
   const times = (await page.evaluate(() => window.__proftab.drawTimes())).slice(-Math.min(200, 2 * steps));

@@ -7,6 +7,7 @@
 //! API and the viewer's export menu pick it up from there.
 
 pub mod error;
+pub mod rprof;
 pub mod tables_json;
 
 use crate::model::Profile;
@@ -156,6 +157,9 @@ pub struct WriteOptions {
     /// The value type to write, for formats that hold one (collapsed, Firefox, speedscope);
     /// default: the profile's default value type.
     pub value_type: Option<String>,
+    /// For formats that hold one profiling run (Rprof): write only the samples of this
+    /// 1-based `source_id`, e.g. when the sources were sampled at different intervals.
+    pub source_id: Option<usize>,
 }
 
 /// A profile read from bytes, with what the reader had to say about it.
@@ -212,6 +216,12 @@ pub fn registry() -> &'static [FormatSpec] {
             detect: None,
             read: None,
             write: Some(tables_json::write_v1),
+        },
+        FormatSpec {
+            format: Format::Rprof,
+            detect: Some(rprof::detect),
+            read: Some(rprof::read),
+            write: Some(rprof::write),
         },
     ]
 }

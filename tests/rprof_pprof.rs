@@ -1,0 +1,160 @@
+//! Rprof → pprof, judged by Go and R: for every Rprof file, `go tool pprof -top` on proftab's
+//! pprof conversion must give the flat (self) and cum (total) of every function, and the total,
+//! that `summaryRprof()` gives for the Rprof file (samples × interval, memory in MiB). Skips,
+//! visibly, without a pprof writer in this build, without Go or without R.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "support/rprof.rs"]
+mod support;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use proftab::formats::{rprof, write_as, Format, ReadOptions, WriteOptions};
+use proftab::model::Profile;
+
+/// `go tool pprof -top` of `file` for one sample type: (name, flat, cum) per function and the
+/// total. `unit` is passed as `-unit` (values are then plain numbers with that suffix).
+/// `-symbolize=none`: there is no binary to symbolize, and go 1.19's default demangling turns
+/// the function `<GC>` (name = system name) into `<unknown>`.
+fn go_top(file: &Path, sample_index: &str, unit: &str) -> (Vec<(String, f64, f64)>, f64) {
+    let out = Command::new("go")
+        .args([
+            "tool",
+            "pprof",
+            "-top",
+            "-symbolize=none",
+            "-nodecount=1000000",
+        ])
+        .arg("-nodefraction=0")
+        .args(["-edgefraction=0", &format!("-sample_index={sample_index}")])
+        .arg(format!("-unit={unit}"))
+        .arg(file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "go tool pprof failed on {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let number = |s: &str| -> f64 {
+        let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        digits
+            .parse()
+            .unwrap_or_else(|_| panic!("number {s:?} in\n{text}"))
+    };
+    let total = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Showing nodes accounting for "))
+        .and_then(|l| l.split(" of ").nth(1))
+        .and_then(|l| l.split_whitespace().next())
+        .map(number)
+        .unwrap_or_else(|| panic!("no total in\n{text}"));
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("flat  flat%") {
+            in_table = true;
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        let mut rest = line.trim_start();
+        let mut fields = Vec::new();
+        for _ in 0..5 {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            fields.push(&rest[..end]);
+            rest = rest[end..].trim_start();
+        }
+        rows.push((rest.to_owned(), number(fields[0]), number(fields[3])));
+    }
+    (rows, total)
+}
+
+/// go's table in the R script's format. `#total` only when every sample has frames (R's
+/// sampling.time leaves out memory-only lines) and the file has one header (R reads a second
+/// header line as a sample and every sample at the first header's interval).
+fn go_table_tsv(p: &Profile, pb: &Path) -> String {
+    let (counts, total) = go_top(pb, "samples", "count");
+    let memory = p
+        .value_type_index("memory_increase")
+        .map(|_| go_top(pb, "memory_increase", "B").0);
+    let mut out = String::new();
+    let one_run = p.meta_values("rprof.header").count() == 1;
+    if one_run && (0..p.num_samples()).all(|s| p.samples.stack[s] != u32::MAX) {
+        writeln!(out, "#total\t{total}\tNA\tNA").unwrap();
+    }
+    for (name, flat, cum) in &counts {
+        let mem = memory.as_ref().map_or("NA".to_owned(), |m| {
+            let cum = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
+            format!("{cum}")
+        });
+        writeln!(out, "{name}\t{flat}\t{cum}\t{mem}").unwrap();
+    }
+    out
+}
+
+#[test]
+fn go_pprof_top_agrees_with_summary_rprof() {
+    if !Format::Pprof.can_write() {
+        eprintln!("SKIP: rprof → pprof: this build has no pprof writer");
+        return;
+    }
+    if !support::have_tool("go", "rprof → pprof") || !support::have_tool("Rscript", "rprof → pprof")
+    {
+        return;
+    }
+    let scratch = support::scratch_dir("rprof-pprof");
+    let mut manifest = String::new();
+    let files = support::valid_files();
+    for (i, path) in files.iter().enumerate() {
+        let parsed = rprof::read(&std::fs::read(path).unwrap(), &ReadOptions::default()).unwrap();
+        let written = write_as(Format::Pprof, &parsed.profile, &WriteOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let pb = scratch.join(format!("{i}.pb.gz"));
+        std::fs::write(&pb, &written.bytes).unwrap();
+        let table = scratch.join(format!("{i}-go.tsv"));
+        std::fs::write(&table, go_table_tsv(&parsed.profile, &pb)).unwrap();
+        writeln!(
+            manifest,
+            "{}\t{}\t-\t0\t{}\ttable",
+            support::short_name(path),
+            path.display(),
+            table.display()
+        )
+        .unwrap();
+    }
+    let manifest_path = scratch.join("manifest.tsv");
+    std::fs::write(&manifest_path, manifest).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
+    let out = Command::new("Rscript")
+        .arg(script)
+        .arg(&manifest_path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("RESULT "))
+        .collect();
+    for line in &results {
+        eprintln!("{line}");
+    }
+    assert_eq!(results.len(), files.len());
+    let failures: Vec<&&str> = results.iter().filter(|l| !l.contains(" OK ")).collect();
+    assert!(
+        failures.is_empty(),
+        "go tool pprof disagrees with summaryRprof:\n{failures:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -1,0 +1,77 @@
+//! Shared helpers of the Rprof integration tests: where the inputs are, and R.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The shared corpus: `$PROFTAB_CORPUS`, else `../shared/corpus` beside the crate.
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("PROFTAB_CORPUS").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
+        PathBuf::from,
+    )
+}
+
+/// This crate's fixture directory `tests/fixtures/<sub>`.
+pub fn fixture_dir(sub: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(sub)
+}
+
+fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Valid Rprof files: the corpus's `rprof/` and this crate's recorded fixtures.
+pub fn valid_files() -> Vec<PathBuf> {
+    let mut v = files_in(&corpus_dir().join("rprof"), |_| true);
+    v.extend(files_in(&fixture_dir("rprof"), |n| n.ends_with(".out")));
+    v
+}
+
+/// The corpus's damaged Rprof files (`invalid/rprof-*`).
+pub fn damaged_corpus_files() -> Vec<PathBuf> {
+    files_in(&corpus_dir().join("invalid"), |n| n.starts_with("rprof-"))
+}
+
+/// True when `tool --version` (or `tool version`, as Go has it) runs; else prints a visible
+/// SKIP line.
+pub fn have_tool(tool: &str, test: &str) -> bool {
+    let runs = |arg: &str| {
+        Command::new(tool)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let ok = runs("--version") || runs("version");
+    if !ok {
+        eprintln!("SKIP: {test}: `{tool}` is not installed");
+    }
+    ok
+}
+
+/// A fresh scratch directory under the system temp dir.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("proftab-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// The file name of a path, for ids and messages.
+pub fn short_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
