@@ -68,7 +68,16 @@ impl Boxes {
         self.node.is_empty()
     }
 
-    fn push(&mut self, node: u32, frame: u32, depth: u32, x: f64, w: (f64, f64), count: u32) {
+    /// Appends one box; `w` is `(width, self)`.
+    pub(crate) fn push(
+        &mut self,
+        node: u32,
+        frame: u32,
+        depth: u32,
+        x: f64,
+        w: (f64, f64),
+        count: u32,
+    ) {
         self.node.push(node);
         self.frame.push(frame);
         self.depth.push(depth);

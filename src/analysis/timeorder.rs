@@ -246,13 +246,7 @@ impl TimeLayout {
                 emit_run(run.take(), depth, &mut out);
                 let node = row.node[k];
                 let frame = tree.frame.get(node as usize).copied().unwrap_or(MERGED);
-                out.node.push(node);
-                out.frame.push(frame);
-                out.depth.push(depth);
-                out.x.push(x0);
-                out.width.push(x1 - x0);
-                out.self_w.push(0.0);
-                out.count.push(1);
+                out.push(node, frame, depth, x0, (x1 - x0, 0.0), 1);
             }
             emit_run(run, depth, &mut out);
         }
@@ -262,13 +256,7 @@ impl TimeLayout {
 
 fn emit_run(run: Option<(f64, f64, u32)>, depth: u32, out: &mut Boxes) {
     if let Some((a, b, count)) = run {
-        out.node.push(NO_INDEX);
-        out.frame.push(MERGED);
-        out.depth.push(depth);
-        out.x.push(a);
-        out.width.push(b - a);
-        out.self_w.push(0.0);
-        out.count.push(count);
+        out.push(NO_INDEX, MERGED, depth, a, (b - a, 0.0), count);
     }
 }
 
