@@ -6,9 +6,14 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod collapsed;
+pub mod cpuprofile;
 pub mod error;
+pub(crate) mod json_scan;
 pub mod rprof;
+pub mod speedscope;
 pub mod tables_json;
+pub(crate) mod write_common;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -218,10 +223,28 @@ pub fn registry() -> &'static [FormatSpec] {
             write: Some(tables_json::write_v1),
         },
         FormatSpec {
+            format: Format::Speedscope,
+            detect: Some(speedscope::detect),
+            read: Some(speedscope::read),
+            write: Some(speedscope::write),
+        },
+        FormatSpec {
+            format: Format::Cpuprofile,
+            detect: Some(cpuprofile::detect),
+            read: Some(cpuprofile::read),
+            write: None,
+        },
+        FormatSpec {
             format: Format::Rprof,
             detect: Some(rprof::detect),
             read: Some(rprof::read),
             write: Some(rprof::write),
+        },
+        FormatSpec {
+            format: Format::Collapsed,
+            detect: Some(collapsed::detect),
+            read: Some(collapsed::read),
+            write: Some(collapsed::write),
         },
     ]
 }

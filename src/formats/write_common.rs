@@ -1,0 +1,99 @@
+//! Helpers shared by the writers of formats that hold one value type (collapsed, speedscope).
+
+use super::error::{Warning, WriteError};
+use super::WriteOptions;
+use crate::analysis::functions::frame_display_name;
+use crate::model::{LocationIndex, Profile, StackIndex, ValueTypeIndex};
+
+/// The value type to write: the one named by [`WriteOptions::value_type`], else the profile's
+/// default value type.
+pub(crate) fn chosen_value_type(
+    format: &'static str,
+    profile: &Profile,
+    options: &WriteOptions,
+) -> Result<ValueTypeIndex, WriteError> {
+    match &options.value_type {
+        Some(name) => profile.value_type_index(name).ok_or_else(|| {
+            WriteError::new(
+                format,
+                format!(
+                    "the profile has no value type {name:?} (it has {})",
+                    value_type_list(profile)
+                ),
+            )
+        }),
+        None => profile
+            .default_value_type()
+            .ok_or_else(|| WriteError::new(format, "the profile has no value types")),
+    }
+}
+
+/// `type/unit` of every value type, comma separated.
+fn value_type_list(profile: &Profile) -> String {
+    let names: Vec<String> = (0..profile.values.len())
+        .filter_map(ValueTypeIndex::from_usize)
+        .map(|vt| {
+            let (t, u) = profile.value_type_names(vt);
+            format!("{t}/{u}")
+        })
+        .collect();
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// A warning naming the value types other than `written` (and the `skip` names) that the
+/// format cannot hold, or `None` when there are none.
+pub(crate) fn other_types_warning(
+    format: &'static str,
+    profile: &Profile,
+    written: ValueTypeIndex,
+    skip: &[&str],
+) -> Option<Warning> {
+    let dropped: Vec<String> = (0..profile.values.len())
+        .filter_map(ValueTypeIndex::from_usize)
+        .filter(|&vt| vt != written)
+        .map(|vt| profile.value_type_names(vt))
+        .filter(|(t, _)| !skip.contains(t))
+        .map(|(t, u)| format!("{t}/{u}"))
+        .collect();
+    if dropped.is_empty() {
+        return None;
+    }
+    let (t, u) = profile.value_type_names(written);
+    Some(Warning::new(
+        format,
+        format!(
+            "only value type {t}/{u} was written; {format} holds one value type, so {} {} not written",
+            dropped.join(", "),
+            if dropped.len() == 1 { "was" } else { "were" }
+        ),
+        1,
+    ))
+}
+
+/// The locations of a stack from the outermost frame to the innermost.
+pub(crate) fn frames_root_first(
+    profile: &Profile,
+    stack: Option<StackIndex>,
+) -> Vec<LocationIndex> {
+    let mut frames: Vec<LocationIndex> = profile.frames_leaf_first(stack).collect();
+    frames.reverse();
+    frames
+}
+
+/// The display name of a location (see [`frame_display_name`]).
+pub(crate) fn location_name(profile: &Profile, loc: LocationIndex) -> String {
+    frame_display_name(profile, loc)
+}
+
+/// Formats a finite value the shortest way that reads back to the same `f64`: integers without
+/// a fraction (`5`, not `5.0`).
+pub(crate) fn format_number(v: f64) -> String {
+    if v == 0.0 {
+        return "0".to_owned();
+    }
+    format!("{v}")
+}

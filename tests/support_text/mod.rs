@@ -1,0 +1,402 @@
+//! Helpers shared by the collapsed, cpuprofile and speedscope tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use proftab::formats::{self, Format, Parsed, ReadOptions};
+use proftab::model::{Profile, SampleIndex, ValueTypeIndex};
+
+/// The shared corpus: `$PROFTAB_CORPUS` or `../shared/corpus`.
+pub fn corpus() -> PathBuf {
+    std::env::var_os("PROFTAB_CORPUS").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
+        PathBuf::from,
+    )
+}
+
+/// Files of a corpus folder, sorted.
+pub fn corpus_files(dir: &str) -> Vec<PathBuf> {
+    files_in(&corpus().join(dir))
+}
+
+/// Files of a folder, sorted (empty when the folder is missing).
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A fixture under `tests/fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures")).join(rel)
+}
+
+/// Reads a file as `format` with its name as source URI.
+pub fn read_path(format: Format, path: &Path) -> Parsed {
+    let bytes = std::fs::read(path).unwrap();
+    let opts = ReadOptions {
+        source_uri: Some(path.display().to_string()),
+        ..ReadOptions::default()
+    };
+    let parsed = formats::read_as(format, &bytes, &opts)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_valid(&parsed.profile, &path.display().to_string());
+    parsed
+}
+
+/// Asserts that a profile passes the v2 validator.
+pub fn assert_valid(p: &Profile, what: &str) {
+    let violations: Vec<String> = p.validate().iter().map(ToString::to_string).collect();
+    assert!(violations.is_empty(), "{what}: {violations:?}");
+}
+
+/// Asserts that detection by content gives `format`, and that `read_any` with and without a
+/// file name picks the same format.
+pub fn assert_detected(format: Format, path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(
+        formats::detect(&bytes),
+        Some(format),
+        "{} should be detected as {}",
+        path.display(),
+        format.name()
+    );
+    let named = ReadOptions {
+        source_uri: Some(path.file_name().unwrap().to_string_lossy().into_owned()),
+        ..ReadOptions::default()
+    };
+    let a = formats::read_any(&bytes, &named).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let b = formats::read_any(&bytes, &ReadOptions::default()).unwrap();
+    assert_eq!(a.format, format);
+    assert_eq!(b.format, format);
+}
+
+/// Per value type: (type/unit → (total, {stack text root first → summed value})).
+pub type Summary = BTreeMap<String, (f64, BTreeMap<String, f64>)>;
+
+/// The stack of sample `s` as `a;b;c` (outermost first).
+pub fn stack_text(p: &Profile, s: usize) -> String {
+    let stack = p.sample_stack(SampleIndex(s as u32));
+    let mut names: Vec<String> = p
+        .frames_leaf_first(stack)
+        .map(|loc| proftab::analysis::functions::frame_display_name(p, loc))
+        .collect();
+    names.reverse();
+    names.join(";")
+}
+
+/// Totals and per-stack sums of every value type.
+pub fn summary(p: &Profile) -> Summary {
+    let mut out = Summary::new();
+    for (i, col) in p.values.iter().enumerate() {
+        let (t, u) = p.value_type_names(ValueTypeIndex(i as u32));
+        let mut stacks = BTreeMap::new();
+        for s in 0..p.num_samples() {
+            if let Some(v) = col.get(s) {
+                *stacks.entry(stack_text(p, s)).or_insert(0.0) += v;
+            }
+        }
+        out.insert(format!("{t}/{u}"), (col.total(), stacks));
+    }
+    out
+}
+
+/// Asserts two summaries are equal up to floating-point rounding of sums.
+pub fn assert_same_summary(a: &Summary, b: &Summary, what: &str) {
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "{what}: value types"
+    );
+    for (k, (ta, sa)) in a {
+        let (tb, sb) = &b[k];
+        assert!(close(*ta, *tb), "{what}: total of {k}: {ta} vs {tb}");
+        assert_eq!(
+            sa.keys().collect::<Vec<_>>(),
+            sb.keys().collect::<Vec<_>>(),
+            "{what}: stacks of {k}"
+        );
+        for (stack, va) in sa {
+            assert!(
+                close(*va, sb[stack]),
+                "{what}: {k} of {stack}: {va} vs {}",
+                sb[stack]
+            );
+        }
+    }
+}
+
+/// Equal within a relative 1e-9.
+pub fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Total of value type `name`.
+pub fn total(p: &Profile, name: &str) -> f64 {
+    let vt = p
+        .value_type_index(name)
+        .unwrap_or_else(|| panic!("no value type {name}"));
+    p.value_column(vt).unwrap().total()
+}
+
+/// Runs every `<case>.<ext>` in `tests/fixtures/invalid/<dir>/` that has a `<case>.expected`
+/// through `read_as(format)` and checks the error's text (first line of `.expected`) or, when
+/// the expected text starts with `warning: `, that reading succeeds with such a warning.
+pub fn check_invalid_fixtures(format: Format, dir: &str) -> usize {
+    let mut checked = 0;
+    for path in files_in(&fixture(&format!("invalid/{dir}"))) {
+        if path.extension().is_some_and(|e| e == "expected") {
+            continue;
+        }
+        let expected_path = path.with_extension("expected");
+        let expected = std::fs::read_to_string(&expected_path)
+            .unwrap_or_else(|_| panic!("missing {}", expected_path.display()));
+        let expected = expected.trim_end_matches('\n');
+        let bytes = std::fs::read(&path).unwrap();
+        let result = formats::read_as(format, &bytes, &ReadOptions::default());
+        if let Some(w) = expected.strip_prefix("warning: ") {
+            let parsed = result.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(
+                parsed.warnings.iter().any(|x| x.to_string() == w),
+                "{}: no warning {w:?} in {:?}",
+                path.display(),
+                parsed
+                    .warnings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            );
+        } else {
+            match result {
+                Ok(_) => panic!("{}: read succeeded, expected {expected:?}", path.display()),
+                Err(e) => assert_eq!(e.to_string(), expected, "{}", path.display()),
+            }
+        }
+        checked += 1;
+    }
+    checked
+}
+
+/// Every prefix (inputs up to 4 KiB), 256 evenly spaced cut points (up to 64 KiB) or 48 (larger
+/// inputs) of `bytes` must read without a panic.
+pub fn truncation_sweep(format: Format, bytes: &[u8]) {
+    let n = bytes.len();
+    let cuts: Vec<usize> = if n <= 4096 {
+        (0..n).collect()
+    } else {
+        let points = if n <= 65_536 { 256 } else { 48 };
+        (0..points).map(|i| i * n / points).collect()
+    };
+    for cut in cuts {
+        let _ = formats::read_as(format, &bytes[..cut], &ReadOptions::default());
+    }
+}
+
+/// One row of `go tool pprof -top`: function name (without `(inline)` or `(partial-inline)`),
+/// flat, cum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopRow {
+    pub name: String,
+    pub flat: f64,
+    pub cum: f64,
+}
+
+/// `go tool pprof -top` of `file` for `sample_index`, every node shown, values in the type's
+/// own unit (`-unit=ns` for nanoseconds). `None` (after printing `SKIP:`) when Go is missing.
+pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>> {
+    let mut args = vec![
+        "tool".to_owned(),
+        "pprof".to_owned(),
+        "-symbolize=none".to_owned(),
+        "-top".to_owned(),
+        "-nodecount=1000000".to_owned(),
+        "-nodefraction=0".to_owned(),
+        "-edgefraction=0".to_owned(),
+        format!("-sample_index={sample_index}"),
+    ];
+    if unit == "nanoseconds" {
+        args.push("-unit=ns".to_owned());
+    }
+    args.push(file.display().to_string());
+    let out = match std::process::Command::new("go").args(&args).output() {
+        Ok(out) => out,
+        Err(_) => {
+            eprintln!("SKIP: `go` not found; go tool pprof comparison not run");
+            return None;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "go tool pprof failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("flat"))
+        .skip(1)
+        .filter_map(parse_top_row)
+        .collect();
+    Some(rows)
+}
+
+fn parse_top_row(line: &str) -> Option<TopRow> {
+    let mut rest = line.trim_start();
+    let mut fields = Vec::new();
+    for _ in 0..5 {
+        let end = rest.find(' ')?;
+        fields.push(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    let number = |s: &str| -> f64 {
+        let digits: String = s
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        digits.parse().unwrap_or(0.0)
+    };
+    Some(TopRow {
+        name: rest
+            .trim_end_matches(" (inline)")
+            .trim_end_matches(" (partial-inline)")
+            .to_owned(),
+        flat: number(fields[0]),
+        cum: number(fields[3]),
+    })
+}
+
+/// Checks proftab's function table of `profile` for value type `vt_name` against `go tool
+/// pprof -top` rows: every Go row has a proftab row of the same name with equal self/total.
+pub fn assert_matches_go_top(profile: &Profile, vt_name: &str, rows: &[TopRow], what: &str) {
+    use proftab::analysis::functions::function_table;
+    let vt = profile.value_type_index(vt_name).unwrap();
+    let table = function_table(profile, vt, None);
+    assert!(!rows.is_empty(), "{what}: go printed no rows");
+    for row in rows {
+        let mine = table
+            .rows
+            .iter()
+            .find(|r| r.name == row.name)
+            .unwrap_or_else(|| panic!("{what}: no row for {}", row.name));
+        assert!(
+            close(mine.self_value, row.flat),
+            "{what}: flat of {}: {} vs {}",
+            row.name,
+            mine.self_value,
+            row.flat
+        );
+        assert!(
+            close(mine.total_value, row.cum),
+            "{what}: cum of {}: {} vs {}",
+            row.name,
+            mine.total_value,
+            row.cum
+        );
+    }
+    let named = table
+        .rows
+        .iter()
+        .filter(|r| r.self_value != 0.0 || r.total_value != 0.0)
+        .count();
+    assert_eq!(named, rows.len(), "{what}: number of functions");
+}
+
+/// Go pprof files used for the cross-format checks: (path, sample type).
+pub fn go_pprof_inputs() -> Vec<(PathBuf, &'static str)> {
+    let mut v = vec![
+        (corpus().join("pprof/speedscope-simple.prof"), "cpu"),
+        (corpus().join("pprof/speedscope-simple.prof"), "samples"),
+        (corpus().join("pprof/parca-fib.pb.gz"), "cpu"),
+        (corpus().join("pprof/parca-fgprof.pb.gz"), "time"),
+    ];
+    let own = fixture("pprof/cpu.pb.gz");
+    if own.exists() {
+        v.push((own, "cpu"));
+    }
+    v
+}
+
+/// The pprof profile at `path`, or `None` (after printing `SKIP:`) while proftab cannot read
+/// pprof (the pprof reader lands from another branch).
+pub fn read_go_pprof(path: &Path) -> Option<Profile> {
+    if !Format::Pprof.can_read() {
+        eprintln!("SKIP: proftab has no pprof reader yet; cross-format check not run");
+        return None;
+    }
+    Some(read_path(Format::Pprof, path).profile)
+}
+
+/// Asserts that `detect` claims no file of the corpus folders `dirs`.
+pub fn assert_not_claimed(detect: fn(&[u8]) -> bool, dirs: &[&str]) {
+    for dir in dirs {
+        for path in corpus_files(dir) {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(!detect(&bytes), "{} claimed", path.display());
+        }
+    }
+}
+
+/// For every file of corpus folder `dir`: read → write → read gives the same totals and
+/// stacks per value type and the same default type; writing twice, and writing the re-read
+/// profile, give identical bytes.
+pub fn assert_round_trips(format: Format, dir: &str) {
+    let write = |p: &Profile| {
+        formats::write_as(format, p, &formats::WriteOptions::default())
+            .unwrap()
+            .bytes
+    };
+    for path in corpus_files(dir) {
+        let what = path.display().to_string();
+        let first = read_path(format, &path).profile;
+        let written = write(&first);
+        assert_eq!(written, write(&first), "{what}: not deterministic");
+        let second = formats::read_as(format, &written, &ReadOptions::default())
+            .unwrap()
+            .profile;
+        assert_valid(&second, &what);
+        assert_same_summary(&summary(&first), &summary(&second), &what);
+        assert_eq!(
+            first.meta_value(proftab::model::META_DEFAULT_TYPE),
+            second.meta_value(proftab::model::META_DEFAULT_TYPE),
+            "{what}: default type"
+        );
+        assert_eq!(write(&second), written, "{what}: rewriting changes bytes");
+    }
+}
+
+/// Converts every Go pprof input to `format` (writing its sample type) and reads it back:
+/// proftab's function table of the result must equal `go tool pprof -top` of the original.
+pub fn assert_go_pprof_conversion(format: Format) {
+    for (path, index) in go_pprof_inputs() {
+        let Some(profile) = read_go_pprof(&path) else {
+            return;
+        };
+        let vt = profile.value_type_index(index).unwrap();
+        let unit = profile.value_type_names(vt).1.to_owned();
+        let Some(rows) = go_top(&path, index, &unit) else {
+            return;
+        };
+        let options = formats::WriteOptions {
+            value_type: Some(index.to_owned()),
+            ..Default::default()
+        };
+        let written = formats::write_as(format, &profile, &options).unwrap();
+        let back = formats::read_as(format, &written.bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
+        let back_type = back
+            .meta_value(proftab::model::META_DEFAULT_TYPE)
+            .unwrap()
+            .to_owned();
+        let what = format!("{} ({index}) via {}", path.display(), format.name());
+        assert_matches_go_top(&back, &back_type, &rows, &what);
+    }
+}
