@@ -104,7 +104,7 @@ fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans
             is_time: false,
         };
     };
-    let dur = durations(p, times);
+    let ends = sample_ends(p, times);
     let mut offset = 0.0;
     let mut source_end = f64::NEG_INFINITY;
     let mut current_source = None;
@@ -122,7 +122,7 @@ fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans
             current_source = Some(src);
         }
         let x0 = t + offset;
-        let x1 = x0 + dur[s];
+        let x1 = ends[s] + offset;
         source_end = source_end.max(x1);
         spans.push((s, x0, x1));
     }
@@ -132,24 +132,30 @@ fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans
     }
 }
 
-/// Each sample lasts until the next sample of the same source; the last one (and any sample
-/// followed by an earlier time) lasts the median positive interval.
-fn durations(p: &Profile, times: &[f64]) -> Vec<f64> {
+/// When each sample ends, in its source's time: at the next sample of the same source (so
+/// adjacent spans meet exactly, with no rounding gap); the last sample, and any sample followed
+/// by an earlier time, lasts the median positive interval.
+fn sample_ends(p: &Profile, times: &[f64]) -> Vec<f64> {
     let n = times.len();
-    let next_gap = |s: usize| -> Option<f64> {
+    let next_time = |s: usize| -> Option<f64> {
         let next = s + 1;
         (next < n && p.samples.source[next] == p.samples.source[s])
-            .then(|| times[next] - times[s])
-            .filter(|g| g.is_finite() && *g > 0.0)
+            .then(|| times[next])
+            .filter(|t| t.is_finite() && *t >= times[s])
     };
-    let mut gaps: Vec<f64> = (0..n).filter_map(next_gap).collect();
+    let mut gaps: Vec<f64> = (0..n)
+        .filter_map(|s| next_time(s).map(|t| t - times[s]))
+        .filter(|g| *g > 0.0)
+        .collect();
     let median = if gaps.is_empty() {
         1.0
     } else {
         let mid = gaps.len() / 2;
         *gaps.select_nth_unstable_by(mid, f64::total_cmp).1
     };
-    (0..n).map(|s| next_gap(s).unwrap_or(median)).collect()
+    (0..n)
+        .map(|s| next_time(s).unwrap_or(times[s] + median))
+        .collect()
 }
 
 struct LayoutBuilder<'a> {
@@ -339,6 +345,19 @@ mod tests {
             vec!["main@0+1.5", "other@1.5+1"]
         );
         assert_eq!(l.x_max, 2.5);
+    }
+
+    #[test]
+    fn adjacent_samples_meet_exactly_despite_rounding() {
+        // 0.1 + (0.3562 - 0.1) < 0.3562 in floating point: a span computed as start plus
+        // duration would leave a gap and split the box.
+        let p = profile(
+            &[&["main"], &["main"], &["main"]],
+            Some(&[0.1, 0.3562, 0.5]),
+        );
+        let (tree, l, frames) = layout(&p);
+        let b = l.boxes(&tree, &Viewport::all());
+        assert_eq!(row_text(&frames, &tree, &b, 1).len(), 1);
     }
 
     #[test]
