@@ -1,6 +1,6 @@
 // proftab viewer: page wiring. Parsing and aggregation run in the worker (wasm); this file
 // holds the UI state, talks to the worker and hands typed-array columns to the canvases.
-import { FlameView, MERGED } from './flame.js';
+import { FlameView, MERGED, NO_NODE } from './flame.js';
 import { FunctionTable } from './table.js';
 import { frameColors } from './colors.js';
 import { formatValue, percent, formatBytes } from './format.js';
@@ -158,7 +158,7 @@ const mainView = new FlameView(
       if (info.node === 0) S.crumbs = [];
       else S.crumbs = [...mainView.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
       renderCrumbs();
-      if (info.frame !== MERGED) selectFrame(info.frame, false);
+      if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
     },
     onZoom: () => scheduleHash(),
     onDrawn: () => {
@@ -178,7 +178,7 @@ const timeView = new FlameView(
     axis: true,
     axisLabel: (x) => formatValue(x, S.timeIsTime ? 'seconds' : unit()),
     query: (vp) => call('time', vp),
-    onClick: (info) => info.frame !== MERGED && selectFrame(info.frame, false),
+    onClick: (info) => info.node !== NO_NODE && selectFrame(info.frame, false),
     onZoom: () => scheduleHash(),
   }),
 );
@@ -190,7 +190,7 @@ function sandwichView(canvas, side) {
       inverted: true,
       firstRow: 1,
       query: (vp) => call('sandwich', { frame: S.selected, side, ...vp }),
-      onClick: (info) => info.frame !== MERGED && info.depth > 1 && selectFrame(info.frame, true),
+      onClick: (info) => info.node !== NO_NODE && info.depth > 1 && selectFrame(info.frame, true),
     }),
   );
 }
@@ -297,8 +297,9 @@ function showTooltip(info, ev) {
   const rows = [];
   const name = document.createElement('div');
   name.className = 'name';
-  if (info.frame === MERGED && info.node !== 0) {
-    name.textContent = `${info.count} frames too narrow to show`;
+  if (info.node === NO_NODE) {
+    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
+    name.textContent = `${info.count} frames too narrow to show${mostly}`;
     rows.push(['Total', formatValue(info.width, u), percent(info.width, all)]);
   } else if (info.node === 0) {
     name.textContent = 'all';
@@ -318,7 +319,7 @@ function showTooltip(info, ev) {
     }
   }
   const parts = [name];
-  if (info.frame !== MERGED) {
+  if (info.node !== NO_NODE && info.node !== 0) {
     const file = S.frames.files[info.frame];
     const line = S.frames.lines[info.frame];
     if (file || line) {
@@ -360,7 +361,7 @@ const TRANSFORMS = [
 ];
 
 function openMenu(info, ev) {
-  if (info.frame === MERGED) return;
+  if (info.node === NO_NODE || info.node === 0) return;
   const menu = $('menu');
   const items = TRANSFORMS.map(([kind, label]) => [label, () => addTransform(kind, info.frame)]);
   items.push(['Show callers and callees', () => {
@@ -664,8 +665,9 @@ function svgOf(view) {
       rect.setAttribute('y', String(y));
       rect.setAttribute('width', Math.max(w - 1, 0.5).toFixed(2));
       rect.setAttribute('height', '17');
+      const node = d.b.node[i];
       rect.setAttribute('fill', frame === MERGED ? '#c8c8cc' : frameColor(frame));
-      const label = frame === MERGED ? (d.b.node[i] === 0 ? 'all' : '') : frameLabel(frame);
+      const label = node === 0 ? 'all' : node === NO_NODE ? '' : frameLabel(frame);
       const title = document.createElementNS(NS, 'title');
       title.textContent = label;
       g.append(title, rect);

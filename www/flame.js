@@ -5,7 +5,10 @@
 // last answer, draws from it at any zoom (merging boxes that became narrower than a pixel, so
 // widths stay true) and asks again when the view leaves the range or the detail no longer fits.
 
+/** Frame id of the root box and of merged boxes without a dominant frame. */
 export const MERGED = 0xffffffff;
+/** Node id of a merged box (several boxes too narrow to show on their own). */
+export const NO_NODE = 0xffffffff;
 const ROW = 18;
 const AXIS = 18;
 const LABEL_FONT = '12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
@@ -315,11 +318,19 @@ export class FlameView {
       const lo = d.rowStart[depth];
       const hi = d.rowStart[depth + 1];
       let i = bisect(lo, hi, (k) => b.x[k] + b.width[k] > this.vx0);
+      // Boxes narrower than a pixel are gathered into runs about one pixel wide, each drawn
+      // in the colour of the frame that covers more than half of it (grey when none does).
       let runStart = -1;
       let runEnd = -1;
+      const runFrames = [MERGED, MERGED, MERGED, MERGED];
+      const runWidths = [0, 0, 0, 0];
       const flush = () => {
         if (runStart < 0) return;
-        ctx.fillStyle = mergedColor;
+        let dominant = MERGED;
+        for (let k = 0; k < 4; k++) {
+          if (runFrames[k] !== MERGED && runWidths[k] * 2 > runEnd - runStart) dominant = runFrames[k];
+        }
+        ctx.fillStyle = dominant === MERGED ? mergedColor : flags && !flags[dominant] ? dimColor : this.o.color(dominant);
         ctx.fillRect(runStart, y, Math.max(runEnd - runStart, 0.5), ROW - 1);
         runStart = -1;
       };
@@ -329,19 +340,34 @@ export class FlameView {
         const px0 = (x - this.vx0) * scale;
         const pw = b.width[i] * scale;
         const frame = b.frame[i];
-        if (pw < 1 || frame === MERGED && b.node[i] !== 0) {
-          if (runStart >= 0 && px0 - runEnd < 1) runEnd = Math.max(runEnd, px0 + pw);
-          else {
+        const node = b.node[i];
+        if (pw < 1 || node === NO_NODE) {
+          if (runStart < 0 || px0 - runEnd >= 1) {
             flush();
             runStart = px0;
-            runEnd = px0 + pw;
+            runEnd = px0;
+            runFrames.fill(MERGED);
+            runWidths.fill(0);
           }
+          runEnd = Math.max(runEnd, px0 + pw);
+          // Width per frame for the first four distinct frames (a merged box from the worker
+          // without a dominant frame counts for none).
+          if (frame !== MERGED) {
+            for (let k = 0; k < 4; k++) {
+              if (runFrames[k] === frame || runFrames[k] === MERGED) {
+                runFrames[k] = frame;
+                runWidths[k] += pw;
+                break;
+              }
+            }
+          }
+          if (runEnd - runStart >= 1) flush();
           continue;
         }
         flush();
         const left = Math.max(px0, -1);
         const right = Math.min(px0 + pw, this.cssW + 1);
-        const isRoot = b.node[i] === 0;
+        const isRoot = node === 0;
         let fill = isRoot ? mergedColor : this.o.color(frame);
         if (flags && !isRoot && !flags[frame]) fill = dimColor;
         ctx.fillStyle = fill;
@@ -355,7 +381,7 @@ export class FlameView {
     for (let k = 0; k < labels.length; k += 4) {
       const i = labels[k];
       const [left, right, y] = [labels[k + 1], labels[k + 2], labels[k + 3]];
-      const name = b.node[i] === 0 && b.frame[i] === MERGED ? this.o.rootLabel() : this.o.label(b.frame[i]);
+      const name = b.node[i] === 0 ? this.o.rootLabel() : this.o.label(b.frame[i]);
       const maxChars = Math.floor((right - left - 6) / this.charW);
       const text = name.length > maxChars ? name.slice(0, Math.max(0, maxChars - 1)) + '…' : name;
       ctx.fillText(text, left + 3, y + ROW / 2);
@@ -522,7 +548,7 @@ export class FlameView {
       const x0 = d.b.x[i];
       const x1 = x0 + d.b.width[i];
       if (x1 <= this.vx0 || x0 >= this.vx1 || d.b.width[i] * scale < 1) continue;
-      if (d.b.frame[i] !== MERGED) out.add(d.b.frame[i]);
+      if (d.b.node[i] !== NO_NODE && d.b.node[i] !== 0) out.add(d.b.frame[i]);
     }
     return out;
   }

@@ -2,15 +2,16 @@
 //!
 //! The x axis is in value units: the root spans `[0, total)` and each child starts where its
 //! preceding siblings end. A query returns only the boxes that intersect the viewport's x range
-//! and are at least `min_width` wide; a run of adjacent siblings that are each narrower is
-//! returned as one *merged* box (frame [`MERGED`]) so that widths stay true at every zoom while
-//! the number of boxes stays bounded by the number of pixels. Boxes come row by row (breadth
+//! and are at least `min_width` wide; adjacent siblings that are each narrower are merged into
+//! boxes about `min_width` wide (node [`NO_INDEX`], coloured by the frame covering most of them) so that
+//! widths stay true at every zoom while the number of boxes stays bounded by the number of
+//! pixels. Boxes come row by row (breadth
 //! first), left to right within a row, so JavaScript can bisect a row for hit-testing.
 
 use crate::analysis::tree::{CallTree, Children, Weights, ROOT};
 use crate::model::NO_INDEX;
 
-/// Frame id of a merged box (a run of siblings each narrower than the minimum width).
+/// Frame id of a merged box with no dominant frame (and of the root box).
 pub const MERGED: u32 = NO_INDEX;
 
 /// The x range to lay out and the narrowest box shown on its own, in value units.
@@ -43,7 +44,8 @@ impl Viewport {
 pub struct Boxes {
     /// Call-tree node ([`NO_INDEX`] for a merged box).
     pub node: Vec<u32>,
-    /// Frame id ([`MERGED`] for a merged box).
+    /// Frame id. For a merged box: the frame whose members cover more than half of the box
+    /// (so a run of thin boxes keeps the colour that dominates it), else [`MERGED`].
     pub frame: Vec<u32>,
     /// Row: 0 for the root.
     pub depth: Vec<u32>,
@@ -88,11 +90,75 @@ impl Boxes {
     }
 }
 
-/// A run of narrow siblings waiting to be emitted as one merged box.
-struct Run {
+/// Distinct frames a [`Run`] sums widths for when choosing its colour.
+const RUN_FRAMES: usize = 4;
+
+/// A run of narrow adjacent boxes waiting to be emitted as one merged box.
+pub(crate) struct Run {
     x: f64,
-    width: f64,
+    end: f64,
+    sum: f64,
     count: u32,
+    /// Width per frame for the first [`RUN_FRAMES`] distinct frames of the run.
+    frames: [(u32, f64); RUN_FRAMES],
+}
+
+impl Run {
+    /// A run starting at `x`.
+    pub(crate) fn new(x: f64) -> Run {
+        Run {
+            x,
+            end: x,
+            sum: 0.0,
+            count: 0,
+            frames: [(MERGED, 0.0); RUN_FRAMES],
+        }
+    }
+
+    /// Where the run ends so far.
+    pub(crate) fn end(&self) -> f64 {
+        self.end
+    }
+
+    /// Its width so far.
+    pub(crate) fn width(&self) -> f64 {
+        self.end - self.x
+    }
+
+    /// Adds the box `[x, x + width)` of `frame`.
+    pub(crate) fn add(&mut self, frame: u32, x: f64, width: f64) {
+        self.end = self.end.max(x + width);
+        self.sum += width;
+        self.count += 1;
+        if frame == MERGED {
+            return;
+        }
+        if let Some(slot) = self
+            .frames
+            .iter_mut()
+            .find(|(f, _)| *f == frame || *f == MERGED)
+        {
+            *slot = (frame, slot.1 + width);
+        }
+    }
+
+    /// Appends the run as one merged box at `depth`.
+    pub(crate) fn emit(self, depth: u32, out: &mut Boxes) {
+        let width = self.end - self.x;
+        let frame = self
+            .frames
+            .iter()
+            .find(|(f, w)| *f != MERGED && *w * 2.0 > width)
+            .map_or(MERGED, |&(f, _)| f);
+        out.push(
+            NO_INDEX,
+            frame,
+            depth,
+            self.x,
+            (width, self.sum),
+            self.count,
+        );
+    }
 }
 
 /// Lays out the subtree of [`ROOT`] for `vp`. See the module docs.
@@ -134,13 +200,12 @@ fn lay_out_children(
         let visible = x < vp.x1 && x + width > vp.x0;
         if !visible || width < vp.min_width {
             if visible {
-                let r = run.get_or_insert(Run {
-                    x,
-                    width: 0.0,
-                    count: 0,
-                });
-                r.width += width;
-                r.count += 1;
+                let frame = tree.frame[c as usize];
+                let r = run.get_or_insert_with(|| Run::new(x));
+                r.add(frame, x, width);
+                if r.width() >= vp.min_width {
+                    flush(&mut run, depth, out);
+                }
             } else {
                 flush(&mut run, depth, out);
             }
@@ -159,7 +224,7 @@ fn lay_out_children(
 
 fn flush(run: &mut Option<Run>, depth: u32, out: &mut Boxes) {
     if let Some(r) = run.take() {
-        out.push(NO_INDEX, MERGED, depth, r.x, (r.width, r.width), r.count);
+        r.emit(depth, out);
     }
 }
 
@@ -201,8 +266,27 @@ mod tests {
             ..Viewport::all()
         };
         let b = flame_boxes(&tree, &w, &kids, &vp);
+        // c and d (1 each) merge; neither covers more than half, so no dominant frame
         assert_eq!(b.frame, vec![MERGED, 0, 4, 1, MERGED]);
         assert_eq!((b.x[4], b.width[4], b.count[4]), (3.0, 2.0, 2));
+        assert_eq!(b.node[4], NO_INDEX);
+    }
+
+    #[test]
+    fn merged_run_takes_the_frame_covering_most_of_it() {
+        let mut out = Boxes::default();
+        let mut r = Run::new(0.0);
+        r.add(7, 0.0, 0.4);
+        r.add(8, 0.4, 0.1);
+        r.add(7, 0.5, 0.4);
+        r.emit(3, &mut out);
+        let mut even = Run::new(1.0);
+        even.add(7, 1.0, 0.5);
+        even.add(8, 1.5, 0.5);
+        even.emit(3, &mut out);
+        assert_eq!(out.frame, vec![7, MERGED]);
+        assert_eq!(out.count, vec![3, 2]);
+        assert_eq!(out.node, vec![NO_INDEX, NO_INDEX]);
     }
 
     #[test]

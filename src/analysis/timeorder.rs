@@ -9,7 +9,7 @@
 //! the root down to `d`.
 
 use crate::analysis::filter::SampleFilter;
-use crate::analysis::flame::{Boxes, Viewport, MERGED};
+use crate::analysis::flame::{Boxes, Run, Viewport, MERGED};
 use crate::analysis::tree::{CallTree, NodeMap, DROPPED, ROOT};
 use crate::model::{Profile, ValueTypeIndex, NO_INDEX, SAMPLE_TIME};
 
@@ -224,7 +224,8 @@ impl TimeLayout {
     }
 
     /// The boxes intersecting `vp`, row by row; adjacent boxes narrower than `min_width` that
-    /// touch are merged into one box of frame [`MERGED`]. `self_w` is left 0.
+    /// touch are merged into boxes about `min_width` wide, coloured by the frame covering most
+    /// (see [`Run`]). `self_w` is left 0.
     pub fn boxes(&self, tree: &CallTree, vp: &Viewport) -> Boxes {
         let mut out = Boxes::default();
         for (i, row) in self.rows.iter().enumerate() {
@@ -233,25 +234,26 @@ impl TimeLayout {
                 break;
             }
             let first = row.x1.partition_point(|&e| e <= vp.x0);
-            let mut run: Option<(f64, f64, u32)> = None;
+            let mut run: Option<Run> = None;
             for k in first..row.node.len() {
                 let (x0, x1) = (row.x0[k], row.x1[k]);
                 if x0 >= vp.x1 {
                     break;
                 }
+                let node = row.node[k];
+                let frame = tree.frame.get(node as usize).copied().unwrap_or(MERGED);
                 if x1 - x0 < vp.min_width {
-                    run = match run {
-                        Some((a, b, c)) if x0 - b < vp.min_width => Some((a, x1, c + 1)),
-                        other => {
-                            emit_run(other, depth, &mut out);
-                            Some((x0, x1, 1))
-                        }
-                    };
+                    if run.as_ref().is_some_and(|r| x0 - r.end() >= vp.min_width) {
+                        emit_run(run.take(), depth, &mut out);
+                    }
+                    let r = run.get_or_insert_with(|| Run::new(x0));
+                    r.add(frame, x0, x1 - x0);
+                    if r.width() >= vp.min_width {
+                        emit_run(run.take(), depth, &mut out);
+                    }
                     continue;
                 }
                 emit_run(run.take(), depth, &mut out);
-                let node = row.node[k];
-                let frame = tree.frame.get(node as usize).copied().unwrap_or(MERGED);
                 out.push(node, frame, depth, x0, (x1 - x0, 0.0), 1);
             }
             emit_run(run, depth, &mut out);
@@ -260,9 +262,9 @@ impl TimeLayout {
     }
 }
 
-fn emit_run(run: Option<(f64, f64, u32)>, depth: u32, out: &mut Boxes) {
-    if let Some((a, b, count)) = run {
-        out.push(NO_INDEX, MERGED, depth, a, (b - a, 0.0), count);
+fn emit_run(run: Option<Run>, depth: u32, out: &mut Boxes) {
+    if let Some(r) = run {
+        r.emit(depth, out);
     }
 }
 
@@ -369,8 +371,12 @@ mod tests {
             ..Viewport::all()
         };
         let b = l.boxes(&tree, &vp);
-        assert_eq!(b.frame, vec![MERGED, MERGED]);
-        assert_eq!((b.width[0], b.count[0]), (4.0, 4));
-        assert_eq!((b.x[1], b.depth[1]), (3.0, 2));
+        // row 1: a, b, a, c each 1 wide merge pairwise into boxes >= 1.5 wide, where no frame
+        // covers more than half; row 2: d alone, merged, keeps its frame
+        assert_eq!(b.frame[..2], [MERGED, MERGED]);
+        assert_eq!((b.x[0], b.width[0], b.count[0]), (0.0, 2.0, 2));
+        assert_eq!((b.x[1], b.width[1], b.count[1]), (2.0, 2.0, 2));
+        assert_eq!((b.x[2], b.depth[2], b.node[2]), (3.0, 2, NO_INDEX));
+        assert_eq!(tree.frame[tree.len() - 1], b.frame[2]);
     }
 }
