@@ -19,4 +19,6 @@ pub mod analysis;
 pub mod formats;
 pub mod model;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_view;

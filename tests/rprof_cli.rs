@@ -53,7 +53,7 @@ fn cli_table_tsv(bin: &str, file: &Path, memory: bool) -> String {
     let counts = top(bin, file, "samples");
     let mem = memory.then(|| top(bin, file, "memory_increase"));
     let mut out = String::new();
-    for (name, self_count, total) in &counts {
+    for (name, self_count, total) in counts.iter().filter(|r| support::comparable_name(&r.0)) {
         let bytes = mem.as_ref().map_or("NA".to_owned(), |m| {
             let total = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
             format!("{total}")
@@ -79,41 +79,16 @@ fn top_json_agrees_with_summary_rprof() {
         let memory = std::fs::read(path).unwrap().starts_with(b"memory");
         let table = scratch.join(format!("{i}-cli.tsv"));
         std::fs::write(&table, cli_table_tsv(bin, path, memory)).unwrap();
-        writeln!(
-            manifest,
-            "{}\t{}\t-\t0\t{}\ttable",
-            support::short_name(path),
-            path.display(),
-            table.display()
-        )
-        .unwrap();
+        manifest.push_str(&support::manifest_line(
+            &support::short_name(path),
+            path,
+            None,
+            false,
+            &table,
+        ));
     }
-    let manifest_path = scratch.join("manifest.tsv");
-    std::fs::write(&manifest_path, manifest).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
-    let out = Command::new("Rscript")
-        .arg(script)
-        .arg(&manifest_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let results: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("RESULT "))
-        .collect();
-    for line in &results {
-        eprintln!("{line}");
-    }
+    let results = support::run_r_compare(&scratch, &manifest);
     assert_eq!(results.len(), files.len());
-    let failures: Vec<&&str> = results.iter().filter(|l| !l.contains(" OK ")).collect();
-    assert!(
-        failures.is_empty(),
-        "proftab top disagrees with summaryRprof:\n{failures:#?}"
-    );
+    support::assert_results_ok(&results, false, "proftab top disagrees with summaryRprof");
     let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -10,7 +10,6 @@ mod support;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use proftab::analysis::functions::{function_table, FrameKey};
 use proftab::formats::{rprof, ReadOptions, WriteOptions};
@@ -107,7 +106,11 @@ fn function_table_tsv(p: &Profile) -> String {
         })
     };
     let mut out = String::new();
-    for r in &counts.rows {
+    for r in counts
+        .rows
+        .iter()
+        .filter(|r| support::comparable_name(&r.name))
+    {
         writeln!(
             out,
             "{}\t{}\t{}\t{}",
@@ -134,16 +137,13 @@ fn prepare(scratch: &Path, cases: &[Case]) -> String {
         std::fs::write(&roundtrip, &written.bytes).unwrap();
         let table = scratch.join(format!("{i}-table.tsv"));
         std::fs::write(&table, function_table_tsv(&parsed.profile)).unwrap();
-        writeln!(
-            manifest,
-            "{}\t{}\t{}\t{}\t{}\tall",
-            case.id,
-            case.original.display(),
-            roundtrip.display(),
-            u8::from(case.repair),
-            table.display()
-        )
-        .unwrap();
+        manifest.push_str(&support::manifest_line(
+            &case.id,
+            &case.original,
+            Some(&roundtrip),
+            case.repair,
+            &table,
+        ));
     }
     manifest
 }
@@ -155,34 +155,10 @@ fn summary_rprof_agrees_after_round_trip() {
     }
     let scratch = support::scratch_dir("rprof-fidelity");
     let cases = cases(&scratch);
-    let manifest_path = scratch.join("manifest.tsv");
-    std::fs::write(&manifest_path, prepare(&scratch, &cases)).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
-    let out = Command::new("Rscript")
-        .arg(script)
-        .arg(&manifest_path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "Rscript failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("RESULT "))
-        .collect();
-    for line in &results {
-        eprintln!("{line}");
-    }
-    let failures: Vec<&&str> = results.iter().filter(|l| l.contains(" DIFF ")).collect();
-    assert!(
-        failures.is_empty(),
-        "summaryRprof disagrees:\n{failures:#?}"
-    );
+    let results = support::run_r_compare(&scratch, &prepare(&scratch, &cases));
+    support::assert_results_ok(&results, true, "summaryRprof disagrees");
     for case in &cases {
-        let of_case: Vec<&&str> = results
+        let of_case: Vec<&String> = results
             .iter()
             .filter(|l| l.starts_with(&format!("RESULT {} ", case.id)))
             .collect();

@@ -54,7 +54,7 @@ fn go_top(file: &Path, sample_index: &str, unit: &str) -> (Vec<(String, f64, f64
         .and_then(|l| l.split_whitespace().next())
         .map(number)
         .unwrap_or_else(|| panic!("no total in\n{text}"));
-    let mut rows = Vec::new();
+    let mut rows: Vec<(String, f64, f64)> = Vec::new();
     let mut in_table = false;
     for line in text.lines() {
         if line.trim_start().starts_with("flat  flat%") {
@@ -71,14 +71,23 @@ fn go_top(file: &Path, sample_index: &str, unit: &str) -> (Vec<(String, f64, f64
             fields.push(&rest[..end]);
             rest = rest[end..].trim_start();
         }
-        rows.push((rest.to_owned(), number(fields[0]), number(fields[3])));
+        let numeric = fields[0].starts_with(|c: char| c.is_ascii_digit());
+        match rows.last_mut() {
+            // go prints names raw: a line break in a name continues the previous row.
+            Some((name, _, _)) if !numeric => {
+                name.push('\n');
+                name.push_str(line);
+            }
+            _ => rows.push((rest.to_owned(), number(fields[0]), number(fields[3]))),
+        }
     }
     (rows, total)
 }
 
 /// go's table in the R script's format. `#total` only when every sample has frames (R's
-/// sampling.time leaves out memory-only lines) and the file has one header (R reads a second
-/// header line as a sample and every sample at the first header's interval).
+/// sampling.time leaves out memory-only lines), is one line (R reads a name's line break as a
+/// new sample) and the file has one header (R reads a second header line as a sample and every
+/// sample at the first header's interval).
 fn go_table_tsv(p: &Profile, pb: &Path) -> String {
     let (counts, total) = go_top(pb, "samples", "count");
     let memory = p
@@ -86,10 +95,12 @@ fn go_table_tsv(p: &Profile, pb: &Path) -> String {
         .map(|_| go_top(pb, "memory_increase", "B").0);
     let mut out = String::new();
     let one_run = p.meta_values("rprof.header").count() == 1;
-    if one_run && (0..p.num_samples()).all(|s| p.samples.stack[s] != u32::MAX) {
+    let one_line_each = !counts.iter().any(|r| r.0.contains('\n'));
+    let all_framed = (0..p.num_samples()).all(|s| p.samples.stack[s] != u32::MAX);
+    if one_run && one_line_each && all_framed {
         writeln!(out, "#total\t{total}\tNA\tNA").unwrap();
     }
-    for (name, flat, cum) in &counts {
+    for (name, flat, cum) in counts.iter().filter(|r| support::comparable_name(&r.0)) {
         let mem = memory.as_ref().map_or("NA".to_owned(), |m| {
             let cum = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
             format!("{cum}")
@@ -120,41 +131,16 @@ fn go_pprof_top_agrees_with_summary_rprof() {
         std::fs::write(&pb, &written.bytes).unwrap();
         let table = scratch.join(format!("{i}-go.tsv"));
         std::fs::write(&table, go_table_tsv(&parsed.profile, &pb)).unwrap();
-        writeln!(
-            manifest,
-            "{}\t{}\t-\t0\t{}\ttable",
-            support::short_name(path),
-            path.display(),
-            table.display()
-        )
-        .unwrap();
+        manifest.push_str(&support::manifest_line(
+            &support::short_name(path),
+            path,
+            None,
+            false,
+            &table,
+        ));
     }
-    let manifest_path = scratch.join("manifest.tsv");
-    std::fs::write(&manifest_path, manifest).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
-    let out = Command::new("Rscript")
-        .arg(script)
-        .arg(&manifest_path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("RESULT "))
-        .collect();
-    for line in &results {
-        eprintln!("{line}");
-    }
+    let results = support::run_r_compare(&scratch, &manifest);
     assert_eq!(results.len(), files.len());
-    let failures: Vec<&&str> = results.iter().filter(|l| !l.contains(" OK ")).collect();
-    assert!(
-        failures.is_empty(),
-        "go tool pprof disagrees with summaryRprof:\n{failures:#?}"
-    );
+    support::assert_results_ok(&results, false, "go tool pprof disagrees with summaryRprof");
     let _ = std::fs::remove_dir_all(&scratch);
 }

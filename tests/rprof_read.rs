@@ -377,3 +377,14 @@ fn seeded_mutations_never_panic() {
         }
     }
 }
+
+#[test]
+fn names_with_line_breaks_span_lines() {
+    // R wrote `odd<newline>name` raw: every sample takes two lines of the file.
+    let p = fixture("newline-names.out");
+    let text = std::fs::read(support::fixture_dir("rprof").join("newline-names.out")).unwrap();
+    let physical_lines = text.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(p.num_samples(), (physical_lines - 1) / 2);
+    let names: Vec<&str> = p.functions.name.iter().map(|&s| p.str(s)).collect();
+    assert_eq!(names, vec!["odd\nname", "tab\tname"]);
+}

@@ -161,11 +161,18 @@ fn time_only_profiles_use_the_period() {
 }
 
 #[test]
-fn time_different_from_the_interval_is_reported() {
-    // The second sample claims 25 ms for one tick of a 10 ms profile.
+fn varying_times_use_their_mean_and_are_reported() {
+    // One tick of 10 ms and one of 25 ms: the file's interval is their mean, 17.5 ms, so the
+    // total, 35 ms, is kept; the spread is reported.
     let p = profile(CPU, &[&[1.0, 10e6], &[1.0, 25e6]]);
     let w = write(&p);
-    assert!(has_warning(&w, "25000 µs per tick"), "{:?}", w.warnings);
+    assert!(text(&w).starts_with("line profiling: sample.interval=17500\n"));
+    let warning = w
+        .warnings
+        .iter()
+        .find(|x| x.message.contains("their mean, 17500 µs"))
+        .unwrap();
+    assert_eq!(warning.count, 2);
 }
 
 fn two_sources(second_interval_ns: f64) -> Profile {
@@ -208,7 +215,7 @@ fn what_rprof_cannot_say_is_reported() {
     let src = b.add_source("manual", None, None);
     let n = b.value_type("samples", "count");
     let bytes = b.value_type("alloc_space", "bytes");
-    let odd = b.function_named("two\nlines", None);
+    let odd = b.function_named("two\n1 lines", None);
     let amb = b.function_named("a\" \"b", None);
     let l1 = b.location(Some(odd), 0);
     let l2 = b.location(Some(amb), 0);
@@ -223,7 +230,7 @@ fn what_rprof_cannot_say_is_reported() {
     let w = write(&p);
     assert_eq!(
         text(&w),
-        "sample.interval=10000\n\"two lines\" \n\"a\" \"b\" \n"
+        "sample.interval=10000\n\"two 1 lines\" \n\"a\" \"b\" \n"
     );
     for needle in [
         "line breaks were replaced",
@@ -286,4 +293,28 @@ fn v1_profiles_write_through_the_tables_json_conversion() {
     };
     assert_eq!(table(&back), table(&original));
     assert_eq!(back.num_samples(), original.num_samples());
+}
+
+#[test]
+fn names_with_line_breaks_are_written_raw_as_r_does() {
+    let mut b = ProfileBuilder::new();
+    let src = b.add_source("manual", None, None);
+    let n = b.value_type("samples", "count");
+    let odd = b.function_named("odd\nname", None);
+    let main = b.function_named("main", None);
+    let (l1, l2) = (b.location(Some(odd), 0), b.location(Some(main), 0));
+    let stack = b.stack_leaf_first(&[l1, l2]);
+    b.add_sample_with_values(src, stack, &[(n, 2.0)]);
+    let w = write(&b.build().unwrap());
+    assert_eq!(
+        text(&w),
+        "sample.interval=10000\n\"odd\nname\" \"main\" \n\"odd\nname\" \"main\" \n"
+    );
+    assert!(!has_warning(&w, "line breaks"));
+    let back = rprof::read(&w.bytes, &ReadOptions::default()).unwrap();
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    let p = back.profile;
+    assert_eq!(p.num_samples(), 2);
+    let names: Vec<&str> = p.functions.name.iter().map(|&s| p.str(s)).collect();
+    assert_eq!(names, vec!["odd\nname", "main"]);
 }

@@ -7,23 +7,14 @@
 
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::{rprof, Limits, ReadOptions, WriteOptions};
+mod text_limits;
 
-/// Limits small enough that hitting one is an error, not a libFuzzer out-of-memory report.
-fn options() -> ReadOptions {
-    ReadOptions {
-        source_uri: None,
-        limits: Limits {
-            max_decompressed_bytes: 16 << 20,
-            max_samples: 100_000,
-            max_stack_depth: 10_000,
-        },
-    }
-}
+use libfuzzer_sys::fuzz_target;
+use proftab::formats::{rprof, WriteOptions};
+use text_limits::fuzz_options;
 
 fuzz_target!(|data: &[u8]| {
-    let options = options();
+    let options = fuzz_options();
     let Ok(parsed) = rprof::read(data, &options) else {
         return;
     };

@@ -9,6 +9,7 @@ use std::fmt;
 use super::columns::{Cell, ColumnKind, ExtTable};
 use super::ids::*;
 use super::profile::*;
+use super::stack_index::StackNodeIndex;
 use super::strings::StringTable;
 
 /// The content of a `functions` row, used as its interning key.
@@ -47,7 +48,17 @@ pub struct ProfileBuilder {
     p: Profile,
     function_ids: HashMap<FunctionKey, FunctionIndex>,
     location_ids: HashMap<(u32, i32), LocationIndex>,
-    stack_ids: HashMap<(u32, LocationIndex), StackIndex>,
+    stack_ids: StackNodeIndex,
+    /// Whole-stack cache: [`stack_hash`] of a stack's frames to its innermost node. A hit is
+    /// verified against the stack table and a colliding stack overwrites the entry, so a
+    /// collision (even a crafted one) costs only a miss.
+    stack_memo: HashMap<u64, StackIndex>,
+    /// The last stack interned, outermost frame first, and the node of each of its prefixes
+    /// (`last_nodes[i]` is the node of `last_stack[..=i]`): consecutive samples often share
+    /// most of their frames (timelines, sorted collapsed files), and the shared part then
+    /// costs no lookups.
+    last_stack: Vec<LocationIndex>,
+    last_nodes: Vec<StackIndex>,
     value_presence: Vec<Vec<bool>>,
     frame_scratch: Vec<LocationIndex>,
 }
@@ -199,35 +210,128 @@ impl ProfileBuilder {
         location: LocationIndex,
     ) -> StackIndex {
         let p = encode_opt(prefix.map(|s| s.0));
-        if let Some(&s) = self.stack_ids.get(&(p, location)) {
-            return s;
+        match self.stack_ids.find(&self.p.stacks, p, location) {
+            Some(s) => s,
+            None => self.new_stack_node(prefix, location),
         }
+    }
+
+    /// Appends the node `(prefix, location)`, known to be new, and indexes it.
+    fn new_stack_node(
+        &mut self,
+        prefix: Option<StackIndex>,
+        location: LocationIndex,
+    ) -> StackIndex {
         let st = &mut self.p.stacks;
         let depth = prefix
             .and_then(|s| st.depth.get(s.idx()))
             .map_or(1, |d| d + 1);
-        st.prefix.push(p);
+        st.prefix.push(encode_opt(prefix.map(|s| s.0)));
         st.location.push(location);
         st.depth.push(depth);
         let s = StackIndex(to_u32(st.prefix.len() - 1));
-        self.stack_ids.insert((p, location), s);
+        self.stack_ids.insert(&self.p.stacks, s);
         s
     }
 
     /// The stack node of a whole stack given innermost frame first (as pprof and Rprof list
     /// frames). `None` for an empty stack.
+    ///
+    /// A stack seen before is found with one hash of its frames and a walk up its nodes,
+    /// instead of one prefix-tree lookup per frame.
     pub fn stack_leaf_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        frames
-            .iter()
-            .rev()
-            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)))
+        let hash = stack_hash(frames.iter().copied());
+        if let Some(s) = self.memoized_stack(hash, frames.iter().copied()) {
+            return Some(s);
+        }
+        let stack = self.intern_root_first(frames.iter().rev().copied());
+        self.memoize_stack(hash, stack)
     }
 
     /// The stack node of a whole stack given outermost frame first (collapsed, speedscope).
     pub fn stack_root_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        frames
-            .iter()
-            .fold(None, |prefix, &loc| Some(self.stack_node(prefix, loc)))
+        let hash = stack_hash(frames.iter().rev().copied());
+        if let Some(s) = self.memoized_stack(hash, frames.iter().rev().copied()) {
+            return Some(s);
+        }
+        let stack = self.intern_root_first(frames.iter().copied());
+        self.memoize_stack(hash, stack)
+    }
+
+    /// Interns a stack given outermost frame first, starting below the prefix it shares with
+    /// the previous stack.
+    fn intern_root_first(
+        &mut self,
+        root_first: impl Iterator<Item = LocationIndex>,
+    ) -> Option<StackIndex> {
+        let mut node = None;
+        let mut depth = 0;
+        let mut shared = true;
+        let mut fresh = false;
+        for loc in root_first {
+            let reused = if shared && self.last_stack.get(depth) == Some(&loc) {
+                self.last_nodes.get(depth).copied()
+            } else {
+                None
+            };
+            node = match reused {
+                Some(n) => Some(n),
+                None => {
+                    if shared {
+                        shared = false;
+                        self.last_stack.truncate(depth);
+                        self.last_nodes.truncate(depth);
+                    }
+                    // Below a node created just now, every node is new.
+                    let n = if fresh {
+                        self.new_stack_node(node, loc)
+                    } else {
+                        let before = self.p.stacks.prefix.len();
+                        let n = self.stack_node(node, loc);
+                        fresh = self.p.stacks.prefix.len() > before;
+                        n
+                    };
+                    self.last_stack.push(loc);
+                    self.last_nodes.push(n);
+                    Some(n)
+                }
+            };
+            depth += 1;
+        }
+        if shared {
+            self.last_stack.truncate(depth);
+            self.last_nodes.truncate(depth);
+        }
+        node
+    }
+
+    /// The cached node for `hash` when its frames are exactly `leaf_first`.
+    fn memoized_stack(
+        &self,
+        hash: u64,
+        leaf_first: impl ExactSizeIterator<Item = LocationIndex>,
+    ) -> Option<StackIndex> {
+        let s = *self.stack_memo.get(&hash)?;
+        let st = &self.p.stacks;
+        if st.depth.get(s.idx()).copied() != u32::try_from(leaf_first.len()).ok() {
+            return None;
+        }
+        let mut node = s.0;
+        for loc in leaf_first {
+            let i = decode_opt(node)? as usize;
+            if st.location.get(i) != Some(&loc) {
+                return None;
+            }
+            node = *st.prefix.get(i)?;
+        }
+        (node == NO_INDEX).then_some(s)
+    }
+
+    fn memoize_stack(&mut self, hash: u64, stack: Option<StackIndex>) -> Option<StackIndex> {
+        if let Some(s) = stack {
+            self.stack_memo.insert(hash, s);
+        }
+        stack
     }
 
     /// A reusable scratch buffer for collecting frames without allocating per sample. Take it,
@@ -361,6 +465,16 @@ impl ProfileBuilder {
         check_invariants(&self.p)?;
         Ok(self.p)
     }
+}
+
+/// A fast multiplicative hash of a stack's frames given innermost first (FxHash's mixing step).
+/// Not collision resistant, and need not be: see `ProfileBuilder::stack_memo`.
+fn stack_hash(leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
+    const SEED: u64 = 0x517c_c1b7_2722_0a95;
+    let len = leaf_first.len() as u64;
+    leaf_first.fold(len, |h, loc| {
+        (h.rotate_left(5) ^ u64::from(loc.0)).wrapping_mul(SEED)
+    })
 }
 
 fn to_u32(i: usize) -> u32 {

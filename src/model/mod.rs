@@ -3,11 +3,13 @@
 
 pub mod builder;
 pub mod columns;
+pub mod combine;
 pub mod convert;
 pub mod ids;
 mod load;
 pub mod logical;
 pub mod profile;
+mod stack_index;
 pub mod strings;
 pub mod typing;
 pub mod v1;

@@ -75,3 +75,66 @@ pub fn short_name(p: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+/// One line of the R script's manifest (see `rprof_compare.R`).
+pub fn manifest_line(
+    id: &str,
+    original: &Path,
+    roundtrip: Option<&Path>,
+    repair: bool,
+    table: &Path,
+) -> String {
+    let (roundtrip, checks) = match roundtrip {
+        Some(r) => (r.display().to_string(), "all"),
+        None => ("-".to_owned(), "table"),
+    };
+    format!(
+        "{id}\t{}\t{roundtrip}\t{}\t{}\t{checks}\n",
+        original.display(),
+        u8::from(repair),
+        table.display()
+    )
+}
+
+/// Runs `tests/support/rprof_compare.R` on `manifest` (written into `scratch`), prints its
+/// `RESULT` lines and returns them.
+pub fn run_r_compare(scratch: &Path, manifest: &str) -> Vec<String> {
+    let manifest_path = scratch.join("manifest.tsv");
+    std::fs::write(&manifest_path, manifest).expect("write manifest");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
+    let out = Command::new("Rscript")
+        .arg(script)
+        .arg(&manifest_path)
+        .output()
+        .expect("run Rscript");
+    assert!(
+        out.status.success(),
+        "Rscript failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("RESULT "))
+        .map(str::to_owned)
+        .collect();
+    for line in &results {
+        eprintln!("{line}");
+    }
+    results
+}
+
+/// Asserts that every result is `OK` (or, where allowed, `BOTH-ERROR`: R fails alike on the
+/// original and the rewrite).
+pub fn assert_results_ok(results: &[String], allow_both_error: bool, what: &str) {
+    let failures: Vec<&String> = results
+        .iter()
+        .filter(|l| !(l.contains(" OK ") || allow_both_error && l.contains(" BOTH-ERROR ")))
+        .collect();
+    assert!(failures.is_empty(), "{what}:\n{failures:#?}");
+}
+
+/// True when a function name can be judged against `summaryRprof()`: it splits lines at
+/// spaces (and R reads a line break as a new sample), and the table files are tab-separated.
+pub fn comparable_name(name: &str) -> bool {
+    !name.contains([' ', '\t', '\n', '\r'])
+}

@@ -67,7 +67,8 @@ compare_summaries <- function(id, original, roundtrip, memory, lines) {
 
 # proftab's function table against summaryRprof()'s by.total: same names, self.time and
 # total.time (counts times the interval, rounded as summaryRprof rounds) and mem.total.
-# Names summaryRprof splits at spaces, and its "<no location>" row, have no counterpart.
+# Names with white space (summaryRprof splits at spaces; a line break starts a new sample for
+# R) and summaryRprof's "<no location>" row have no counterpart and are left out on both sides.
 compare_table <- function(id, original, table, has_memory) {
   s <- summarize(original, if (has_memory) "both" else "none", "hide")
   if (inherits(s, "failed")) {
@@ -83,9 +84,9 @@ compare_table <- function(id, original, table, has_memory) {
     return(report(id, "function-table", "DIFF",
                   paste("total", ours$self[total_row], "samples, summaryRprof sampling.time", s$sampling.time)))
   ours <- ours[!total_row, ]
-  ours <- ours[!grepl(" ", ours$name), ]
+  ours <- ours[!grepl("[ \t\r\n]", ours$name), ]
   r <- s$by.total
-  quoted <- grepl('^".*"$', rownames(r)) & nchar(rownames(r)) >= 2
+  quoted <- grepl('^".*"$', rownames(r)) & nchar(rownames(r)) >= 2 & !grepl("[ \t\r\n]", rownames(r))
   r <- r[quoted, ]
   rnames <- sub('^"(.*)"$', "\\1", rownames(r))
   problems <- c(setdiff(rnames, ours$name), setdiff(ours$name, rnames))

@@ -84,8 +84,16 @@ fn strip(rest: &mut &[u8], prefix: &str) -> bool {
     }
 }
 
+/// Characters of a bad interval quoted in messages.
+const SHOWN_CHARS: usize = 40;
+
 fn parse_interval(digits: &[u8]) -> Result<u64, HeaderProblem> {
-    let shown = || String::from_utf8_lossy(&digits[..digits.len().min(40)]).into_owned();
+    let shown = || {
+        let head = digits
+            .get(..digits.len().min(SHOWN_CHARS))
+            .unwrap_or(digits);
+        String::from_utf8_lossy(head).into_owned()
+    };
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return Err(HeaderProblem::BadInterval(format!(
             "sample.interval must be a whole number of microseconds, found {:?}",

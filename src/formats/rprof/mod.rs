@@ -26,7 +26,10 @@
 //!   in that function, as `r-prof/profile` reads it): the function is keyed by (name, file of
 //!   `#File F`), `locations.line` = L, `functions.start_line` = the smallest line seen for that
 //!   function (as `r-prof/profile` does; 0 without a file). `name` and `system_name` are the name
-//!   exactly as R wrote it (`"<GC>"` stays `<GC>`).
+//!   exactly as R wrote it (`"<GC>"` stays `<GC>`). R writes names raw: one with spaces or
+//!   quotes (`"x[["a b"]]"`) ends at the first `"` followed by a space and then `"`, a digit or
+//!   the line end; one with a line break (a backquoted symbol) continues on the next line,
+//!   which is joined when it cannot start a line of its own.
 //! * A source reference after the last frame (the top-level line that called the outermost
 //!   function) has no frame to belong to; it is kept in the sample extension columns
 //!   `.rprof_toplevel_file` / `.rprof_toplevel_line` (present only when some sample has one).

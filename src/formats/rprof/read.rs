@@ -4,6 +4,8 @@
 //! profiling run and looked up in a table keyed by the bytes of the input, so the common case
 //! of a repeated stack costs one hash and one comparison.
 
+use std::iter::Peekable;
+
 use memchr::memchr;
 
 use super::fxhash::FxHashMap;
@@ -35,12 +37,56 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
         }
         None => bytes,
     };
-    let mut lines = Lines::new(body);
+    let mut lines = Lines::new(body).peekable();
     reader.first_line(lines.next())?;
-    for line in lines {
+    while let Some(line) = lines.next() {
+        let line = join_name_continuations(body, line, &mut lines);
         reader.line(line)?;
     }
     reader.finish()
+}
+
+/// R writes names raw, so a name with a line break (a backquoted symbol) spans lines: while
+/// `line` ends inside a name and the next line cannot start a line of its own, the two are one
+/// sample line (numbered as the first).
+fn join_name_continuations<'a>(
+    body: &'a [u8],
+    mut line: Line<'a>,
+    lines: &mut Peekable<Lines<'a>>,
+) -> Line<'a> {
+    while line.terminated
+        && lines.peek().is_some_and(|next| is_continuation(next.text))
+        && ends_inside_name(line.text)
+    {
+        let Some(next) = lines.next() else { break };
+        let end = next.start + next.text.len();
+        line.text = body.get(line.start..end).unwrap_or(line.text);
+        line.terminated = next.terminated;
+    }
+    line
+}
+
+/// True when `text` cannot begin a line of its own: not a sample (`"`, a digit, `:`), not a
+/// `#` line, not a header, not empty. Such a line continues a name broken by a line break.
+pub(super) fn is_continuation(text: &[u8]) -> bool {
+    !matches!(text.first(), None | Some(b'"' | b'0'..=b'9' | b':' | b'#'))
+        && Header::parse(text).is_err()
+}
+
+/// True when the sample line `text` ends inside a quoted name.
+fn ends_inside_name(text: &[u8]) -> bool {
+    let Ok((_, offset)) = tokens::memory_prefix(text) else {
+        return false;
+    };
+    let mut toks = Vec::new();
+    matches!(
+        tokens::scan(
+            text.get(offset..).unwrap_or_default(),
+            offset + 1,
+            &mut toks
+        ),
+        Ok(Some(Damage { cut: Cut::Name, .. }))
+    )
 }
 
 /// One line of the input.
@@ -48,6 +94,8 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
 struct Line<'a> {
     /// 1-based line number.
     number: usize,
+    /// Offset of the line's first byte in the input (after a byte order mark).
+    start: usize,
     /// The text without `\n` and a trailing `\r`.
     text: &'a [u8],
     /// False for a last line without a line end.
@@ -58,6 +106,7 @@ struct Line<'a> {
 struct Lines<'a> {
     rest: &'a [u8],
     number: usize,
+    offset: usize,
 }
 
 impl<'a> Lines<'a> {
@@ -65,6 +114,7 @@ impl<'a> Lines<'a> {
         Lines {
             rest: bytes,
             number: 0,
+            offset: 0,
         }
     }
 }
@@ -77,6 +127,7 @@ impl<'a> Iterator for Lines<'a> {
             return None;
         }
         self.number += 1;
+        let start = self.offset;
         let (text, rest, terminated) = match memchr(b'\n', self.rest) {
             Some(end) => (
                 self.rest.get(..end).unwrap_or_default(),
@@ -85,10 +136,12 @@ impl<'a> Iterator for Lines<'a> {
             ),
             None => (self.rest, &[][..], false),
         };
+        self.offset += self.rest.len() - rest.len();
         self.rest = rest;
         let text = text.strip_suffix(b"\r").unwrap_or(text);
         Some(Line {
             number: self.number,
+            start,
             text,
             terminated,
         })

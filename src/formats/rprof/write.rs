@@ -3,8 +3,10 @@
 //! * Ticks per sample: the `samples`/`count` value (or the value type named in
 //!   [`WriteOptions::value_type`]: a count, or a time divided by the interval); a sample with
 //!   count 3 becomes three identical lines, non-integral counts are rounded — both with warnings.
-//! * Interval: per run, from time / count of its samples (an Rprof profile's `time` value), else
-//!   the run's stored header, else meta `period`, else 10000 µs with a warning.
+//! * Interval: per run, the mean time per tick of its samples, Σ time / Σ count (an Rprof
+//!   profile's `time` is the interval itself; for varying times, as `.cpuprofile` deltas, the
+//!   mean keeps the total time, and the spread is reported), else the run's stored header,
+//!   else meta `period`, else 10000 µs with a warning.
 //! * `#File N: path` lines come right before the first line using the file, numbered in order of
 //!   first use (as R does); `F#L ` precedes a frame whose function has a file and whose location
 //!   a line; the memory prefix is written where the four raw memory values exist.
@@ -336,13 +338,26 @@ impl<'p> Writer<'p> {
         runs
     }
 
-    /// The interval of sample `s` in µs as its time / count says, if both exist.
-    fn sample_interval(&self, s: usize) -> Option<f64> {
+    /// The time (µs) and count of sample `s`, when both exist and are positive.
+    fn time_and_count(&self, s: usize) -> Option<(f64, f64)> {
         let (count_vt, (time_vt, ns)) = (self.plan.count?, self.plan.time?);
         let count = self.p.value_column(count_vt)?.get(s)?;
-        let time = self.p.value_column(time_vt)?.get(s)?;
-        let us = time * ns / 1000.0 / count;
-        (count > 0.0 && us.is_finite() && us > 0.0).then_some(us)
+        let us = self.p.value_column(time_vt)?.get(s)? * ns / 1000.0;
+        (count > 0.0 && us.is_finite() && us > 0.0).then_some((us, count))
+    }
+
+    /// The interval of sample `s` in µs as its time / count says, if both exist.
+    fn sample_interval(&self, s: usize) -> Option<f64> {
+        self.time_and_count(s).map(|(us, count)| us / count)
+    }
+
+    /// The mean interval of `samples`, Σ time / Σ count, in µs: with it, the file's total time
+    /// is the samples' total time even when their own times vary (as `.cpuprofile` deltas do).
+    fn mean_interval(&self, samples: impl Iterator<Item = usize>) -> Option<f64> {
+        let (us, count) = samples
+            .filter_map(|s| self.time_and_count(s))
+            .fold((0.0, 0.0), |(u, c), (us, count)| (u + us, c + count));
+        (count > 0.0).then(|| us / count)
     }
 
     /// Refuses to merge sources with different intervals into one run.
@@ -350,24 +365,28 @@ impl<'p> Writer<'p> {
         if n_runs > 1 {
             return Ok(());
         }
-        let mut first: Vec<(usize, f64)> = Vec::new();
-        for &s in samples {
-            let Some(src) = self.p.samples.source.get(s).map(|x| x.idx()) else {
-                continue;
-            };
-            if first.iter().any(|(x, _)| *x == src) {
-                continue;
-            }
-            if let Some(us) = self.sample_interval(s) {
-                first.push((src, us));
-            }
-        }
-        let differ = first.windows(2).any(|w| match w {
+        let mut sources: Vec<usize> = samples
+            .iter()
+            .filter_map(|&s| self.p.samples.source.get(s).map(|x| x.idx()))
+            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let intervals: Vec<(usize, f64)> = sources
+            .iter()
+            .filter_map(|&src| {
+                let of_source = samples
+                    .iter()
+                    .copied()
+                    .filter(|&s| self.p.samples.source.get(s).is_some_and(|x| x.idx() == src));
+                Some((src, self.mean_interval(of_source)?))
+            })
+            .collect();
+        let differ = intervals.windows(2).any(|w| match w {
             [(_, a), (_, b)] => !close(*a, *b),
             _ => false,
         });
         if differ {
-            let list: Vec<String> = first
+            let list: Vec<String> = intervals
                 .iter()
                 .map(|(src, us)| format!("source {} every {us} µs", src + 1))
                 .collect();
@@ -382,7 +401,7 @@ impl<'p> Writer<'p> {
 
     /// The interval of a run, in whole microseconds.
     fn run_interval(&mut self, run: &Run) -> u64 {
-        let from_samples = run.samples.iter().find_map(|&s| self.sample_interval(s));
+        let from_samples = self.mean_interval(run.samples.iter().copied());
         let stored = run
             .stored_header
             .and_then(|h| self.stored_headers.get(h))
@@ -540,9 +559,9 @@ impl<'p> Writer<'p> {
             if !close(us, iv) {
                 self.warn("time-mismatch", || {
                     format!(
-                        "sample {} has a time of {us} µs per tick, but the file's interval is \
-                         {interval} µs; Rprof gives every tick the interval, so such times are \
-                         lost",
+                        "sample times per tick vary (sample {} has {us} µs); Rprof gives every \
+                         tick one interval, so the file uses their mean, {interval} µs: the total \
+                         time is kept, each sample's own time is lost",
                         s + 1
                     )
                 });
@@ -684,13 +703,14 @@ impl<'p> Writer<'p> {
             });
             name = ANONYMOUS.to_owned();
         }
-        if name.contains(['\n', '\r']) {
+        if name.contains(['\n', '\r']) && !line_breaks_read_back(&name) {
             name = name.replace(['\n', '\r'], " ");
             let shown = name.clone();
             self.warn("newline", || {
                 format!(
-                    "function names with line breaks (e.g. {shown:?}) cannot be written on one \
-                     Rprof line; line breaks were replaced by spaces"
+                    "function names with line breaks that would not read back (e.g. {shown:?}: \
+                     a carriage return, or a line starting like an Rprof line); line breaks \
+                     were replaced by spaces"
                 )
             });
         }
@@ -860,6 +880,16 @@ fn meta_period_us(p: &Profile) -> Option<f64> {
         let us = value * ns / 1000.0;
         (us.is_finite() && us > 0.0).then_some(us)
     })
+}
+
+/// True when a name with line breaks, written raw as R writes it, reads back as one name: no
+/// carriage return, and every line it starts is a continuation to the reader.
+fn line_breaks_read_back(name: &str) -> bool {
+    !name.contains('\r')
+        && name
+            .split('\n')
+            .skip(1)
+            .all(|rest| super::read::is_continuation(rest.as_bytes()))
 }
 
 /// True when the reader would end the name early: `" "`, `" ` + digit, or `" ` at its end.

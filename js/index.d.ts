@@ -1,0 +1,191 @@
+// Types of the proftab npm package (the same API in Node >= 18 and in browsers).
+//
+//   import { Profile } from "proftab";
+//   const p = Profile.parse(bytes, "cpu.pb.gz");
+//   p.format; p.numSamples; p.info();
+//   const names = p.strings(), fnName = p.functionName();
+//   const out = p.write("collapsed");
+//   p.free();
+//
+// The tables are the v2 relational profile tables (seed 000) stored struct-of-arrays: every
+// column method returns a fresh COPY (safe to keep; later calls cannot invalidate it).
+// Encodings:
+//   - row references are 0-based rows of the referenced table, NO_INDEX when absent; the
+//     logical ids of seed 000 are row + 1;
+//   - text cells are indices into strings(), whose entry 0 is null (NA);
+//   - int cells use INT_NA for NA, dbl cells NaN.
+
+/** In Uint32Array row-reference columns: "no row" (0xFFFFFFFF). */
+export declare const NO_INDEX: number;
+/** In Int32Array columns: NA (-2147483648, as R stores int NA). */
+export declare const INT_NA: number;
+
+/** A recoverable oddity reported by a reader or writer; `count` says how often it happened. */
+export interface Warning {
+  format: string;
+  message: string;
+  count: number;
+}
+
+/** One value type of `sample_values`. */
+export interface ValueType {
+  /** The `type` name, e.g. "samples", "cpu", "alloc_space". */
+  type: string;
+  /** The unit, e.g. "count", "nanoseconds", "bytes". */
+  unit: string;
+  /** Sum of the values of all samples that have one. */
+  total: number;
+  /** Number of samples that have a value of this type (`sample_values` rows). */
+  rows: number;
+}
+
+/** One row of `sources`. */
+export interface SourceInfo {
+  /** The format the source was read from. */
+  type: string;
+  /** The file name given to `Profile.parse`, or null. */
+  uri: string | null;
+  /** Seconds since the Unix epoch, or null when unknown. */
+  timestamp: number | null;
+}
+
+export type ColumnKind = "int" | "dbl" | "chr" | "lgl" | "u64";
+
+/** A table and its row count; `extColumns` are its extension columns. */
+export interface TableInfo {
+  /** The seven v2 tables (meta, sources, samples, sample_values, sample_locations, locations,
+   * functions), then extension tables such as "mappings". */
+  name: string;
+  rows: number;
+  extColumns: { name: string; kind: ColumnKind }[];
+}
+
+/** The summary returned by `Profile.info()`. */
+export interface Info {
+  format: string;
+  sources: SourceInfo[];
+  samples: number;
+  valueTypes: ValueType[];
+  /** Meta `default_sample_type` when it names a type, else the last type; null without types. */
+  defaultValueType: string | null;
+  tables: TableInfo[];
+  /** `meta` rows as [key, value]. */
+  meta: [string, string][];
+  warnings: Warning[];
+}
+
+/** A format proftab knows, and whether it can read and write it in this build. */
+export interface FormatInfo {
+  /** The name used by `Profile.write` and the CLI's `--to`. */
+  name: string;
+  read: boolean;
+  write: boolean;
+  /** File name endings that imply the format for output. */
+  extensions: string[];
+}
+
+/** An extension column returned by `Profile.extColumn`. */
+export type ExtColumn =
+  | { kind: "int"; data: Int32Array }
+  | { kind: "dbl"; data: Float64Array }
+  /** String ids into strings(). */
+  | { kind: "chr"; data: Uint32Array }
+  /** 1 true, 0 false, -1 NA. */
+  | { kind: "lgl"; data: Int8Array }
+  /** `present[i]` is 1 where cell i has a value (data[i] is 0n otherwise). */
+  | { kind: "u64"; data: BigUint64Array; present: Uint8Array };
+
+/** A parsed profile held in WebAssembly memory. Call `free()` when done with it. */
+export declare class Profile {
+  private constructor();
+
+  /**
+   * Reads `bytes` in whatever format their content shows (never by file name). `fileName`
+   * goes into `sources.source_uri`. Throws an `Error` whose message names the format, the
+   * place (byte offset, line or path) and the problem.
+   */
+  static parse(bytes: Uint8Array, fileName?: string | null): Profile;
+  /** Every format proftab knows. */
+  static formats(): FormatInfo[];
+
+  /** Releases the wasm memory of this profile; the object is unusable afterwards. */
+  free(): void;
+  [Symbol.dispose](): void;
+
+  /** The format the profile was read from ("pprof", "rprof", …). */
+  readonly format: string;
+  /** Number of samples (rows of `samples`). */
+  readonly numSamples: number;
+
+  /** The reader's warnings. */
+  warnings(): Warning[];
+  /** A small summary: sources, value types with totals, table row counts, meta, warnings. */
+  info(): Info;
+  /** The string table: entry i is the text of string id i; entry 0 is null (NA). */
+  strings(): (string | null)[];
+  /** `meta` rows as [key, value], in order. */
+  meta(): [string, string][];
+  /** The v2 rules the tables break, one message each (e.g. `functions.name row 3 (value ""):
+   * must not be empty`); empty when valid. */
+  validate(): string[];
+
+  /** `sources.source_type` (string ids). */
+  sourceType(): Uint32Array;
+  /** `sources.source_uri` (string ids, 0 = NA). */
+  sourceUri(): Uint32Array;
+  /** `sources.source_timestamp` (epoch seconds, NaN unknown). */
+  sourceTimestamp(): Float64Array;
+
+  /** `samples.source_id` as rows of `sources`. */
+  sampleSource(): Uint32Array;
+  /** Each sample's innermost stack node (row of the stack table), NO_INDEX without frames. */
+  sampleStack(): Uint32Array;
+
+  /** Stack table (call-path prefix tree): caller node of each node, NO_INDEX for outermost
+   * frames; always prefix[i] < i. `sample_locations` of a sample is the walk from its
+   * stack node along prefix (depth 1 = innermost). */
+  stackPrefix(): Uint32Array;
+  /** The location (row of `locations`) of each stack node. */
+  stackLocation(): Uint32Array;
+  /** Frames from the root to each node, inclusive (roots have 1). */
+  stackDepth(): Uint32Array;
+
+  /** `locations.function_id` as rows of `functions`, NO_INDEX for NA. */
+  locationFunction(): Uint32Array;
+  /** `locations.line` (0 unknown, INT_NA NA). */
+  locationLine(): Int32Array;
+
+  /** `functions.name` (string ids). */
+  functionName(): Uint32Array;
+  /** `functions.system_name` (string ids). */
+  functionSystemName(): Uint32Array;
+  /** `functions.filename` (string ids). */
+  functionFilename(): Uint32Array;
+  /** `functions.start_line` (0 unknown, INT_NA NA). */
+  functionStartLine(): Int32Array;
+
+  /** The value types in order, with totals. */
+  valueTypes(): ValueType[];
+  /** One value per sample for the value type named `valueType`, NaN where a sample has none.
+   * Throws when there is no such type. */
+  values(valueType: string): Float64Array;
+  /** An extension column of "samples", "locations", "functions", "sources" (names start with
+   * a dot, e.g. ".time", ".address", ".frame_type") or of an extension table ("mappings", …);
+   * undefined when there is no such column. */
+  extColumn(table: string, name: string): ExtColumn | undefined;
+
+  /** The profile in `format` (a name from `formats()`). `valueType` picks the value type for
+   * formats that hold one (default: the default value type); `sourceId` (1-based) writes only
+   * that source's samples, for formats that hold one run (Rprof). Throws when it cannot be
+   * written. */
+  write(format: string, valueType?: string | null, sourceId?: number | null): Uint8Array;
+  /** As `write`, with what the format could not hold. */
+  writeWithWarnings(
+    format: string,
+    valueType?: string | null,
+    sourceId?: number | null,
+  ): { bytes: Uint8Array; warnings: Warning[] };
+}
+
+/** Every format proftab knows (same as `Profile.formats()`). */
+export declare function formats(): FormatInfo[];

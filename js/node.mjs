@@ -1,0 +1,10 @@
+// Node entry of the proftab package: wasm-bindgen's `--target nodejs` build (CommonJS, loads
+// its .wasm synchronously from beside itself).
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const wasm = require("../pkg/node/proftab.js");
+
+export const Profile = wasm.Profile;
+export const formats = wasm.formats;
+export { NO_INDEX, INT_NA } from "./constants.mjs";

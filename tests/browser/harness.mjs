@@ -1,0 +1,109 @@
+// Browser test harness (not a test file): Debian's Chromium driven by playwright-core, a
+// static server on 127.0.0.1, synthetic file drops, screenshots under test-artifacts/.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serveStatic } from "../../scripts/static-server.mjs";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const DIST = path.join(ROOT, "dist");
+export const ARTIFACTS = path.join(ROOT, "test-artifacts");
+export const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
+export const CHROMIUM = process.env.PROFTAB_CHROMIUM ?? "/usr/bin/chromium";
+
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/**
+ * Starts Chromium with a fresh profile folder. Resolves to `{ context, close() }`; `close`
+ * also removes the profile folder.
+ */
+export async function launchBrowser() {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)`);
+  }
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1100, height: 800 },
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Serves `dir` (default dist/) on 127.0.0.1; fails clearly when it was not built. */
+export async function serve(dir = DIST) {
+  if (!fs.existsSync(path.join(dir, "index.html")) && dir === DIST) {
+    throw new Error(`${DIST}/index.html is missing: run scripts/build.sh first`);
+  }
+  return serveStatic(dir);
+}
+
+/**
+ * Opens `url` in a new page and records what would show a broken page: uncaught errors,
+ * console errors, CSP violations, failed requests and dialogs (dialogs are dismissed).
+ */
+export async function openPage(context, url) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console error: ${m.text()}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on("dialog", (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss();
+  });
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/**
+ * Drops files on the element matched by `selector` as a user's drag and drop would:
+ * dragenter, dragover, drop with a DataTransfer holding the files. `files` are
+ * `{ name, bytes }` (bytes a Uint8Array or Buffer).
+ */
+export async function dropFiles(page, selector, files) {
+  const payload = files.map((f) => ({ name: f.name, data: Buffer.from(f.bytes).toString("base64") }));
+  const transfer = await page.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const { name, data } of list) {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      dt.items.add(new File([bytes], name));
+    }
+    return dt;
+  }, payload);
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    await page.dispatchEvent(selector, type, { dataTransfer: transfer });
+  }
+  await transfer.dispose();
+}
+
+/** Saves a full-page screenshot as test-artifacts/<name>.png and returns its path. */
+export async function screenshot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

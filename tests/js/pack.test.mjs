@@ -1,0 +1,104 @@
+// `npm pack` the package, install the tarball into an empty folder and use it from Node (ESM)
+// as a user would: nothing from this repository is reachable there except the tarball.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { ROOT, CORPUS, TINY } from "./helpers.mjs";
+
+const npm = (args, cwd) =>
+  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+
+let dir;
+let packed;
+
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-pack-"));
+  [packed] = JSON.parse(npm(["pack", "--json", "--pack-destination", dir], ROOT));
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "user", private: true, type: "module" }));
+  npm(["install", "--offline", path.join(dir, packed.filename)], dir);
+});
+
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test("the tarball holds the entries, both wasm builds and the types, nothing else", () => {
+  const files = packed.files.map((f) => f.path).sort();
+  assert.deepEqual(files, [
+    "README.md",
+    "js/constants.mjs",
+    "js/index.d.ts",
+    "js/node.mjs",
+    "js/web.mjs",
+    "package.json",
+    "pkg/node/package.json",
+    "pkg/node/proftab.js",
+    "pkg/node/proftab_bg.wasm",
+    "pkg/web/proftab.js",
+    "pkg/web/proftab_bg.wasm",
+  ]);
+});
+
+/** Runs an ES module in the user's folder and returns what it printed, parsed as JSON. */
+function runInUserFolder(source, ...args) {
+  const script = path.join(dir, "main.mjs");
+  fs.writeFileSync(script, source);
+  return JSON.parse(execFileSync(process.execPath, [script, ...args], { cwd: dir, encoding: "utf8" }));
+}
+
+test("the installed package imports from Node ESM and reads a file", () => {
+  const out = runInUserFolder(
+    `import fs from "node:fs";
+     import { Profile } from "proftab";
+     const p = Profile.parse(fs.readFileSync(process.argv[2]), "tiny.json");
+     console.log(JSON.stringify({ format: p.format, samples: p.numSamples, stacks: [...p.sampleStack()] }));`,
+    TINY,
+  );
+  assert.deepEqual(out, { format: "tables-json", samples: 3, stacks: [2, 2, 1] });
+});
+
+test("the installed package throws Errors for unreadable input", () => {
+  const file = path.join(dir, "input.bin");
+  fs.writeFileSync(file, new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+  const out = runInUserFolder(
+    `import fs from "node:fs";
+     import { Profile, formats, NO_INDEX } from "proftab";
+     const result = { formats: formats().length, noIndex: NO_INDEX };
+     try {
+       const p = Profile.parse(fs.readFileSync(process.argv[2]), "input.bin");
+       result.format = p.format;
+       result.samples = p.numSamples;
+     } catch (e) {
+       result.error = e instanceof Error ? e.message : "not an Error";
+     }
+     console.log(JSON.stringify(result));`,
+    file,
+  );
+  assert.equal(out.formats, 9);
+  assert.equal(out.noIndex, 0xffffffff);
+  assert.match(out.error, /^input: unrecognized format \(starts with bytes 89 50 4e 47\)/);
+});
+
+test("the installed package reads an Rprof file of the corpus", () => {
+  const file = path.join(CORPUS, "rprof/profvis-test-parse.prof");
+  const out = runInUserFolder(
+    `import fs from "node:fs";
+     import { Profile } from "proftab";
+     const p = Profile.parse(fs.readFileSync(process.argv[2]), "profvis-test-parse.prof");
+     const info = p.info();
+     console.log(JSON.stringify({
+       format: p.format,
+       samples: p.numSamples,
+       uri: info.sources[0].uri,
+       frames: info.tables.find((t) => t.name === "sample_locations").rows,
+     }));`,
+    file,
+  );
+  // Counted by hand in the file: 6 sample lines holding 1+1+2+2+1+0 frames.
+  assert.deepEqual(out, { format: "rprof", samples: 6, uri: "profvis-test-parse.prof", frames: 7 });
+});
