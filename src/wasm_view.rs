@@ -83,10 +83,7 @@ fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
     if profiles.is_empty() {
         return Err(JsError::new("no file given"));
     }
-    // Until `model::combine` (cli helper) is merged, several files cannot be combined.
-    Err(JsError::new(
-        "combining several files is not available in this build",
-    ))
+    crate::model::combine::combine(&profiles).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Files read and combined into one profile, before any analysis (a separate step so the page

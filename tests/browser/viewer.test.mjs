@@ -15,6 +15,8 @@ const PPROF = path.join(CORPUS, "pprof/parca-fib.pb.gz");
 const RPROF_MEMORY = path.join(ROOT, "tests/fixtures/rprof/memory.out");
 const FIXTURES = path.join(ROOT, "tests/fixtures/viewer");
 const HOSTILE = "<img src=x onerror=alert(1)>";
+// The pprof reader lands from its own branch; until then the tests that load pprof skip.
+const HAS_PPROF = fs.existsSync(path.join(ROOT, "src/formats/pprof"));
 
 let browser;
 let server;
@@ -120,6 +122,7 @@ test("CSP is strict and the page works from a sub-path", async () => {
 });
 
 test("pprof by file picker: flame graph drawn, table equals proftab top", async (t) => {
+  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -130,7 +133,7 @@ test("pprof by file picker: flame graph drawn, table equals proftab top", async 
   assert.deepEqual(problems, []);
   const bin = cli();
   if (!bin) return skip(t, "the proftab CLI is not built (cargo build --release --bin proftab)");
-  const top = JSON.parse(execFileSync(bin, ["top", "--json", PPROF], { encoding: "utf8" }));
+  const top = JSON.parse(execFileSync(bin, ["top", PPROF, "--json"], { encoding: "utf8" }));
   const cliRows = Array.isArray(top) ? top : top.rows || top.functions;
   assert.deepEqual(
     rows.map((r) => r[4]),
@@ -175,7 +178,8 @@ test("Rprof with memory by drag and drop; value type switch changes the table", 
   await page.close();
 });
 
-test("tooltip, search, zoom and the other views", async () => {
+test("tooltip, search, zoom and the other views", async (t) => {
+  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -232,7 +236,8 @@ test("tooltip, search, zoom and the other views", async () => {
   await page.close();
 });
 
-test("export round trip keeps the totals", async () => {
+test("export round trip keeps the totals", async (t) => {
+  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -276,7 +281,7 @@ test("a malformed file shows the reader's error and the next file still loads", 
   assert.equal(await page.isVisible("#error"), true);
   assert.match(await page.textContent("#error-text"), /broken\.png: .*unrecognized format/);
   await screenshot(page, "viewer-error");
-  await dropFiles(page, "body", [file(PPROF)]);
+  await dropFiles(page, "body", [file(RPROF_MEMORY)]);
   await drawn(page);
   assert.equal(await page.isHidden("#error"), true);
   assert.deepEqual(problems, []);
@@ -301,7 +306,7 @@ test("a long load shows progress and can be cancelled; the page stays usable", a
   await page.click("#cancel");
   await page.waitForSelector("body[data-state=ready]");
   assert.equal(await page.isHidden("#progress"), true);
-  await page.setInputFiles("#file-input", PPROF);
+  await page.setInputFiles("#file-input", RPROF_MEMORY);
   await drawn(page);
   assert.deepEqual(problems, []);
   await page.close();
@@ -326,7 +331,6 @@ test("names that look like markup are shown literally", async () => {
 });
 
 test("two files at once are combined, one source each", async (t) => {
-  if (!fs.existsSync(path.join(ROOT, "src/model/combine.rs"))) return skip(t, "model::combine is not merged yet");
   if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
   const { page, problems } = await readyPage();
   await dropFiles(page, "body", [file(RPROF_MEMORY), file(path.join(FIXTURES, "second.out"))]);
@@ -340,7 +344,8 @@ test("two files at once are combined, one source each", async (t) => {
   await page.close();
 });
 
-test("view state lives in the URL hash and is restored", async () => {
+test("view state lives in the URL hash and is restored", async (t) => {
+  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const hash = "#view=flame&order=alpha&icicle=1&search=big&focus=math%2Fbig.nat.add";
   const { page, problems } = await readyPage(hash);
   await page.setInputFiles("#file-input", PPROF);
