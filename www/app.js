@@ -251,9 +251,6 @@ function selectFrame(frame, fromTable) {
   table.select(frame);
   allViews.forEach((v) => v.setHighlight({ selected: frame }));
   if (S.view === 'sandwich' || fromTable === 'sandwich') refreshSandwich();
-  if (fromTable && S.view === 'flame') {
-    // nothing to zoom: the selection is outlined in the graph
-  }
 }
 
 function renderCrumbs() {

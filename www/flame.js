@@ -66,6 +66,8 @@ export class FlameView {
     }
     this.dpr = dpr;
     this.requestDraw();
+    // A view laid out while hidden (1 px wide) asks again for detail at its real width.
+    if (this.data || this.pending) this.fetch();
   }
 
   top() {

@@ -365,6 +365,22 @@ test("view state lives in the URL hash and is restored", async (t) => {
   await page.close();
 });
 
+test("a view first laid out while hidden shows full detail when opened", async (t) => {
+  if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
+  const { page, problems } = await readyPage("#view=time");
+  await page.setInputFiles("#file-input", RPROF_MEMORY);
+  await settled(page);
+  await page.waitForTimeout(300);
+  assert.ok((await ink(page, "#time-canvas")) > 1000);
+  await page.click("#tabs button[data-view=flame]");
+  await page.waitForTimeout(400);
+  const frames = await page.evaluate(() => window.__proftab.visibleFrames());
+  assert.ok(frames.length > 10, `only ${frames.length} frames drawn`);
+  assert.ok((await ink(page, "#main-canvas")) > 2000);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("examples open with one click and ?url= loads over HTTP", async (t) => {
   const list = JSON.parse(fs.readFileSync(path.join(DIST, "examples/index.json"), "utf8"));
   if (!list.length) return skip(t, "no example fixtures were copied");
