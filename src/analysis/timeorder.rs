@@ -13,12 +13,13 @@ use crate::analysis::flame::{Boxes, Run, Viewport, MERGED};
 use crate::analysis::tree::{CallTree, NodeMap, DROPPED, ROOT};
 use crate::model::{Profile, ValueTypeIndex, NO_INDEX, SAMPLE_TIME};
 
-/// The boxes of one row.
+/// The boxes of one row: a box covers the laid-out samples `first..=last` (indices into
+/// [`TimeLayout`]'s span columns), 12 bytes a box however long the profile.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Row {
     node: Vec<u32>,
-    x0: Vec<f64>,
-    x1: Vec<f64>,
+    first: Vec<u32>,
+    last: Vec<u32>,
 }
 
 /// A complete time-order layout, queried by viewport with [`TimeLayout::boxes`].
@@ -26,6 +27,10 @@ struct Row {
 pub struct TimeLayout {
     /// `rows[d - 1]` holds the boxes at depth `d` (the root is not drawn), sorted by x.
     rows: Vec<Row>,
+    /// Start of each laid-out sample, in layout order.
+    span_x0: Vec<f64>,
+    /// End of each laid-out sample.
+    span_x1: Vec<f64>,
     /// Start of the first sample.
     pub x_min: f64,
     /// End of the last sample.
@@ -49,26 +54,31 @@ pub fn time_layout(
         rows: Vec::new(),
         path: Vec::new(),
     };
+    let (mut span_x0, mut span_x1): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     let mut last_end = f64::NEG_INFINITY;
-    let (mut x_min, mut x_max) = (f64::INFINITY, f64::NEG_INFINITY);
     for (s, x0, x1) in spans.spans {
         let node = map.node_of_stack(p.samples.stack[s]);
         if node == DROPPED || x1 <= x0 {
             continue;
         }
+        let k = span_x0.len() as u32;
         if x0 > last_end {
-            b.close_to(0, last_end);
+            b.close_to(0, k.wrapping_sub(1));
         }
-        b.enter(node, x0);
+        b.enter(node, k);
+        span_x0.push(x0);
+        span_x1.push(x1);
         last_end = x1;
-        x_min = x_min.min(x0);
-        x_max = x_max.max(x1);
     }
-    b.close_to(0, last_end);
+    b.close_to(0, (span_x0.len() as u32).wrapping_sub(1));
     TimeLayout {
         rows: b.rows,
-        x_min: if x_min.is_finite() { x_min } else { 0.0 },
-        x_max: if x_max.is_finite() { x_max } else { 0.0 },
+        x_min: span_x0.first().copied().unwrap_or(0.0),
+        x_max: span_x1
+            .last()
+            .map_or(0.0, |_| span_x1.iter().copied().fold(f64::MIN, f64::max)),
+        span_x0,
+        span_x1,
         is_time: spans.is_time,
     }
 }
@@ -160,18 +170,18 @@ fn sample_ends(p: &Profile, times: &[f64]) -> Vec<f64> {
 
 struct LayoutBuilder<'a> {
     tree: &'a CallTree,
-    /// `open[d - 1]` = (node, start) of the box open at depth `d`.
-    open: Vec<(u32, f64)>,
+    /// `open[d - 1]` = (node, first span) of the box open at depth `d`.
+    open: Vec<(u32, u32)>,
     rows: Vec<Row>,
     path: Vec<u32>,
 }
 
 impl LayoutBuilder<'_> {
-    /// Closes every open box deeper than `depth` at `end`.
-    fn close_to(&mut self, depth: usize, end: f64) {
+    /// Closes every open box deeper than `depth`, its last span being `last`.
+    fn close_to(&mut self, depth: usize, last: u32) {
         while self.open.len() > depth {
             let d = self.open.len();
-            let Some((node, start)) = self.open.pop() else {
+            let Some((node, first)) = self.open.pop() else {
                 break;
             };
             if self.rows.len() < d {
@@ -179,13 +189,13 @@ impl LayoutBuilder<'_> {
             }
             let row = &mut self.rows[d - 1];
             row.node.push(node);
-            row.x0.push(start);
-            row.x1.push(end);
+            row.first.push(first);
+            row.last.push(last);
         }
     }
 
-    /// Extends the open boxes shared with `node`'s path and opens the rest at `x0`.
-    fn enter(&mut self, node: u32, x0: f64) {
+    /// Extends the open boxes shared with `node`'s path and opens the rest at span `k`.
+    fn enter(&mut self, node: u32, k: u32) {
         // Walk up from `node` until reaching a node that is already open at its depth.
         self.path.clear();
         let mut n = node;
@@ -202,8 +212,8 @@ impl LayoutBuilder<'_> {
         } else {
             self.tree.depth[n as usize] as usize
         };
-        self.close_to(shared, x0);
-        self.open.extend(self.path.iter().rev().map(|&p| (p, x0)));
+        self.close_to(shared, k.wrapping_sub(1));
+        self.open.extend(self.path.iter().rev().map(|&p| (p, k)));
     }
 }
 
@@ -233,10 +243,11 @@ impl TimeLayout {
             if depth > vp.max_depth {
                 break;
             }
-            let first = row.x1.partition_point(|&e| e <= vp.x0);
+            let end_of = |k: usize| self.span_x1[row.last[k] as usize];
+            let first = partition_point(row.node.len(), |k| end_of(k) <= vp.x0);
             let mut run: Option<Run> = None;
             for k in first..row.node.len() {
-                let (x0, x1) = (row.x0[k], row.x1[k]);
+                let (x0, x1) = (self.span_x0[row.first[k] as usize], end_of(k));
                 if x0 >= vp.x1 {
                     break;
                 }
@@ -260,6 +271,21 @@ impl TimeLayout {
         }
         out
     }
+}
+
+/// The number of leading indices of `0..n` for which `pred` holds (`pred` must hold for a
+/// prefix and fail after it).
+fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 fn emit_run(run: Option<Run>, depth: u32, out: &mut Boxes) {
