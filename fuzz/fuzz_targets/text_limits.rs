@@ -1,5 +1,5 @@
-//! Read options shared by the collapsed, cpuprofile and speedscope fuzz targets: limits small
-//! enough that hitting one is an `Err`, not a libFuzzer out-of-memory report.
+//! Read options shared by the collapsed, cpuprofile, speedscope and pprof fuzz targets: limits
+//! small enough that hitting one is an `Err`, not a libFuzzer out-of-memory report.
 
 use proftab::formats::{Limits, ReadOptions};
 

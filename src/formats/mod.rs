@@ -9,7 +9,9 @@
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod error;
+pub mod gzip;
 pub(crate) mod json_scan;
+pub mod pprof;
 pub mod rprof;
 pub mod speedscope;
 pub mod tables_json;
@@ -235,6 +237,12 @@ pub fn registry() -> &'static [FormatSpec] {
             write: None,
         },
         FormatSpec {
+            format: Format::Pprof,
+            detect: Some(pprof::detect),
+            read: Some(pprof::read),
+            write: Some(pprof::write),
+        },
+        FormatSpec {
             format: Format::Rprof,
             detect: Some(rprof::detect),
             read: Some(rprof::read),
@@ -262,17 +270,30 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     if bytes.is_empty() {
         return Err(ReadError::whole("input", "the file is empty"));
     }
-    let format = detect(bytes).ok_or_else(|| {
-        ReadError::whole(
-            "input",
-            format!(
-                "unrecognized format (starts with {}); proftab reads {}",
-                describe_prefix(bytes),
-                readable_names().join(", ")
-            ),
-        )
-    })?;
-    read_as(format, bytes, options)
+    if let Some(format) = detect(bytes) {
+        return read_as(format, bytes, options);
+    }
+    if gzip::is_gzip(bytes) {
+        // Any format may come gzipped: inflate once (capped) and look at what is inside.
+        let inner = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, "gzip")?;
+        if let Some(format) = detect(&inner) {
+            return read_as(format, &inner, options);
+        }
+        return Err(unrecognized(&inner, "gzip-compressed data"));
+    }
+    Err(unrecognized(bytes, "input"))
+}
+
+/// The error for input no registered format recognizes; `what` names it in the message.
+fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
+    ReadError::whole(
+        "input",
+        format!(
+            "unrecognized format ({what} starts with {}); proftab reads {}",
+            describe_prefix(bytes),
+            readable_names().join(", ")
+        ),
+    )
 }
 
 /// Reads `bytes` as `format`.

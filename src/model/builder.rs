@@ -234,6 +234,25 @@ impl ProfileBuilder {
         s
     }
 
+    /// Appends a stack node without looking for an identical one: for readers that intern
+    /// stacks themselves (with a key of their own, e.g. pprof location ids) and never append
+    /// the same `(prefix, location)` twice. `prefix` must be an existing node, so that
+    /// `prefix < index` holds ([`Self::build`] checks it).
+    pub fn push_stack_node(
+        &mut self,
+        prefix: Option<StackIndex>,
+        location: LocationIndex,
+    ) -> StackIndex {
+        let st = &mut self.p.stacks;
+        let depth = prefix
+            .and_then(|s| st.depth.get(s.idx()))
+            .map_or(1, |d| d + 1);
+        st.prefix.push(encode_opt(prefix.map(|s| s.0)));
+        st.location.push(location);
+        st.depth.push(depth);
+        StackIndex(to_u32(st.prefix.len() - 1))
+    }
+
     /// The stack node of a whole stack given innermost frame first (as pprof and Rprof list
     /// frames). `None` for an empty stack.
     ///

@@ -1,0 +1,399 @@
+//! gzip (RFC 1952) on top of miniz_oxide's raw DEFLATE: the header and trailer are parsed and
+//! written here, with a table-driven CRC-32.
+//!
+//! Reading is capped: [`gunzip_capped`] inflates incrementally into a buffer that grows by
+//! doubling up to the cap and never past it, so a decompression bomb fails with a clear error
+//! after allocating at most `cap` bytes. Every member of a multi-member stream is decoded (as
+//! Go's `gzip.Reader` does), and each member's CRC-32 and ISIZE are checked.
+
+use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::TINFLStatus;
+
+use super::error::{Place, ReadError};
+
+/// The two magic bytes every gzip member starts with.
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// Compression method "deflate", the only one RFC 1952 defines.
+const METHOD_DEFLATE: u8 = 8;
+/// Length of the fixed part of a member header.
+const FIXED_HEADER_LEN: usize = 10;
+/// Length of a member trailer (CRC-32 and ISIZE).
+const TRAILER_LEN: usize = 8;
+/// Header flag bits (RFC 1952 §2.3.1).
+const FLAG_HCRC: u8 = 0x02;
+const FLAG_EXTRA: u8 = 0x04;
+const FLAG_NAME: u8 = 0x08;
+const FLAG_COMMENT: u8 = 0x10;
+const FLAG_RESERVED: u8 = 0xe0;
+/// Smallest output buffer allocated up front when inflating (grown by doubling from there).
+const MIN_INITIAL_OUTPUT: usize = 64 * 1024;
+/// The DEFLATE level used by [`gzip`] (zlib's default).
+pub const GZIP_LEVEL: u8 = 6;
+/// The OS byte written by [`gzip`]: 255 = unknown, so output does not depend on the machine.
+const OS_UNKNOWN: u8 = 255;
+
+/// True when `bytes` start with the gzip magic `1f 8b` (the test `go tool pprof` uses).
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&GZIP_MAGIC)
+}
+
+/// Decompresses every member of the gzip stream `bytes`. Fails, naming `format` and the byte
+/// offset in the compressed input, when a header is malformed, the DEFLATE data is corrupt or
+/// truncated, a CRC-32 or ISIZE does not match, bytes that are not a gzip member follow the
+/// stream, or the output would exceed `cap` bytes (`Limits::max_decompressed_bytes`).
+pub fn gunzip_capped(bytes: &[u8], cap: usize, format: &'static str) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        pos = gunzip_member(bytes, pos, &mut out, cap, format)?;
+        let rest = bytes.get(pos..).unwrap_or_default();
+        if rest.is_empty() {
+            if out.capacity() > out.len() + out.len() / 8 {
+                out.shrink_to_fit();
+            }
+            return Ok(out);
+        }
+        if !is_gzip(rest) {
+            return Err(ReadError::new(
+                format,
+                Place::Byte(pos as u64),
+                format!(
+                    "{} bytes of trailing data after the gzip stream (not another gzip member)",
+                    rest.len()
+                ),
+            ));
+        }
+    }
+}
+
+/// Decompresses at most `max_len` bytes from the start of the first member of `bytes`, without
+/// checking the trailer: enough to sniff what a gzip file holds. `None` when the header is
+/// malformed or nothing could be inflated.
+pub fn gunzip_prefix(bytes: &[u8], max_len: usize) -> Option<Vec<u8>> {
+    let body_start = parse_header(bytes, 0, "gzip").ok()?;
+    let body = bytes.get(body_start..)?;
+    let mut out = vec![0u8; max_len];
+    let mut decomp = Box::<DecompressorOxide>::default();
+    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
+        | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+    let (_, _, written) = decompress(&mut decomp, body, &mut out, 0, flags);
+    out.truncate(written);
+    (!out.is_empty()).then_some(out)
+}
+
+/// Decodes the member starting at `start`, appending its output to `out`; returns the offset
+/// just past its trailer.
+fn gunzip_member(
+    bytes: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+    cap: usize,
+    format: &'static str,
+) -> Result<usize, ReadError> {
+    let body_start = parse_header(bytes, start, format)?;
+    let body = bytes.get(body_start..).unwrap_or_default();
+    let out_start = out.len();
+    let hint = if out_start == 0 {
+        size_hint(bytes, body.len())
+    } else {
+        0
+    };
+    let consumed = inflate_capped(body, out, cap, hint).map_err(|e| {
+        let message = match e {
+            InflateError::OverCap => format!(
+                "the decompressed data exceeds the limit of {cap} bytes \
+                 (Limits::max_decompressed_bytes)"
+            ),
+            InflateError::Truncated => "the gzip stream is truncated".to_owned(),
+            InflateError::Corrupt => "corrupt DEFLATE data in the gzip stream".to_owned(),
+        };
+        ReadError::new(format, Place::Byte(body_start as u64), message)
+    })?;
+    let trailer_at = body_start.saturating_add(consumed);
+    check_trailer(
+        bytes,
+        trailer_at,
+        out.get(out_start..).unwrap_or_default(),
+        format,
+    )?;
+    Ok(trailer_at + TRAILER_LEN)
+}
+
+/// The size the output will probably have: the ISIZE of the stream's last trailer (exact for
+/// a single member under 4 GiB), when it is plausible for `body_len` compressed bytes; else 0.
+fn size_hint(bytes: &[u8], body_len: usize) -> usize {
+    let isize = bytes
+        .len()
+        .checked_sub(4)
+        .and_then(|at| read_u32_le(bytes, at))
+        .map_or(0, |v| v as usize);
+    if isize <= body_len.saturating_mul(MAX_HINT_RATIO) {
+        isize
+    } else {
+        0
+    }
+}
+
+/// Largest expansion ratio for which the ISIZE hint is trusted to size the first allocation
+/// (profiles compress 2–10×; a bomb's claim is not believed, the buffer then grows by doubling).
+const MAX_HINT_RATIO: usize = 16;
+
+/// Checks the CRC-32 and ISIZE of the trailer at `at` against the member's output `data`.
+fn check_trailer(
+    bytes: &[u8],
+    at: usize,
+    data: &[u8],
+    format: &'static str,
+) -> Result<(), ReadError> {
+    let place = Place::Byte(at as u64);
+    let (Some(crc), Some(isize)) = (read_u32_le(bytes, at), read_u32_le(bytes, at + 4)) else {
+        return Err(ReadError::new(
+            format,
+            place,
+            "the gzip stream is truncated (missing the CRC-32/size trailer)",
+        ));
+    };
+    if crc != crc32(data) {
+        return Err(ReadError::new(
+            format,
+            place,
+            format!(
+                "gzip CRC-32 mismatch (trailer says {crc:08x}, data has {:08x})",
+                crc32(data)
+            ),
+        ));
+    }
+    // ISIZE is the size modulo 2^32 (RFC 1952 §2.3.1); truncation is intended.
+    let size_mod = (data.len() as u64 & 0xffff_ffff) as u32;
+    if isize != size_mod {
+        return Err(ReadError::new(
+            format,
+            place,
+            format!("gzip size mismatch (trailer says {isize} bytes, data has {size_mod})"),
+        ));
+    }
+    Ok(())
+}
+
+fn read_u32_le(bytes: &[u8], at: usize) -> Option<u32> {
+    let b: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
+    Some(u32::from_le_bytes(b))
+}
+
+/// Parses the member header starting at `start`; returns the offset of the DEFLATE body.
+fn parse_header(bytes: &[u8], start: usize, format: &'static str) -> Result<usize, ReadError> {
+    let err = |at: usize, msg: &str| ReadError::new(format, Place::Byte(at as u64), msg.to_owned());
+    let fixed = bytes
+        .get(start..start.saturating_add(FIXED_HEADER_LEN))
+        .ok_or_else(|| err(start, "truncated gzip header"))?;
+    if fixed[..2] != GZIP_MAGIC {
+        return Err(err(start, "not a gzip member (no 1f 8b magic)"));
+    }
+    if fixed[2] != METHOD_DEFLATE {
+        return Err(err(
+            start + 2,
+            "unsupported gzip compression method (not deflate)",
+        ));
+    }
+    let flags = fixed[3];
+    if flags & FLAG_RESERVED != 0 {
+        return Err(err(start + 3, "reserved gzip header flags are set"));
+    }
+    let mut pos = start + FIXED_HEADER_LEN;
+    if flags & FLAG_EXTRA != 0 {
+        let xlen = bytes
+            .get(pos..pos + 2)
+            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+            .ok_or_else(|| err(pos, "truncated gzip extra field"))?;
+        pos += 2 + xlen;
+    }
+    for flag in [FLAG_NAME, FLAG_COMMENT] {
+        if flags & flag != 0 {
+            let zero = bytes
+                .get(pos..)
+                .and_then(|rest| rest.iter().position(|&b| b == 0))
+                .ok_or_else(|| err(pos, "truncated gzip header (unterminated name or comment)"))?;
+            pos += zero + 1;
+        }
+    }
+    if flags & FLAG_HCRC != 0 {
+        let want = bytes
+            .get(pos..pos + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .ok_or_else(|| err(pos, "truncated gzip header CRC"))?;
+        let header = bytes.get(start..pos).unwrap_or_default();
+        // The header CRC is the low 16 bits of the CRC-32 of the header (RFC 1952 §2.3.1).
+        if want != (crc32(header) & 0xffff) as u16 {
+            return Err(err(pos, "gzip header CRC mismatch"));
+        }
+        pos += 2;
+    }
+    if pos > bytes.len() {
+        return Err(err(bytes.len(), "truncated gzip header"));
+    }
+    Ok(pos)
+}
+
+/// Why raw inflation stopped.
+enum InflateError {
+    /// The output would exceed the cap.
+    OverCap,
+    /// The DEFLATE stream ended early.
+    Truncated,
+    /// The DEFLATE stream is invalid.
+    Corrupt,
+}
+
+/// Inflates the raw DEFLATE stream at the start of `input`, appending to `out`, which never
+/// grows past `cap` bytes in total; `hint` (0 = none) is the expected output size. Returns the
+/// number of input bytes the stream used.
+fn inflate_capped(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    cap: usize,
+    hint: usize,
+) -> Result<usize, InflateError> {
+    let mut decomp = Box::<DecompressorOxide>::default();
+    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    let mut out_pos = out.len();
+    let mut consumed = 0usize;
+    let guess = if hint > 0 {
+        hint.saturating_add(1) // one spare byte: a full buffer reads as "more output"
+    } else {
+        input.len().saturating_mul(4).max(MIN_INITIAL_OUTPUT)
+    };
+    let initial = out_pos.saturating_add(guess).min(cap);
+    out.resize(initial.max(out_pos), 0);
+    loop {
+        let rest = input.get(consumed..).unwrap_or_default();
+        let (status, used, written) = decompress(&mut decomp, rest, out, out_pos, flags);
+        consumed = consumed.saturating_add(used);
+        out_pos = out_pos.saturating_add(written);
+        match status {
+            TINFLStatus::Done => {
+                out.truncate(out_pos);
+                return Ok(consumed);
+            }
+            TINFLStatus::HasMoreOutput => {
+                if out.len() >= cap {
+                    out.truncate(out_pos);
+                    return Err(InflateError::OverCap);
+                }
+                let grown = out.len().saturating_mul(2).max(MIN_INITIAL_OUTPUT).min(cap);
+                out.resize(grown, 0);
+            }
+            TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
+                out.truncate(out_pos);
+                return Err(InflateError::Truncated);
+            }
+            _ => {
+                out.truncate(out_pos);
+                return Err(InflateError::Corrupt);
+            }
+        }
+    }
+}
+
+/// Compresses `data` into a single-member gzip stream: DEFLATE level [`GZIP_LEVEL`], no file
+/// name, modification time 0 and OS "unknown", so equal input gives equal bytes.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let body = miniz_oxide::deflate::compress_to_vec(data, GZIP_LEVEL);
+    let mut out = Vec::with_capacity(body.len() + FIXED_HEADER_LEN + TRAILER_LEN);
+    out.extend_from_slice(&GZIP_MAGIC);
+    out.extend_from_slice(&[METHOD_DEFLATE, 0, 0, 0, 0, 0, 0, OS_UNKNOWN]);
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&((data.len() as u64 & 0xffff_ffff) as u32).to_le_bytes());
+    out
+}
+
+/// The reflected CRC-32 polynomial of gzip, zlib and PNG.
+const CRC32_POLY: u32 = 0xedb8_8320;
+
+/// Slicing-by-8 tables: `CRC_TABLES[0]` is the classic byte table, `CRC_TABLES[k][b]` the CRC of
+/// byte `b` followed by `k` zero bytes.
+static CRC_TABLES: [[u32; 256]; 8] = crc_tables();
+
+const fn crc_tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                CRC32_POLY ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        t[0][i] = c;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 256 {
+        let mut k = 1;
+        while k < 8 {
+            let prev = t[k - 1][i];
+            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            k += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// CRC-32 (ISO 3309, as in gzip) of `data`.
+pub fn crc32(data: &[u8]) -> u32 {
+    let t = &CRC_TABLES;
+    let mut crc = !0u32;
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let hi = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
+        crc = t[7][(lo & 0xff) as usize]
+            ^ t[6][((lo >> 8) & 0xff) as usize]
+            ^ t[5][((lo >> 16) & 0xff) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][(hi & 0xff) as usize]
+            ^ t[2][((hi >> 8) & 0xff) as usize]
+            ^ t[1][((hi >> 16) & 0xff) as usize]
+            ^ t[0][(hi >> 24) as usize];
+    }
+    for &b in chunks.remainder() {
+        crc = (crc >> 8) ^ t[0][((crc ^ u32::from(b)) & 0xff) as usize];
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_check_value() {
+        // The standard check value of CRC-32/ISO-HDLC (as used by gzip).
+        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn gzip_round_trip_and_multi_member() {
+        let a = gzip(b"hello ");
+        let b = gzip(b"world");
+        let mut both = a.clone();
+        both.extend_from_slice(&b);
+        assert_eq!(gunzip_capped(&a, 1 << 20, "t").unwrap(), b"hello ");
+        assert_eq!(gunzip_capped(&both, 1 << 20, "t").unwrap(), b"hello world");
+    }
+
+    #[test]
+    fn cap_is_enforced() {
+        let data = vec![0u8; 1 << 20];
+        let z = gzip(&data);
+        let e = gunzip_capped(&z, 1000, "t").unwrap_err();
+        assert!(e.message.contains("exceeds the limit of 1000 bytes"), "{e}");
+        assert_eq!(gunzip_capped(&z, 1 << 20, "t").unwrap().len(), 1 << 20);
+    }
+}
