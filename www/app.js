@@ -575,7 +575,7 @@ function fillControls() {
   const ex = $('export');
   const formats = S.writable.map((f) => [f, `profile: ${f}`]).concat([['png', 'image: PNG'], ['svg', 'image: SVG']]);
   ex.replaceChildren(
-    ...[['', '…']].concat(formats).map(([v, t]) => {
+    ...[['', 'Export…']].concat(formats).map(([v, t]) => {
       const o = document.createElement('option');
       o.value = v;
       o.textContent = t;

@@ -387,6 +387,7 @@ test("examples open with one click and ?url= loads over HTTP", async (t) => {
   const { page, problems } = await readyPage();
   await page.click(`#example-list button[data-example="${list[0].file}"]`);
   await drawn(page);
+  await screenshot(page, "viewer-example");
   await page.close();
   const byUrl = await readyPage(`?url=examples/${encodeURIComponent(list[list.length - 1].file)}`);
   await drawn(byUrl.page);
