@@ -291,28 +291,31 @@ function showTooltip(info, ev) {
   }
   const u = unit();
   const all = S.totals[0];
+  // With a focus or a filter the view shows part of the profile: give shares of both.
+  const whole = S.totals[2];
+  const share = (v) => (whole !== all ? `${percent(v, all)} (${percent(v, whole)} of all)` : percent(v, all));
   const rows = [];
   const name = document.createElement('div');
   name.className = 'name';
   if (info.node === NO_NODE) {
     const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
     name.textContent = `${info.count} frames too narrow to show${mostly}`;
-    rows.push(['Total', formatValue(info.width, u), percent(info.width, all)]);
+    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
   } else if (info.node === 0) {
     name.textContent = 'all';
-    rows.push(['Total', formatValue(info.width, u), percent(info.width, all)]);
+    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
   } else {
     name.textContent = frameLabel(info.frame);
     const isTime = ev.target === $('time-canvas');
     if (isTime) {
       rows.push(['Duration', formatValue(info.width, S.timeIsTime ? 'seconds' : u), '']);
     } else {
-      rows.push(['Self', formatValue(info.self, u), percent(info.self, all)]);
-      rows.push(['Total', formatValue(info.width, u), percent(info.width, all)]);
+      rows.push(['Self', formatValue(info.self, u), share(info.self)]);
+      rows.push(['Total', formatValue(info.width, u), share(info.width)]);
     }
     if (S.table) {
-      rows.push(['Function self', formatValue(S.table.self[info.frame], u), percent(S.table.self[info.frame], all)]);
-      rows.push(['Function total', formatValue(S.table.total[info.frame], u), percent(S.table.total[info.frame], all)]);
+      rows.push(['Function self', formatValue(S.table.self[info.frame], u), share(S.table.self[info.frame])]);
+      rows.push(['Function total', formatValue(S.table.total[info.frame], u), share(S.table.total[info.frame])]);
     }
   }
   const parts = [name];
@@ -760,7 +763,7 @@ function setTheme(dark) {
   S.dark = dark;
   document.documentElement.classList.toggle('dark', dark);
   if (S.frames) S.colors = frameColors(S.frames, dark);
-  allViews.forEach((v) => v.requestDraw());
+  allViews.forEach((v) => v.themeChanged());
 }
 
 function wireControls() {

@@ -289,7 +289,7 @@ export class FlameView {
     const t0 = performance.now();
     const { ctx, dpr } = this;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const style = getComputedStyle(this.canvas);
+    const style = this.themeColors();
     const bg = style.getPropertyValue('--canvas-bg').trim() || '#fff';
     ctx.fillStyle = bg;
     ctx.fillRect(0, 0, this.cssW, this.cssH);
@@ -300,6 +300,23 @@ export class FlameView {
     this.drawTimes.push(ms);
     if (this.drawTimes.length > 200) this.drawTimes.shift();
     if (d && this.o.onDrawn) this.o.onDrawn(ms);
+  }
+
+  /** The page's theme colours, read once per theme (see `themeChanged`). */
+  themeColors() {
+    if (!this.theme) {
+      const computed = getComputedStyle(this.canvas);
+      const names = ['--canvas-bg', '--frame-text', '--merged', '--dimmed', '--selected', '--axis-bg', '--axis-line'];
+      const values = new Map(names.map((n) => [n, computed.getPropertyValue(n)]));
+      this.theme = { getPropertyValue: (n) => values.get(n) || '' };
+    }
+    return this.theme;
+  }
+
+  /** Call after the page's colour scheme changed. */
+  themeChanged() {
+    this.theme = null;
+    this.requestDraw();
   }
 
   drawRows(ctx, d, style) {
@@ -314,6 +331,14 @@ export class FlameView {
     if (!this.charW) this.charW = ctx.measureText('M').width || 7;
     const labels = [];
     const selectedRects = [];
+    // Setting fillStyle parses a colour string: set it only when it changes.
+    let lastFill = '';
+    const fill = (color) => {
+      if (color !== lastFill) {
+        ctx.fillStyle = color;
+        lastFill = color;
+      }
+    };
     for (let depth = this.firstRow; depth <= d.maxDepth; depth++) {
       const y = this.rowY(depth);
       if (y > this.cssH || y + ROW < this.top()) continue;
@@ -332,7 +357,7 @@ export class FlameView {
         for (let k = 0; k < 4; k++) {
           if (runFrames[k] !== MERGED && runWidths[k] * 2 > runEnd - runStart) dominant = runFrames[k];
         }
-        ctx.fillStyle = dominant === MERGED ? mergedColor : flags && !flags[dominant] ? dimColor : this.o.color(dominant);
+        fill(dominant === MERGED ? mergedColor : flags && !flags[dominant] ? dimColor : this.o.color(dominant));
         ctx.fillRect(runStart, y, Math.max(runEnd - runStart, 0.5), ROW - 1);
         runStart = -1;
       };
@@ -370,16 +395,14 @@ export class FlameView {
         const left = Math.max(px0, -1);
         const right = Math.min(px0 + pw, this.cssW + 1);
         const isRoot = node === 0;
-        let fill = isRoot ? mergedColor : this.o.color(frame);
-        if (flags && !isRoot && !flags[frame]) fill = dimColor;
-        ctx.fillStyle = fill;
+        fill(isRoot ? mergedColor : flags && !flags[frame] ? dimColor : this.o.color(frame));
         ctx.fillRect(left, y, Math.max(right - left - (pw > 3 ? 1 : 0), 1), ROW - 1);
         if (!isRoot && frame === selected) selectedRects.push([left, y, right - left - 1]);
         if (right - left > this.charW * 3 + 6) labels.push(i, left, right, y);
       }
       flush();
     }
-    ctx.fillStyle = textColor;
+    fill(textColor);
     for (let k = 0; k < labels.length; k += 4) {
       const i = labels[k];
       const [left, right, y] = [labels[k + 1], labels[k + 2], labels[k + 3]];

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::analysis::transform::{apply, Transform};
 use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::model::NO_INDEX;
 
 /// Self and total per frame id, columns indexed by frame id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -15,33 +16,56 @@ pub struct FrameTotals {
     pub total: Vec<f64>,
 }
 
-/// Sums node weights per frame. A node's total counts only where no ancestor has the same
-/// frame, so recursion is counted once; found by one depth-first walk keeping, per frame, how
-/// many open nodes on the current path have it.
-pub fn frame_totals(tree: &CallTree, w: &Weights, kids: &Children, n_frames: usize) -> FrameTotals {
-    let mut t = FrameTotals {
-        self_w: vec![0.0; n_frames],
-        total: vec![0.0; n_frames],
-    };
+/// For every node: true when no ancestor has the same frame, so its total counts towards its
+/// frame's total (recursion counted once). A property of the tree alone, found by one
+/// depth-first walk keeping, per frame, how many nodes on the current path have it.
+pub fn first_occurrences(tree: &CallTree, kids: &Children) -> Vec<bool> {
+    let n_frames = tree
+        .frame
+        .iter()
+        .filter(|&&f| f != NO_INDEX)
+        .max()
+        .map_or(0, |&f| f as usize + 1);
+    let mut first = vec![false; tree.len()];
     let mut on_path = vec![0u32; n_frames];
-    // (node, entering): children are pushed after the node's exit marker.
+    // (node, entering): a node's exit marker is pushed before its children.
     let mut stack: Vec<(u32, bool)> = kids.of(ROOT).iter().rev().map(|&c| (c, true)).collect();
     while let Some((n, entering)) = stack.pop() {
-        let f = tree.frame[n as usize] as usize;
-        let Some(count) = on_path.get_mut(f) else {
+        let Some(count) = on_path.get_mut(tree.frame[n as usize] as usize) else {
             continue;
         };
         if !entering {
             *count -= 1;
             continue;
         }
-        if *count == 0 {
-            t.total[f] += w.total[n as usize];
-        }
+        first[n as usize] = *count == 0;
         *count += 1;
-        t.self_w[f] += w.self_w[n as usize];
         stack.push((n, false));
         stack.extend(kids.of(n).iter().rev().map(|&c| (c, true)));
+    }
+    first
+}
+
+/// Sums node weights per frame id in one pass; `first` is [`first_occurrences`] of the tree.
+pub fn frame_totals(tree: &CallTree, w: &Weights, first: &[bool], n_frames: usize) -> FrameTotals {
+    let mut t = FrameTotals {
+        self_w: vec![0.0; n_frames],
+        total: vec![0.0; n_frames],
+    };
+    let nodes = tree
+        .frame
+        .iter()
+        .zip(first)
+        .zip(w.self_w.iter().zip(&w.total));
+    for ((&f, &is_first), (&self_w, &total)) in nodes.skip(1) {
+        let f = f as usize;
+        if f >= n_frames {
+            continue;
+        }
+        t.self_w[f] += self_w;
+        if is_first {
+            t.total[f] += total;
+        }
     }
     t
 }
@@ -147,7 +171,8 @@ mod tests {
     fn totals_count_recursion_once() {
         let (tree, w) = tree();
         let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2]);
-        let t = frame_totals(&tree, &w, &kids, 3);
+        let first = first_occurrences(&tree, &kids);
+        let t = frame_totals(&tree, &w, &first, 3);
         assert_eq!(t.total, vec![6.0, 4.0, 6.0]);
         assert_eq!(t.self_w, vec![0.0, 1.0, 5.0]);
     }

@@ -227,7 +227,9 @@ impl Weights {
 }
 
 /// Each node's children as one flat list (CSR): the children of `n` are
-/// `list[start[n]..start[n + 1]]`, in the display order chosen. Nodes of zero total are left out.
+/// `list[start[n]..start[n + 1]]`, in the display order last chosen by [`Children::sort`].
+/// Every child is listed, zero totals included (layouts skip them), so the lists depend on the
+/// tree alone and only their order on the weights.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Children {
     /// Offsets into `list`, one per node plus one.
@@ -247,15 +249,12 @@ pub enum Order {
 }
 
 impl Children {
-    /// The children of every node with a non-zero total, sorted by `order`.
-    pub fn new(tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) -> Children {
+    /// Every node's children, in node order.
+    pub fn of_tree(tree: &CallTree) -> Children {
         let n = tree.len();
         let mut count = vec![0u32; n + 1];
-        let kept = |c: usize| w.total[c] != 0.0;
         for c in 1..n {
-            if kept(c) {
-                count[tree.parent[c] as usize + 1] += 1;
-            }
+            count[tree.parent[c] as usize + 1] += 1;
         }
         for i in 1..=n {
             count[i] += count[i - 1];
@@ -264,20 +263,30 @@ impl Children {
         let mut fill = count;
         let mut list = vec![0u32; start[n] as usize];
         for c in 1..n {
-            if kept(c) {
-                let slot = &mut fill[tree.parent[c] as usize];
-                list[*slot as usize] = c as u32;
-                *slot += 1;
-            }
+            let slot = &mut fill[tree.parent[c] as usize];
+            list[*slot as usize] = c as u32;
+            *slot += 1;
         }
+        Children { start, list }
+    }
+
+    /// The children of `tree`, sorted by `order` under `w`.
+    pub fn new(tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) -> Children {
+        let mut kids = Children::of_tree(tree);
+        kids.sort(tree, w, order, name_rank);
+        kids
+    }
+
+    /// Sorts every sibling list: widest first (ties by name) or by name.
+    pub fn sort(&mut self, tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) {
         let rank = |c: u32| {
             name_rank
                 .get(tree.frame[c as usize] as usize)
                 .copied()
                 .unwrap_or(u32::MAX)
         };
-        for p in 0..n {
-            let kids = &mut list[start[p] as usize..start[p + 1] as usize];
+        for p in 0..self.start.len().saturating_sub(1) {
+            let kids = &mut self.list[self.start[p] as usize..self.start[p + 1] as usize];
             if kids.len() < 2 {
                 continue;
             }
@@ -290,7 +299,6 @@ impl Children {
                 Order::Alphabetical => kids.sort_unstable_by_key(|&c| rank(c)),
             }
         }
-        Children { start, list }
     }
 
     /// The children of `node`.
@@ -381,9 +389,9 @@ mod tests {
         let w = Weights::from_self(&tree, vec![0.0, 5.0, 2.0, 0.0]);
         let ranks = [1, 0, 2];
         let wide = Children::new(&tree, &w, Order::WidestFirst, &ranks);
-        assert_eq!(wide.of(ROOT), &[z, a]);
+        assert_eq!(wide.of(ROOT), &[z, a, empty]);
         let abc = Children::new(&tree, &w, Order::Alphabetical, &ranks);
-        assert_eq!(abc.of(ROOT), &[a, z]);
+        assert_eq!(abc.of(ROOT), &[a, z, empty]);
         assert!(abc.of(empty).is_empty());
     }
 }

@@ -3,9 +3,9 @@
 //!
 //! | option changed | recomputed |
 //! | --- | --- |
-//! | transforms | transformed tree, stack → node map, weights, children, frame totals |
-//! | value type, sample filter | weights, children, frame totals |
-//! | order | children |
+//! | transforms | transformed tree, stack → node map, child lists, first occurrences, then as below |
+//! | value type, sample filter | weights, child order, frame totals |
+//! | order | child order |
 //!
 //! Queries ([`View::flame`], [`View::time_order`], [`View::sandwich`]) read that state and
 //! return flat [`Boxes`] columns.
@@ -13,7 +13,9 @@
 use crate::analysis::filter::{weigh, SampleFilter};
 use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
-use crate::analysis::sandwich::{callees, callers, frame_totals, FrameTotals, WeighedTree};
+use crate::analysis::sandwich::{
+    callees, callers, first_occurrences, frame_totals, FrameTotals, WeighedTree,
+};
 use crate::analysis::search::{matched_total, Matcher};
 use crate::analysis::timeorder::{time_layout, TimeLayout};
 use crate::analysis::transform::{apply_all, Transform};
@@ -77,6 +79,8 @@ pub struct View {
     kept_total: f64,
     all_total: f64,
     children: Children,
+    /// Per node of the current tree: no ancestor has the same frame.
+    first: Vec<bool>,
     totals: FrameTotals,
     time: Option<TimeLayout>,
     sandwich: Option<(u32, WeighedTree, Children, WeighedTree, Children)>,
@@ -102,11 +106,12 @@ impl View {
             kept_total: 0.0,
             all_total: 0.0,
             children: Children::default(),
+            first: Vec::new(),
             totals: FrameTotals::default(),
             time: None,
             sandwich: None,
         };
-        v.reweigh();
+        v.retree();
         v
     }
 
@@ -163,12 +168,19 @@ impl View {
                 let map = self.base_map.then(&step, self.profile.stacks.prefix.len());
                 (tree, map)
             });
-            self.reweigh();
+            self.retree();
         } else if old.value_type != self.options.value_type || old.filter != self.options.filter {
             self.reweigh();
         } else if old.order != self.options.order {
             self.reorder();
         }
+    }
+
+    /// After the tree changed: its child lists and first occurrences, then the weights.
+    fn retree(&mut self) {
+        self.children = Children::of_tree(self.tree());
+        self.first = first_occurrences(self.tree(), &self.children);
+        self.reweigh();
     }
 
     fn reweigh(&mut self) {
@@ -188,17 +200,16 @@ impl View {
             .map_or(0.0, |c| c.total());
         self.time = None;
         self.reorder();
-        self.totals = frame_totals(
-            self.tree(),
-            &self.weights,
-            &self.children,
-            self.frames.len(),
-        );
+        self.totals = frame_totals(self.tree(), &self.weights, &self.first, self.frames.len());
     }
 
     fn reorder(&mut self) {
-        let ranks = &self.frames.name_rank;
-        self.children = Children::new(self.tree(), &self.weights, self.options.order, ranks);
+        let (tree, ranks) = (
+            self.transformed.as_ref().map_or(&self.base_tree, |t| &t.0),
+            &self.frames.name_rank,
+        );
+        self.children
+            .sort(tree, &self.weights, self.options.order, ranks);
         self.sandwich = None;
     }
 
