@@ -13,9 +13,8 @@
 #![allow(unsafe_code)] // the counting allocator must implement the unsafe GlobalAlloc trait
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use proftab::analysis::functions::function_table;
@@ -38,50 +37,8 @@ const PEAK_BUDGET_BYTES: usize = 100 * 1024 * 1024;
 /// Sampling interval of the synthetic profile (10 ms).
 const INTERVAL_NS: f64 = 10_000_000.0;
 
-/// Counts live heap bytes and their high-water mark.
-struct CountingAlloc;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn record_alloc(size: usize) {
-    let now = CURRENT.fetch_add(size, Ordering::Relaxed) + size;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every method forwards to the system allocator unchanged; the counters only observe.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            record_alloc(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            record_alloc(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // Count the new block before releasing the old one: a moving realloc holds both.
-            record_alloc(new_size);
-            CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-        p
-    }
-}
+mod common;
+use common::{cpu_time, CountingAlloc, CURRENT, PEAK};
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
@@ -164,18 +121,6 @@ fn build(input: &Input) -> Profile {
     }
     b.return_scratch(frames);
     b.build().expect("the synthetic profile is valid")
-}
-
-/// CPU time (user + system) of this process so far, from `/proc/self/stat`; `None` where
-/// that is unavailable. On a shared machine it varies less than wall time.
-fn cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // The kernel reports clock ticks of 1/100 s (USER_HZ) on Linux.
-    Some(Duration::from_millis(ticks * 10))
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -12,52 +12,18 @@
 #![allow(unsafe_code)] // the counting allocator below
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use proftab::formats::{gzip, pprof, ReadOptions, WriteOptions};
 use proftab::model::{LocationIndex, Profile, ProfileBuilder};
 
-/// A global allocator that counts live bytes and remembers the peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let grow = new_size - layout.size();
-                let now = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
+mod common;
+use common::{cpu_time, CountingAlloc, CURRENT, PEAK};
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: CountingAlloc = CountingAlloc;
 
 /// Minimum size of the generated profile.
 const MIN_SAMPLES: usize = 500_000;
@@ -151,17 +117,6 @@ fn synthetic_profile(samples: usize) -> Profile {
     b.build().unwrap()
 }
 
-/// CPU time (user + system) of this process so far, from /proc/self/stat (Linux; clock
-/// ticks of 10 ms); `None` elsewhere. On a busy machine it is steadier than wall time.
-fn cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_millis(ticks * 10))
-}
-
 /// Best-of-3 wall time and CPU time of `f`, and the peak heap of one run above what was live
 /// before it.
 fn measure<T>(mut f: impl FnMut() -> T) -> (Duration, Option<Duration>, usize) {
@@ -169,7 +124,7 @@ fn measure<T>(mut f: impl FnMut() -> T) -> (Duration, Option<Duration>, usize) {
     let mut best_cpu: Option<Duration> = None;
     let mut peak = 0;
     for _ in 0..3 {
-        let base = LIVE.load(Ordering::Relaxed);
+        let base = CURRENT.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
         let cpu_start = cpu_time();
         let start = Instant::now();

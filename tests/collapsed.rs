@@ -32,15 +32,7 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    let others = [
-        "rprof",
-        "pprof",
-        "otlp",
-        "firefox",
-        "cpuprofile",
-        "speedscope",
-    ];
-    assert_not_claimed(collapsed::detect, &others);
+    assert_other_formats_not_claimed(collapsed::detect, "collapsed", &[]);
     for name in [
         "rprof-aprof-truncated-4096.out",
         "rprof-profile-incomplete.out",
@@ -249,9 +241,7 @@ fn limits_are_errors() {
 
 #[test]
 fn truncated_inputs_never_panic() {
-    for path in corpus_files("collapsed") {
-        truncation_sweep(Format::Collapsed, &std::fs::read(path).unwrap());
-    }
+    truncation_sweep_corpus(Format::Collapsed, "collapsed");
 }
 
 #[test]

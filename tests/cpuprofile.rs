@@ -35,16 +35,7 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    let others = [
-        "rprof",
-        "pprof",
-        "otlp",
-        "firefox",
-        "collapsed",
-        "speedscope",
-        "invalid",
-    ];
-    assert_not_claimed(cpuprofile::detect, &others);
+    assert_other_formats_not_claimed(cpuprofile::detect, "cpuprofile", &["invalid"]);
 }
 
 /// Key of a node path computed from the JSON alone: `url:line:col:name` per frame, root first,
@@ -418,9 +409,7 @@ fn p_ref(p: &Profile) -> &Profile {
 
 #[test]
 fn truncated_inputs_never_panic() {
-    for path in corpus_files("cpuprofile") {
-        truncation_sweep(Format::Cpuprofile, &std::fs::read(path).unwrap());
-    }
+    truncation_sweep_corpus(Format::Cpuprofile, "cpuprofile");
     let _ = formats::detect(b"[");
 }
 

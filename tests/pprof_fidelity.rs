@@ -10,6 +10,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/cli_json.rs"]
+mod cli_json;
 mod pprof_common;
 
 use pprof_common::*;
@@ -115,17 +117,8 @@ fn function_table_matches_go_top() {
 /// `proftab top --json --type TYPE FILE` as (total, rows), when the CLI is built.
 fn cli_top(path: &std::path::Path, value_type: &str) -> Option<(f64, Vec<TopRow>)> {
     let exe = option_env!("CARGO_BIN_EXE_proftab")?;
-    let out = std::process::Command::new(exe)
-        .args(["top", "--json", "--type", value_type])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let path = path.display().to_string();
+    let v = cli_json::run_json(exe, &["top", "--json", "--type", value_type, &path]);
     let rows = v["functions"]
         .as_array()
         .unwrap()

@@ -100,13 +100,7 @@ fn go_table_tsv(p: &Profile, pb: &Path) -> String {
     if one_run && one_line_each && all_framed {
         writeln!(out, "#total\t{total}\tNA\tNA").unwrap();
     }
-    for (name, flat, cum) in counts.iter().filter(|r| support::comparable_name(&r.0)) {
-        let mem = memory.as_ref().map_or("NA".to_owned(), |m| {
-            let cum = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
-            format!("{cum}")
-        });
-        writeln!(out, "{name}\t{flat}\t{cum}\t{mem}").unwrap();
-    }
+    support::push_table_rows(&mut out, &counts, memory.as_deref());
     out
 }
 
@@ -120,27 +114,17 @@ fn go_pprof_top_agrees_with_summary_rprof() {
     {
         return;
     }
-    let scratch = support::scratch_dir("rprof-pprof");
-    let mut manifest = String::new();
-    let files = support::valid_files();
-    for (i, path) in files.iter().enumerate() {
-        let parsed = rprof::read(&std::fs::read(path).unwrap(), &ReadOptions::default()).unwrap();
-        let written = write_as(Format::Pprof, &parsed.profile, &WriteOptions::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let pb = scratch.join(format!("{i}.pb.gz"));
-        std::fs::write(&pb, &written.bytes).unwrap();
-        let table = scratch.join(format!("{i}-go.tsv"));
-        std::fs::write(&table, go_table_tsv(&parsed.profile, &pb)).unwrap();
-        manifest.push_str(&support::manifest_line(
-            &support::short_name(path),
-            path,
-            None,
-            false,
-            &table,
-        ));
-    }
-    let results = support::run_r_compare(&scratch, &manifest);
-    assert_eq!(results.len(), files.len());
-    support::assert_results_ok(&results, false, "go tool pprof disagrees with summaryRprof");
-    let _ = std::fs::remove_dir_all(&scratch);
+    support::assert_tables_agree_with_r(
+        "rprof-pprof",
+        "go tool pprof disagrees with summaryRprof",
+        |scratch, i, path| {
+            let parsed =
+                rprof::read(&std::fs::read(path).unwrap(), &ReadOptions::default()).unwrap();
+            let written = write_as(Format::Pprof, &parsed.profile, &WriteOptions::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let pb = scratch.join(format!("{i}.pb.gz"));
+            std::fs::write(&pb, &written.bytes).unwrap();
+            go_table_tsv(&parsed.profile, &pb)
+        },
+    );
 }

@@ -35,15 +35,7 @@ fn every_corpus_file_is_detected_and_read() {
 
 #[test]
 fn other_formats_are_not_claimed() {
-    let others = [
-        "rprof",
-        "pprof",
-        "otlp",
-        "firefox",
-        "collapsed",
-        "cpuprofile",
-    ];
-    assert_not_claimed(speedscope::detect, &others);
+    assert_other_formats_not_claimed(speedscope::detect, "speedscope", &[]);
 }
 
 /// The "simple" profile counted by hand: a;b;c 1+1+3, a;b;d 4, a;b 5.
@@ -248,9 +240,7 @@ fn collapsed_to_speedscope_and_back_keeps_the_tables() {
 
 #[test]
 fn truncated_inputs_never_panic() {
-    for path in corpus_files("speedscope") {
-        truncation_sweep(Format::Speedscope, &std::fs::read(path).unwrap());
-    }
+    truncation_sweep_corpus(Format::Speedscope, "speedscope");
 }
 
 #[test]

@@ -104,6 +104,19 @@ pub fn function_table(
     keep: Option<&dyn Fn(usize) -> bool>,
 ) -> FunctionTable {
     let (leaf_weight, empty) = weights_by_stack(p, vt, keep);
+    function_table_from_weights(p, vt, &leaf_weight, empty)
+}
+
+/// Computes the function table from weights already summed per stack node, as
+/// [`weights_by_stack`] returns them: `leaf_weight[s]` is the value of samples whose innermost
+/// node is `s` (missing entries count 0), `empty` the value of samples without frames. `vt` is
+/// only recorded in the result.
+pub fn function_table_from_weights(
+    p: &Profile,
+    vt: ValueTypeIndex,
+    leaf_weight: &[f64],
+    empty: f64,
+) -> FunctionTable {
     let keys: Vec<FrameKey> = (0..p.locations.line.len())
         .map(|l| frame_key(p, LocationIndex(l as u32)))
         .collect();

@@ -6,6 +6,7 @@
 //! recursion); [`filter`] weighs the chosen samples onto it; [`flame`], [`timeorder`] and
 //! [`sandwich`] lay it out as flat columns; [`view`] keeps it all for one profile.
 
+pub mod diff;
 pub mod filter;
 pub mod flame;
 pub mod frames;

@@ -5,6 +5,7 @@
 //! proftab top FILE [--type TYPE] [--limit N] [--json]
 //! proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]   (alias: combine)
 //! proftab validate FILE
+//! proftab diff BASE NEW [--type TYPE] [--absolute] [--limit N] [--json]
 //! ```
 //!
 //! Input formats are always recognised by content; `-` reads standard input and `-o -` writes
@@ -21,6 +22,9 @@ use proftab::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions}
 use proftab::model::combine::combine;
 use proftab::model::{Profile, ValueTypeIndex};
 
+#[path = "proftab/diff.rs"]
+mod diff;
+
 const USAGE: &str = "\
 usage:
   proftab info FILE [--json]
@@ -35,6 +39,9 @@ usage:
         the same as convert
   proftab validate FILE
         exit 0 when FILE is a valid profile, else list every violation and exit 1
+  proftab diff BASE NEW [--type TYPE] [--absolute] [--limit N] [--json]
+        functions by change of self value from BASE to NEW, largest regression first;
+        NEW is scaled to BASE's total unless --absolute; a combined file counts as one group
 
 FILE `-` is standard input; `-o -` is standard output. Input formats are recognised by content.";
 
@@ -94,6 +101,7 @@ fn run(args: &[String]) -> CliResult {
             convert(&Args::parse(rest, &[], &valued)?)
         }
         "validate" => validate(&Args::parse(rest, &[], &[])?),
+        "diff" => diff::run(&Args::parse(rest, diff::FLAGS, diff::VALUED)?),
         "help" | "--help" | "-h" => emit(&format!("{USAGE}\n")),
         "--version" | "-V" => emit(&format!("proftab {}\n", env!("CARGO_PKG_VERSION"))),
         other => Err(Failure::usage(format!("unknown command {other:?}"))),
@@ -651,10 +659,15 @@ fn scale<'a>(value: f64, from: &str, to: Target<'a>) -> (f64, &'a str) {
 /// when that is more than 100 times smaller than the total; the sample unit when the unit
 /// has no family.
 fn report_unit(rows: &[FunctionRow], total: f64, sample_unit: &str) -> String {
+    let pairs = rows.iter().map(|r| (r.self_value, r.total_value));
+    report_unit_of(pairs, total, sample_unit)
+}
+
+/// [`report_unit`] of rows given as `(flat, cum)` pairs.
+fn report_unit_of(rows: impl Iterator<Item = (f64, f64)>, total: f64, sample_unit: &str) -> String {
     let min = rows
-        .iter()
-        .map(|r| match r.self_value.abs() {
-            0.0 => r.total_value.abs(),
+        .map(|(flat, cum)| match flat.abs() {
+            0.0 => cum.abs(),
             v => v,
         })
         .filter(|&v| v > 0.0)

@@ -30,6 +30,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::error::{Place, ReadError, Warning, Warnings, WriteError};
+use super::read_common::finish_parsed;
 use super::write_common::{
     chosen_value_type, format_number, frames_root_first, location_name, other_types_warning,
 };
@@ -352,15 +353,7 @@ impl<'o> Reader<'o> {
                 "no stack counts found (no line of the form `frame;frame;… count`)",
             ));
         }
-        let profile = self
-            .b
-            .build()
-            .map_err(|e| ReadError::whole(NAME, e.to_string()))?;
-        Ok(Parsed {
-            format: Format::Collapsed,
-            profile,
-            warnings: warnings.into_vec(),
-        })
+        finish_parsed(self.b, Format::Collapsed, warnings)
     }
 }
 

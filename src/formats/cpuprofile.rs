@@ -42,6 +42,7 @@ use serde::Deserialize;
 
 use super::error::{Place, ReadError, Warning, Warnings};
 use super::json_scan::{self, Member};
+use super::read_common::{check_sample_limit, finish_parsed};
 use super::{Format, Parsed, ReadOptions};
 use crate::model::{
     Cell, ColumnKind, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, SourceIndex,
@@ -209,12 +210,12 @@ fn document_profiles(
 ) -> Result<Vec<FlatProfile>, ReadError> {
     let get = |k: &str| json_scan::member(members, k).map(|m| m.value.clone());
     if let Some(events) = get("traceEvents") {
-        unknown_keys_warning(members, &["traceEvents"], warnings);
+        json_scan::unknown_top_keys_warning(NAME, members, &["traceEvents"], warnings);
         let events: Vec<TraceEvent> = json_scan::parse_member(NAME, bytes, events, "traceEvents")?;
         return trace_profiles(events, warnings);
     }
     if let Some(head) = get("head") {
-        unknown_keys_warning(members, &KNOWN_OLD_KEYS, warnings);
+        json_scan::unknown_top_keys_warning(NAME, members, &KNOWN_OLD_KEYS, warnings);
         let nodes = old_nodes(bytes, head.start, warnings)?;
         let samples: Option<Vec<i64>> = opt_member(bytes, members, "samples")?;
         let stamps: Option<Vec<f64>> = opt_member(bytes, members, "timestamps")?;
@@ -228,7 +229,7 @@ fn document_profiles(
             "the file has neither `nodes` (a .cpuprofile), `head` (the old V8 format) nor `traceEvents` (a Chrome trace)",
         )
     })?;
-    unknown_keys_warning(members, &KNOWN_PROFILE_KEYS, warnings);
+    json_scan::unknown_top_keys_warning(NAME, members, &KNOWN_PROFILE_KEYS, warnings);
     Ok(vec![FlatProfile {
         nodes: json_scan::parse_member(NAME, bytes, nodes, "nodes")?,
         samples: opt_member(bytes, members, "samples")?,
@@ -264,21 +265,6 @@ fn opt_member_at<T: serde::de::DeserializeOwned>(
             json_scan::parse_member(NAME, bytes, m.value.clone(), &at)
         }
         None => Ok(None),
-    }
-}
-
-fn unknown_keys_warning(members: &[Member], known: &[&str], warnings: &mut Warnings) {
-    let unknown: Vec<&str> = members
-        .iter()
-        .map(|m| m.key.as_str())
-        .filter(|k| !known.contains(k))
-        .collect();
-    if !unknown.is_empty() {
-        warnings.push(Warning::new(
-            NAME,
-            format!("top-level keys not kept: {}", unknown.join(", ")),
-            1,
-        ));
     }
 }
 
@@ -1024,15 +1010,7 @@ impl<'o> Converter<'o> {
         stack: Option<StackIndex>,
         timing: Option<(f64, f64)>,
     ) -> Result<(), ReadError> {
-        if self.b.num_samples() >= self.options.limits.max_samples {
-            return Err(ReadError::whole(
-                NAME,
-                format!(
-                    "more than {} samples (the sample limit)",
-                    self.options.limits.max_samples
-                ),
-            ));
-        }
+        check_sample_limit(&self.b, Format::Cpuprofile, self.options.limits.max_samples)?;
         let s = self.b.add_sample(source, stack);
         self.b.set_value(s, self.samples_vt, 1.0);
         if let (Some(vt), Some((time, weight))) = (self.time_vt, timing) {
@@ -1071,15 +1049,7 @@ impl<'o> Converter<'o> {
             "samples"
         };
         self.b.set_meta(META_DEFAULT_TYPE, default);
-        let profile = self
-            .b
-            .build()
-            .map_err(|e| ReadError::whole(NAME, e.to_string()))?;
-        Ok(Parsed {
-            format: Format::Cpuprofile,
-            profile,
-            warnings: warnings.into_vec(),
-        })
+        finish_parsed(self.b, Format::Cpuprofile, warnings)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use super::error::{Place, ReadError};
+use super::error::{Place, ReadError, Warning, Warnings};
 
 /// One member of a JSON object: its (unescaped) key and the byte range of its raw value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,6 +260,28 @@ fn offset_of(slice: &[u8], line: usize, column: usize) -> usize {
     line_start
         .saturating_add(column.saturating_sub(1))
         .min(slice.len())
+}
+
+/// Adds one warning naming the top-level `members` whose keys are not in `known` (they were not
+/// kept), or nothing when every key is known.
+pub(crate) fn unknown_top_keys_warning(
+    format: &'static str,
+    members: &[Member],
+    known: &[&str],
+    warnings: &mut Warnings,
+) {
+    let unknown: Vec<&str> = members
+        .iter()
+        .map(|m| m.key.as_str())
+        .filter(|k| !known.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        warnings.push(Warning::new(
+            format,
+            format!("top-level keys not kept: {}", unknown.join(", ")),
+            1,
+        ));
+    }
 }
 
 #[cfg(test)]

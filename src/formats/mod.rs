@@ -9,12 +9,17 @@
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod error;
+pub mod firefox;
 pub mod gzip;
+pub mod inline;
 pub(crate) mod json_scan;
+pub mod otlp;
 pub mod pprof;
+pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
 pub mod tables_json;
+pub mod unwritten;
 pub(crate) mod write_common;
 
 use crate::model::Profile;
@@ -139,6 +144,19 @@ pub const DEFAULT_MAX_SAMPLES: usize = 50_000_000;
 /// Default for [`Limits::max_stack_depth`]: 100,000 frames.
 pub const DEFAULT_MAX_STACK_DEPTH: usize = 100_000;
 
+impl Limits {
+    /// Small limits for fuzzing, so that a limit hit is an error rather than an out-of-memory
+    /// report (anchors-style-reliability.md C3): 16 MiB decompressed, 100,000 samples,
+    /// 10,000 frames per stack.
+    pub fn fuzzing() -> Self {
+        Limits {
+            max_decompressed_bytes: 16 << 20,
+            max_samples: 100_000,
+            max_stack_depth: 10_000,
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -225,6 +243,12 @@ pub fn registry() -> &'static [FormatSpec] {
             write: Some(tables_json::write_v1),
         },
         FormatSpec {
+            format: Format::Firefox,
+            detect: Some(firefox::detect),
+            read: Some(firefox::read),
+            write: Some(firefox::write),
+        },
+        FormatSpec {
             format: Format::Speedscope,
             detect: Some(speedscope::detect),
             read: Some(speedscope::read),
@@ -241,6 +265,12 @@ pub fn registry() -> &'static [FormatSpec] {
             detect: Some(pprof::detect),
             read: Some(pprof::read),
             write: Some(pprof::write),
+        },
+        FormatSpec {
+            format: Format::Otlp,
+            detect: Some(otlp::detect),
+            read: Some(otlp::read),
+            write: Some(otlp::write),
         },
         FormatSpec {
             format: Format::Rprof,

@@ -37,6 +37,7 @@ use serde::Deserialize;
 
 use super::error::{Place, ReadError, Warning, Warnings, WriteError};
 use super::json_scan::{self, Member};
+use super::read_common::{check_sample_limit, finish_parsed};
 use super::write_common::{
     chosen_value_type, format_number, frames_root_first, other_types_warning,
 };
@@ -235,18 +236,7 @@ impl<'a> Reader<'a> {
                 self.b.set_meta(META_ACTIVE_PROFILE, &format_number(v));
             }
         }
-        let unknown: Vec<&str> = members
-            .iter()
-            .map(|m| m.key.as_str())
-            .filter(|k| !KNOWN_TOP_KEYS.contains(k))
-            .collect();
-        if !unknown.is_empty() {
-            warnings.push(Warning::new(
-                NAME,
-                format!("top-level keys not kept: {}", unknown.join(", ")),
-                1,
-            ));
-        }
+        json_scan::unknown_top_keys_warning(NAME, members, &KNOWN_TOP_KEYS, warnings);
         Ok(())
     }
 
@@ -502,15 +492,7 @@ impl<'a> Reader<'a> {
         weight: f64,
         offset: f64,
     ) -> Result<(), ReadError> {
-        if self.b.num_samples() >= self.options.limits.max_samples {
-            return Err(ReadError::whole(
-                NAME,
-                format!(
-                    "more than {} samples (the sample limit)",
-                    self.options.limits.max_samples
-                ),
-            ));
-        }
+        check_sample_limit(&self.b, Format::Speedscope, self.options.limits.max_samples)?;
         let s = self.b.add_sample(ctx.source, node);
         self.b.set_value(s, ctx.vt, weight * ctx.scale);
         if let Some(count) = self.samples_vt.filter(|&c| c != ctx.vt) {
@@ -625,15 +607,7 @@ impl<'a> Reader<'a> {
         if self.units.values().any(|(_, seconds)| seconds.is_some()) {
             self.b.declare_sample_column(SAMPLE_TIME, ColumnKind::Dbl);
         }
-        let profile = self
-            .b
-            .build()
-            .map_err(|e| ReadError::whole(NAME, e.to_string()))?;
-        Ok(Parsed {
-            format: Format::Speedscope,
-            profile,
-            warnings: warnings.into_vec(),
-        })
+        finish_parsed(self.b, Format::Speedscope, warnings)
     }
 }
 

@@ -222,14 +222,7 @@ impl ProfileBuilder {
         prefix: Option<StackIndex>,
         location: LocationIndex,
     ) -> StackIndex {
-        let st = &mut self.p.stacks;
-        let depth = prefix
-            .and_then(|s| st.depth.get(s.idx()))
-            .map_or(1, |d| d + 1);
-        st.prefix.push(encode_opt(prefix.map(|s| s.0)));
-        st.location.push(location);
-        st.depth.push(depth);
-        let s = StackIndex(to_u32(st.prefix.len() - 1));
+        let s = self.push_stack_node(prefix, location);
         self.stack_ids.insert(&self.p.stacks, s);
         s
     }

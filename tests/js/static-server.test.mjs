@@ -1,12 +1,16 @@
 // scripts/static-server.mjs (used by `npm start` and the browser tests): content types, index
 // pages, and no way out of the served folder.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 import { after, before, test } from "node:test";
 import { serveStatic } from "../../scripts/static-server.mjs";
+import { ROOT } from "./helpers.mjs";
 
 let parent;
 let server;
@@ -67,4 +71,23 @@ test("paths that leave the served folder are refused", async () => {
     assert.doesNotMatch(res.body, /secret/);
   }
   assert.equal((await get("/%E0%A4%A")).status, 400);
+});
+
+test("scripts/serve.mjs (the end of `npm start`) prints its URL and serves dist/", async () => {
+  const child = spawn(process.execPath, [path.join(ROOT, "scripts/serve.mjs"), "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const [line] = await once(readline.createInterface({ input: child.stdout }), "line");
+    const url = line.match(/http:\/\/127\.0\.0\.1:\d+\//)?.[0];
+    assert.ok(url, line);
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<title>proftab<\/title>/);
+    const wasm = await fetch(`${url}pkg/proftab_bg.wasm`);
+    assert.equal(wasm.headers.get("content-type"), "application/wasm");
+  } finally {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  }
 });

@@ -138,3 +138,47 @@ pub fn assert_results_ok(results: &[String], allow_both_error: bool, what: &str)
 pub fn comparable_name(name: &str) -> bool {
     !name.contains([' ', '\t', '\n', '\r'])
 }
+
+/// A `(name, self, total)` row of a top table.
+pub type TopRow = (String, f64, f64);
+
+/// Appends `rows` in the R script's table format: name, self, total, and the total of the
+/// name's `memory` row (0 when it has none) or `NA` without a memory table. Names R cannot
+/// judge ([`comparable_name`]) are left out.
+pub fn push_table_rows(out: &mut String, rows: &[TopRow], memory: Option<&[TopRow]>) {
+    for (name, self_value, total) in rows.iter().filter(|r| comparable_name(&r.0)) {
+        let bytes = memory.map_or("NA".to_owned(), |m| {
+            let total = m.iter().find(|r| &r.0 == name).map_or(0.0, |r| r.2);
+            format!("{total}")
+        });
+        out.push_str(&format!("{name}\t{self_value}\t{total}\t{bytes}\n"));
+    }
+}
+
+/// Judges a table made for every valid Rprof file against `summaryRprof()`: `table(scratch,
+/// i, file)` returns the table text of the `i`th file (it may keep files of its own in
+/// `scratch`); any disagreement fails with `what`.
+pub fn assert_tables_agree_with_r(
+    scratch_name: &str,
+    what: &str,
+    mut table: impl FnMut(&Path, usize, &Path) -> String,
+) {
+    let scratch = scratch_dir(scratch_name);
+    let files = valid_files();
+    let mut manifest = String::new();
+    for (i, path) in files.iter().enumerate() {
+        let table_path = scratch.join(format!("{i}-table.tsv"));
+        std::fs::write(&table_path, table(&scratch, i, path)).expect("write table");
+        manifest.push_str(&manifest_line(
+            &short_name(path),
+            path,
+            None,
+            false,
+            &table_path,
+        ));
+    }
+    let results = run_r_compare(&scratch, &manifest);
+    assert_eq!(results.len(), files.len());
+    assert_results_ok(&results, false, what);
+    let _ = std::fs::remove_dir_all(&scratch);
+}

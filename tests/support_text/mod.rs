@@ -200,6 +200,35 @@ pub fn truncation_sweep(format: Format, bytes: &[u8]) {
     }
 }
 
+/// [`truncation_sweep`] over every file of corpus folder `dir`.
+pub fn truncation_sweep_corpus(format: Format, dir: &str) {
+    for path in corpus_files(dir) {
+        truncation_sweep(format, &std::fs::read(path).unwrap());
+    }
+}
+
+/// The corpus folders of the formats these tests meet, one per format.
+pub const FORMAT_DIRS: [&str; 7] = [
+    "rprof",
+    "pprof",
+    "otlp",
+    "firefox",
+    "collapsed",
+    "cpuprofile",
+    "speedscope",
+];
+
+/// Asserts that `detect` claims no file of the corpus folders of [`FORMAT_DIRS`] other than
+/// `own`, nor of the folders `extra`.
+pub fn assert_other_formats_not_claimed(detect: fn(&[u8]) -> bool, own: &str, extra: &[&str]) {
+    let others: Vec<&str> = FORMAT_DIRS
+        .into_iter()
+        .filter(|&d| d != own)
+        .chain(extra.iter().copied())
+        .collect();
+    assert_not_claimed(detect, &others);
+}
+
 /// One row of `go tool pprof -top`: function name (without `(inline)` or `(partial-inline)`),
 /// flat, cum.
 #[derive(Debug, Clone, PartialEq)]
@@ -286,20 +315,16 @@ pub fn assert_matches_go_top(profile: &Profile, vt_name: &str, rows: &[TopRow], 
             .iter()
             .find(|r| r.name == row.name)
             .unwrap_or_else(|| panic!("{what}: no row for {}", row.name));
-        assert!(
-            close(mine.self_value, row.flat),
-            "{what}: flat of {}: {} vs {}",
-            row.name,
-            mine.self_value,
-            row.flat
-        );
-        assert!(
-            close(mine.total_value, row.cum),
-            "{what}: cum of {}: {} vs {}",
-            row.name,
-            mine.total_value,
-            row.cum
-        );
+        for (column, got, want) in [
+            ("flat", mine.self_value, row.flat),
+            ("cum", mine.total_value, row.cum),
+        ] {
+            assert!(
+                close(got, want),
+                "{what}: {column} of {}: {got} vs {want}",
+                row.name
+            );
+        }
     }
     let named = table
         .rows

@@ -1,0 +1,726 @@
+//! Compare two selections of one profile: a *baseline* and a *comparison*, each a set of
+//! sources (usually of a profile made by [`crate::model::combine::combine`]).
+//!
+//! Both results are computed from the stack table: one pass over the samples sums each side's
+//! value onto its innermost stack node, and everything else works on those per-node sums.
+//!
+//! - [`diff_functions`]: per function (rows keyed as in [`crate::analysis::functions`]), the
+//!   baseline and comparison self and total, total counted once per sample under recursion.
+//! - [`diff_tree`]: the call tree by frame along the call path as flat columns for a
+//!   differential flame graph: per node its frame id, parent, depth, and both sides' self and
+//!   total with the change of the total.
+//!
+//! **Normalization.** With [`Normalization::Scaled`] (the default) every comparison value is
+//! multiplied by [`DiffSummary::scale`] = baseline total / comparison total, so both sides have
+//! the same total and a change means a change of *share*. When either total is not positive
+//! (or not finite) the scale is 1. With [`Normalization::Absolute`] the scale is always 1.
+//! All comparison values reported (`new_*`) are scaled ones; [`DiffSummary::new_total_raw`]
+//! keeps the unscaled total.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::analysis::functions::{
+    frame_display_name, frame_key, function_table_from_weights, FrameKey, FunctionRow,
+};
+use crate::model::{decode_opt, LocationIndex, Profile, SourceIndex, ValueTypeIndex, NO_INDEX};
+
+/// The virtual root node of a [`DiffTree`].
+pub const ROOT: u32 = 0;
+
+/// How the comparison is put on the baseline's scale.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Normalization {
+    /// Scale the comparison so that both selections have the same total.
+    #[default]
+    Scaled,
+    /// Compare the values as recorded.
+    Absolute,
+}
+
+/// What to compare: one value type over two sets of sources. A source may be in both sets
+/// (comparing it with itself gives no change).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The value type compared.
+    pub value_type: ValueTypeIndex,
+    /// Sources of the baseline.
+    pub base: Vec<SourceIndex>,
+    /// Sources of the comparison.
+    pub new: Vec<SourceIndex>,
+    /// Scaled (default) or absolute.
+    pub normalization: Normalization,
+}
+
+/// Which selection of a [`Comparison`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The baseline.
+    Base,
+    /// The comparison.
+    New,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Base => "baseline",
+            Side::New => "comparison",
+        }
+    }
+}
+
+/// Why a comparison cannot be computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiffError {
+    /// The value type index names no value type of the profile.
+    UnknownValueType(u32),
+    /// A selection names a source row the profile does not have (0-based row).
+    UnknownSource(u32),
+    /// A selection has no sources.
+    EmptySelection(Side),
+    /// A selection has samples but none of them has a value of the type.
+    MissingValueType {
+        /// The selection.
+        side: Side,
+        /// The value type's name.
+        value_type: String,
+    },
+    /// The frame-id column given to [`diff_tree_with_frames`] does not have one entry per
+    /// location.
+    FrameIdsLength {
+        /// Entries given.
+        given: usize,
+        /// Locations of the profile.
+        locations: usize,
+    },
+}
+
+impl fmt::Display for DiffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiffError::UnknownValueType(i) => write!(f, "diff: no value type number {i}"),
+            DiffError::UnknownSource(i) => {
+                write!(f, "diff: no source with source_id {}", u64::from(*i) + 1)
+            }
+            DiffError::EmptySelection(side) => {
+                write!(f, "diff: the {} selection has no sources", side.name())
+            }
+            DiffError::MissingValueType { side, value_type } => write!(
+                f,
+                "diff: no sample of the {} selection has a value of type {value_type:?}",
+                side.name()
+            ),
+            DiffError::FrameIdsLength { given, locations } => {
+                write!(f, "diff: {given} frame ids given for {locations} locations")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+/// Totals of both selections and the scale applied to the comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffSummary {
+    /// The value type compared.
+    pub value_type: ValueTypeIndex,
+    /// The normalization asked for.
+    pub normalization: Normalization,
+    /// Number of samples in the baseline selection.
+    pub base_samples: usize,
+    /// Number of samples in the comparison selection.
+    pub new_samples: usize,
+    /// Sum of the value over the baseline's samples.
+    pub base_total: f64,
+    /// Sum of the value over the comparison's samples, unscaled.
+    pub new_total_raw: f64,
+    /// Factor applied to every comparison value (1 when absolute or when scaling is
+    /// impossible).
+    pub scale: f64,
+}
+
+impl DiffSummary {
+    /// The comparison's total after scaling.
+    pub fn new_total(&self) -> f64 {
+        self.new_total_raw * self.scale
+    }
+}
+
+/// Each side's value summed per stack node, the basis of every result here.
+struct SideWeights {
+    summary: DiffSummary,
+    /// `base_leaf[s]`: baseline value of samples whose innermost stack node is `s`.
+    base_leaf: Vec<f64>,
+    /// As `base_leaf`, for the comparison (unscaled).
+    new_leaf: Vec<f64>,
+    /// Baseline value of samples without frames.
+    base_empty: f64,
+    /// Comparison value of samples without frames (unscaled).
+    new_empty: f64,
+}
+
+/// Per-source membership of both selections.
+fn source_masks(p: &Profile, c: &Comparison) -> Result<(Vec<bool>, Vec<bool>), DiffError> {
+    let n = p.sources.source_type.len();
+    let mask = |side: Side, sources: &[SourceIndex]| {
+        if sources.is_empty() {
+            return Err(DiffError::EmptySelection(side));
+        }
+        let mut m = vec![false; n];
+        for s in sources {
+            *m.get_mut(s.idx()).ok_or(DiffError::UnknownSource(s.0))? = true;
+        }
+        Ok(m)
+    };
+    Ok((mask(Side::Base, &c.base)?, mask(Side::New, &c.new)?))
+}
+
+/// One pass over the samples: both sides' values per stack node, with the checks of
+/// [`DiffError`].
+fn side_weights(p: &Profile, c: &Comparison) -> Result<SideWeights, DiffError> {
+    let col = p
+        .value_column(c.value_type)
+        .ok_or(DiffError::UnknownValueType(c.value_type.0))?;
+    let (in_base, in_new) = source_masks(p, c)?;
+    let n_stacks = p.stacks.prefix.len();
+    let mut w = SideWeights {
+        summary: DiffSummary {
+            value_type: c.value_type,
+            normalization: c.normalization,
+            base_samples: 0,
+            new_samples: 0,
+            base_total: 0.0,
+            new_total_raw: 0.0,
+            scale: 1.0,
+        },
+        base_leaf: vec![0.0; n_stacks],
+        new_leaf: vec![0.0; n_stacks],
+        base_empty: 0.0,
+        new_empty: 0.0,
+    };
+    let (mut base_valued, mut new_valued) = (0usize, 0usize);
+    for (s, (src, &stack)) in p.samples.source.iter().zip(&p.samples.stack).enumerate() {
+        let base = in_base.get(src.idx()).copied().unwrap_or(false);
+        let new = in_new.get(src.idx()).copied().unwrap_or(false);
+        w.summary.base_samples += usize::from(base);
+        w.summary.new_samples += usize::from(new);
+        let Some(v) = col.get(s) else { continue };
+        let node = decode_opt(stack).map(|n| n as usize);
+        if base {
+            base_valued += 1;
+            add_at(&mut w.base_leaf, &mut w.base_empty, node, v);
+        }
+        if new {
+            new_valued += 1;
+            add_at(&mut w.new_leaf, &mut w.new_empty, node, v);
+        }
+    }
+    let type_name = || p.value_type_names(c.value_type).0.to_owned();
+    for (side, samples, valued) in [
+        (Side::Base, w.summary.base_samples, base_valued),
+        (Side::New, w.summary.new_samples, new_valued),
+    ] {
+        if samples > 0 && valued == 0 {
+            return Err(DiffError::MissingValueType {
+                side,
+                value_type: type_name(),
+            });
+        }
+    }
+    w.summary.base_total = w.base_leaf.iter().sum::<f64>() + w.base_empty;
+    w.summary.new_total_raw = w.new_leaf.iter().sum::<f64>() + w.new_empty;
+    w.summary.scale = scale_factor(
+        c.normalization,
+        w.summary.base_total,
+        w.summary.new_total_raw,
+    );
+    Ok(w)
+}
+
+/// Adds `v` at stack node `node`, or to `empty` for a sample without frames.
+fn add_at(leaf: &mut [f64], empty: &mut f64, node: Option<usize>, v: f64) {
+    match node.and_then(|n| leaf.get_mut(n)) {
+        Some(slot) => *slot += v,
+        None => *empty += v,
+    }
+}
+
+/// The factor that puts the comparison on the baseline's total (see the module docs).
+pub fn scale_factor(normalization: Normalization, base_total: f64, new_total: f64) -> f64 {
+    let ratio = base_total / new_total;
+    let usable = base_total > 0.0 && new_total > 0.0 && ratio.is_finite() && ratio > 0.0;
+    match normalization {
+        Normalization::Scaled if usable => ratio,
+        _ => 1.0,
+    }
+}
+
+/// Totals of both selections and the scale, without per-function or per-node results.
+pub fn diff_summary(p: &Profile, c: &Comparison) -> Result<DiffSummary, DiffError> {
+    Ok(side_weights(p, c)?.summary)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+
+/// One function's change. `new_*` values are scaled (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDiffRow {
+    /// What the row stands for.
+    pub key: FrameKey,
+    /// Display name.
+    pub name: String,
+    /// Baseline value of samples whose innermost frame is this function.
+    pub base_self: f64,
+    /// Comparison value of samples whose innermost frame is this function.
+    pub new_self: f64,
+    /// Baseline value of samples with this function anywhere on the stack (once per sample).
+    pub base_total: f64,
+    /// Comparison value of samples with this function anywhere on the stack.
+    pub new_total: f64,
+}
+
+impl FunctionDiffRow {
+    /// Change of the self value: `new_self - base_self`.
+    pub fn self_delta(&self) -> f64 {
+        self.new_self - self.base_self
+    }
+
+    /// Change of the total value: `new_total - base_total`.
+    pub fn total_delta(&self) -> f64 {
+        self.new_total - self.base_total
+    }
+
+    /// [`Self::self_delta`] relative to the baseline self value; `None` when that is 0.
+    pub fn self_relative(&self) -> Option<f64> {
+        relative(self.self_delta(), self.base_self)
+    }
+
+    /// [`Self::total_delta`] relative to the baseline total value; `None` when that is 0.
+    pub fn total_relative(&self) -> Option<f64> {
+        relative(self.total_delta(), self.base_total)
+    }
+}
+
+/// `delta / base`, `None` when `base` is 0.
+pub fn relative(delta: f64, base: f64) -> Option<f64> {
+    (base != 0.0).then(|| delta / base)
+}
+
+/// The function table of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDiff {
+    /// Totals and scale.
+    pub summary: DiffSummary,
+    /// One row per function present in either selection, sorted by self change descending
+    /// (largest regression first), then total change descending, then name.
+    pub rows: Vec<FunctionDiffRow>,
+}
+
+/// Per function: both sides' self and total, for [`Comparison`] `c`.
+pub fn diff_functions(p: &Profile, c: &Comparison) -> Result<FunctionDiff, DiffError> {
+    let w = side_weights(p, c)?;
+    let vt = c.value_type;
+    let base = function_table_from_weights(p, vt, &w.base_leaf, w.base_empty);
+    let new = function_table_from_weights(p, vt, &w.new_leaf, w.new_empty);
+    let mut rows: Vec<FunctionDiffRow> = Vec::with_capacity(base.rows.len());
+    let mut index: HashMap<FrameKey, usize> = HashMap::new();
+    let blank = |r: &FunctionRow| FunctionDiffRow {
+        key: r.key,
+        name: r.name.clone(),
+        base_self: 0.0,
+        new_self: 0.0,
+        base_total: 0.0,
+        new_total: 0.0,
+    };
+    for r in &base.rows {
+        index.insert(r.key, rows.len());
+        rows.push(FunctionDiffRow {
+            base_self: r.self_value,
+            base_total: r.total_value,
+            ..blank(r)
+        });
+    }
+    let scale = w.summary.scale;
+    for r in &new.rows {
+        let i = *index.entry(r.key).or_insert_with(|| {
+            rows.push(blank(r));
+            rows.len() - 1
+        });
+        rows[i].new_self = r.self_value * scale;
+        rows[i].new_total = r.total_value * scale;
+    }
+    sort_by_regression(&mut rows);
+    Ok(FunctionDiff {
+        summary: w.summary,
+        rows,
+    })
+}
+
+fn sort_by_regression(rows: &mut [FunctionDiffRow]) {
+    rows.sort_by(|a, b| {
+        b.self_delta()
+            .total_cmp(&a.self_delta())
+            .then(b.total_delta().total_cmp(&a.total_delta()))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Call tree
+
+/// Dense frame ids: one per distinct [`FrameKey`] (a function name, or a location without a
+/// function), numbered in order of the first location that has it, which is the numbering of
+/// the viewer's frame ids.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameIds {
+    /// Frame id of every location (indexed by location row).
+    pub of_location: Vec<u32>,
+    /// What each frame id stands for.
+    pub key: Vec<FrameKey>,
+    /// Display name of each frame id.
+    pub name: Vec<String>,
+}
+
+impl FrameIds {
+    /// Numbers the frames of `p`.
+    pub fn new(p: &Profile) -> FrameIds {
+        let mut ids = FrameIds::default();
+        let mut seen: HashMap<FrameKey, u32> = HashMap::new();
+        for l in 0..p.locations.line.len() {
+            let loc = LocationIndex(l as u32);
+            let key = frame_key(p, loc);
+            let next = ids.key.len() as u32;
+            let id = *seen.entry(key).or_insert(next);
+            if id == next {
+                ids.key.push(key);
+                ids.name.push(frame_display_name(p, loc));
+            }
+            ids.of_location.push(id);
+        }
+        ids
+    }
+}
+
+/// The call tree of a comparison, struct-of-arrays: the input of a differential flame graph.
+///
+/// Node [`ROOT`] stands for all samples of both selections: its self values are the samples
+/// without frames. Every other node is a frame id called from its parent; two call paths with
+/// the same frames are one node. Invariants: `parent[n] < n` for every node but the root, so
+/// one forward pass visits parents before children; every node but the root has a non-zero
+/// total on some side, or a descendant that has; `base_total[n] = base_self[n] +` the sum of
+/// `base_total` over its children, and likewise for `new_*`. `new_*` values are scaled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffTree {
+    /// Totals and scale.
+    pub summary: DiffSummary,
+    /// Parent node ([`NO_INDEX`] for the root).
+    pub parent: Vec<u32>,
+    /// Frame id ([`NO_INDEX`] for the root).
+    pub frame: Vec<u32>,
+    /// Number of frames from the root (the root 0, its children 1).
+    pub depth: Vec<u32>,
+    /// Baseline value of samples whose innermost frame is this node.
+    pub base_self: Vec<f64>,
+    /// Baseline value of the node's subtree.
+    pub base_total: Vec<f64>,
+    /// Comparison value of samples whose innermost frame is this node.
+    pub new_self: Vec<f64>,
+    /// Comparison value of the node's subtree.
+    pub new_total: Vec<f64>,
+    /// `new_total - base_total`.
+    pub delta: Vec<f64>,
+}
+
+impl DiffTree {
+    /// Number of nodes, the root included.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Always false: a tree has its root.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The frame ids from the outermost frame down to `node` (the root contributes none).
+    pub fn path(&self, node: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut n = node;
+        while n != ROOT {
+            let (Some(&f), Some(&up)) = (self.frame.get(n as usize), self.parent.get(n as usize))
+            else {
+                break;
+            };
+            out.push(f);
+            n = up;
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// The diff call tree of `c`, with frame ids of [`FrameIds::new`] (also returned, for names).
+pub fn diff_tree(p: &Profile, c: &Comparison) -> Result<(DiffTree, FrameIds), DiffError> {
+    let frames = FrameIds::new(p);
+    let tree = diff_tree_with_frames(p, c, &frames.of_location)?;
+    Ok((tree, frames))
+}
+
+/// The diff call tree of `c` with the caller's frame ids: `of_location[l]` is the frame id of
+/// location row `l` (e.g. the viewer's `Frames::of_location`).
+pub fn diff_tree_with_frames(
+    p: &Profile,
+    c: &Comparison,
+    of_location: &[u32],
+) -> Result<DiffTree, DiffError> {
+    let locations = p.locations.line.len();
+    if of_location.len() != locations {
+        return Err(DiffError::FrameIdsLength {
+            given: of_location.len(),
+            locations,
+        });
+    }
+    let w = side_weights(p, c)?;
+    let (shape, node_of_stack) = tree_shape(p, of_location);
+    let n = shape.parent.len();
+    let mut base_self = vec![0.0; n];
+    let mut new_self = vec![0.0; n];
+    base_self[ROOT as usize] = w.base_empty;
+    new_self[ROOT as usize] = w.new_empty * w.summary.scale;
+    for (s, &node) in node_of_stack.iter().enumerate() {
+        base_self[node as usize] += w.base_leaf[s];
+        new_self[node as usize] += w.new_leaf[s] * w.summary.scale;
+    }
+    let full = NodeValues::from_self(&shape.parent, base_self, new_self);
+    Ok(prune(&shape, &full, w.summary))
+}
+
+/// Parent, frame and depth columns of a tree being built.
+#[derive(Default)]
+struct Shape {
+    parent: Vec<u32>,
+    frame: Vec<u32>,
+    depth: Vec<u32>,
+}
+
+/// The call tree by frame of every stack node, and the tree node of each stack node.
+fn tree_shape(p: &Profile, of_location: &[u32]) -> (Shape, Vec<u32>) {
+    let st = &p.stacks;
+    let mut shape = Shape {
+        parent: vec![NO_INDEX],
+        frame: vec![NO_INDEX],
+        depth: vec![0],
+    };
+    let mut index = NodeIndex::with_capacity_and_hasher(st.prefix.len(), Default::default());
+    let mut node_of_stack: Vec<u32> = Vec::with_capacity(st.prefix.len());
+    for (&prefix, loc) in st.prefix.iter().zip(&st.location) {
+        // prefix < s (a model invariant), so node_of_stack already holds the parent.
+        let parent = decode_opt(prefix)
+            .and_then(|q| node_of_stack.get(q as usize).copied())
+            .unwrap_or(ROOT);
+        let frame = of_location.get(loc.idx()).copied().unwrap_or(NO_INDEX);
+        let key = (u64::from(parent) << 32) | u64::from(frame);
+        let node = *index.entry(key).or_insert_with(|| {
+            let depth = shape.depth.get(parent as usize).map_or(1, |d| d + 1);
+            shape.parent.push(parent);
+            shape.frame.push(frame);
+            shape.depth.push(depth);
+            (shape.parent.len() - 1) as u32
+        });
+        node_of_stack.push(node);
+    }
+    (shape, node_of_stack)
+}
+
+/// Tree node by `(parent << 32) | frame`.
+type NodeIndex = HashMap<u64, u32, BuildHasherDefault<NodeKeyHasher>>;
+
+/// Hashes the one `u64` key of [`NodeIndex`] by a multiply and a shift (Fibonacci hashing),
+/// several times faster than the default SipHash on the million-node trees of large profiles.
+/// Keys come from the profile's own tables, so hash flooding is not a concern.
+#[derive(Default)]
+struct NodeKeyHasher(u64);
+
+impl Hasher for NodeKeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, key: u64) {
+        let mixed = (self.0 ^ key).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = mixed ^ (mixed >> 29);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Self and total values of both sides per node.
+struct NodeValues {
+    base_self: Vec<f64>,
+    base_total: Vec<f64>,
+    new_self: Vec<f64>,
+    new_total: Vec<f64>,
+}
+
+impl NodeValues {
+    /// Totals from self values by one backward pass (children have larger indices).
+    fn from_self(parent: &[u32], base_self: Vec<f64>, new_self: Vec<f64>) -> NodeValues {
+        let mut base_total = base_self.clone();
+        let mut new_total = new_self.clone();
+        for n in (1..parent.len()).rev() {
+            let up = parent[n] as usize;
+            let (b, v) = (base_total[n], new_total[n]);
+            if up < n {
+                base_total[up] += b;
+                new_total[up] += v;
+            }
+        }
+        NodeValues {
+            base_self,
+            base_total,
+            new_self,
+            new_total,
+        }
+    }
+}
+
+/// The tree without nodes that carry nothing on either side (and have no descendant that
+/// does), renumbered in the same order so `parent[n] < n` still holds.
+fn prune(shape: &Shape, v: &NodeValues, summary: DiffSummary) -> DiffTree {
+    let n = shape.parent.len();
+    let mut keep: Vec<bool> = (0..n)
+        .map(|i| v.base_total[i] != 0.0 || v.new_total[i] != 0.0)
+        .collect();
+    keep[ROOT as usize] = true;
+    for i in (1..n).rev() {
+        if keep[i] {
+            keep[shape.parent[i] as usize] = true;
+        }
+    }
+    let mut renumber = vec![NO_INDEX; n];
+    let mut t = DiffTree {
+        summary,
+        parent: Vec::new(),
+        frame: Vec::new(),
+        depth: Vec::new(),
+        base_self: Vec::new(),
+        base_total: Vec::new(),
+        new_self: Vec::new(),
+        new_total: Vec::new(),
+        delta: Vec::new(),
+    };
+    for i in (0..n).filter(|&i| keep[i]) {
+        renumber[i] = t.parent.len() as u32;
+        let up = shape.parent[i];
+        t.parent.push(if up == NO_INDEX {
+            NO_INDEX
+        } else {
+            renumber[up as usize]
+        });
+        t.frame.push(shape.frame[i]);
+        t.depth.push(shape.depth[i]);
+        t.base_self.push(v.base_self[i]);
+        t.base_total.push(v.base_total[i]);
+        t.new_self.push(v.new_self[i]);
+        t.new_total.push(v.new_total[i]);
+        t.delta.push(v.new_total[i] - v.base_total[i]);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ProfileBuilder;
+
+    /// Two sources: baseline main->a (6), main->b (4); comparison main->a (6), main->b (14).
+    fn two_sources() -> Profile {
+        let mut b = ProfileBuilder::new();
+        let vt = b.value_type("samples", "count");
+        let s0 = b.add_source("manual", Some("base"), None);
+        let s1 = b.add_source("manual", Some("new"), None);
+        let [m, fa, fb] = ["main", "a", "b"].map(|n| b.function_named(n, None));
+        let [lm, la, lb] = [m, fa, fb].map(|f| b.location(Some(f), 0));
+        let sa = b.stack_leaf_first(&[la, lm]);
+        let sb = b.stack_leaf_first(&[lb, lm]);
+        for (src, stack, v) in [(s0, sa, 6.0), (s0, sb, 4.0), (s1, sa, 6.0), (s1, sb, 14.0)] {
+            b.add_sample_with_values(src, stack, &[(vt, v)]);
+        }
+        b.build().unwrap()
+    }
+
+    fn cmp(normalization: Normalization) -> Comparison {
+        Comparison {
+            value_type: ValueTypeIndex(0),
+            base: vec![SourceIndex(0)],
+            new: vec![SourceIndex(1)],
+            normalization,
+        }
+    }
+
+    #[test]
+    fn scaled_halves_the_comparison() {
+        let d = diff_functions(&two_sources(), &cmp(Normalization::Scaled)).unwrap();
+        assert_eq!(d.summary.scale, 0.5);
+        let names: Vec<&str> = d.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["b", "main", "a"]);
+        let b = &d.rows[0];
+        assert_eq!((b.base_self, b.new_self, b.self_delta()), (4.0, 7.0, 3.0));
+        assert_eq!(b.self_relative(), Some(0.75));
+        assert_eq!(d.rows[2].self_delta(), -3.0);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let p = two_sources();
+        let mut c = cmp(Normalization::Absolute);
+        c.new = vec![SourceIndex(7)];
+        assert_eq!(diff_summary(&p, &c), Err(DiffError::UnknownSource(7)));
+        c.new.clear();
+        assert_eq!(
+            diff_summary(&p, &c).unwrap_err().to_string(),
+            "diff: the comparison selection has no sources"
+        );
+        c.new = vec![SourceIndex(1)];
+        c.value_type = ValueTypeIndex(3);
+        assert_eq!(diff_summary(&p, &c), Err(DiffError::UnknownValueType(3)));
+    }
+
+    #[test]
+    fn scale_is_one_when_a_total_is_not_positive() {
+        assert_eq!(scale_factor(Normalization::Scaled, 0.0, 5.0), 1.0);
+        assert_eq!(scale_factor(Normalization::Scaled, 5.0, 0.0), 1.0);
+        assert_eq!(scale_factor(Normalization::Scaled, -2.0, -4.0), 1.0);
+        assert_eq!(scale_factor(Normalization::Scaled, 2.0, 8.0), 0.25);
+        assert_eq!(scale_factor(Normalization::Absolute, 2.0, 8.0), 1.0);
+    }
+
+    #[test]
+    fn tree_paths_and_frames() {
+        let p = two_sources();
+        let (t, frames) = diff_tree(&p, &cmp(Normalization::Absolute)).unwrap();
+        assert_eq!(t.len(), 4);
+        assert_eq!(t.parent, vec![NO_INDEX, 0, 1, 1]);
+        assert_eq!(t.depth, vec![0, 1, 2, 2]);
+        let names: Vec<&str> = t
+            .path(3)
+            .iter()
+            .map(|&f| frames.name[f as usize].as_str())
+            .collect();
+        assert_eq!(names, ["main", "b"]);
+        assert_eq!(
+            (t.base_total[3], t.new_total[3], t.delta[3]),
+            (4.0, 14.0, 10.0)
+        );
+        assert_eq!(t.delta[0], 10.0);
+    }
+}

@@ -1,0 +1,236 @@
+//! `proftab diff BASE NEW [--type T] [--absolute] [--limit N] [--json]`: the functions whose
+//! self value changed most between two profiles.
+//!
+//! BASE and NEW are combined into one profile; the sources of BASE (one, or several when it is
+//! a combined file) are the baseline, those of NEW the comparison. Rows are sorted by the
+//! change of the self value (as `go tool pprof -top -diff_base` sorts by flat), largest
+//! regression first. By default the comparison is scaled so that both totals are equal;
+//! `--absolute` compares the values as recorded.
+
+use serde_json::{json, Value};
+
+use proftab::analysis::diff::{diff_functions, Comparison, FunctionDiff, Normalization};
+use proftab::model::combine::combine;
+use proftab::model::{Profile, SourceIndex};
+
+use super::{
+    display_name, emit, load, num, parse_limit, print_json, print_warnings, report_unit_of,
+    scaled_label, Args, CliResult, Failure,
+};
+
+/// Flags of `proftab diff`.
+pub const FLAGS: &[&str] = &["--json", "--absolute"];
+/// Options with a value of `proftab diff`.
+pub const VALUED: &[&str] = &["--type", "--limit"];
+
+/// Runs `proftab diff`.
+pub fn run(args: &Args) -> CliResult {
+    let [base_path, new_path] = args.positional.as_slice() else {
+        return Err(Failure::usage(format!(
+            "diff needs two files, BASE and NEW; got {}",
+            args.positional.len()
+        )));
+    };
+    let limit = parse_limit(args)?;
+    let base = load(base_path)?;
+    print_warnings(base_path, &base.warnings);
+    let new = load(new_path)?;
+    print_warnings(new_path, &new.warnings);
+    let type_name = compared_type(
+        (base_path, &base.profile),
+        (new_path, &new.profile),
+        args.option("--type"),
+    )?;
+    let base_sources = base.profile.sources.source_type.len();
+    let new_sources = new.profile.sources.source_type.len();
+    let p = combine(&[base.profile, new.profile])
+        .map_err(|e| Failure::failed(format!("cannot combine BASE and NEW: {e}")))?;
+    let value_type = p
+        .value_type_index(&type_name)
+        .ok_or_else(|| Failure::failed(format!("value type {type_name:?} lost in combining")))?;
+    let normalization = if args.flag("--absolute") {
+        Normalization::Absolute
+    } else {
+        Normalization::Scaled
+    };
+    let c = Comparison {
+        value_type,
+        base: source_range(0, base_sources),
+        new: source_range(base_sources, new_sources),
+        normalization,
+    };
+    let d = diff_functions(&p, &c).map_err(|e| Failure::failed(e.to_string()))?;
+    let shown = limit.unwrap_or(d.rows.len()).min(d.rows.len());
+    if args.flag("--json") {
+        print_json(&diff_json(&p, &d, shown))
+    } else {
+        let names = [display_name(base_path), display_name(new_path)];
+        emit(&diff_text(&p, &d, shown, names))
+    }
+}
+
+/// Sources `first .. first + count` of the combined profile.
+fn source_range(first: usize, count: usize) -> Vec<SourceIndex> {
+    (first..first + count)
+        .filter_map(SourceIndex::from_usize)
+        .collect()
+}
+
+/// The value type compared: `--type`, else BASE's default; it must be a value type of both.
+fn compared_type(
+    base: (&str, &Profile),
+    new: (&str, &Profile),
+    asked: Option<&str>,
+) -> Result<String, Failure> {
+    let name = match asked {
+        Some(t) => t.to_owned(),
+        None => {
+            let vt = base.1.default_value_type().ok_or_else(|| {
+                Failure::failed(format!("{}: the profile has no value types", base.0))
+            })?;
+            base.1.value_type_names(vt).0.to_owned()
+        }
+    };
+    for (path, p) in [base, new] {
+        if p.value_type_index(&name).is_none() {
+            let known: Vec<&str> = p.values.iter().map(|c| p.str(c.value_type)).collect();
+            let how = if asked.is_some() {
+                "--type"
+            } else {
+                "the default value type of BASE"
+            };
+            return Err(Failure::failed(format!(
+                "{}: no value type {name:?} ({how}); it has: {}; choose a type both files \
+                 have with --type",
+                display_name(path),
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(name)
+}
+
+fn normalization_name(n: Normalization) -> &'static str {
+    match n {
+        Normalization::Scaled => "scaled",
+        Normalization::Absolute => "absolute",
+    }
+}
+
+/// `{"type","unit","normalization","scale","base_total","new_total","functions":[{"name",
+/// "base","new","delta","relative","base_total","new_total"}]}`; `base`, `new` and `delta` are
+/// self values, `new*` scaled, `relative` = delta / base or null when base is 0.
+fn diff_json(p: &Profile, d: &FunctionDiff, shown: usize) -> Value {
+    let s = &d.summary;
+    let (ty, unit) = p.value_type_names(s.value_type);
+    let functions: Vec<Value> = d.rows[..shown]
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "base": num(r.base_self),
+                "new": num(r.new_self),
+                "delta": num(r.self_delta()),
+                "relative": r.self_relative().map(num),
+                "base_total": num(r.base_total),
+                "new_total": num(r.new_total),
+            })
+        })
+        .collect();
+    json!({
+        "type": ty,
+        "unit": unit,
+        "normalization": normalization_name(s.normalization),
+        "scale": num(s.scale),
+        "base_total": num(s.base_total),
+        "new_total": num(s.new_total()),
+        "functions": functions,
+    })
+}
+
+/// A header naming both sides, then base, new, delta, relative change and name per row, every
+/// value in the unit `go tool pprof` would choose for these deltas.
+fn diff_text(p: &Profile, d: &FunctionDiff, shown: usize, names: [&str; 2]) -> String {
+    let s = &d.summary;
+    let (ty, unit) = p.value_type_names(s.value_type);
+    let unit = unit.to_lowercase();
+    let rows = &d.rows[..shown];
+    let deltas = rows.iter().map(|r| (r.self_delta(), r.total_delta()));
+    let out_unit = report_unit_of(deltas, s.base_total.max(s.new_total()), &unit);
+    let label = |v: f64| scaled_label(v, &unit, &out_unit);
+    let mut out = format!("Type: {ty}\n");
+    out.push_str(&format!(
+        "Base: {} in {} samples ({})\n",
+        label(s.base_total),
+        s.base_samples,
+        names[0]
+    ));
+    out.push_str(&format!(
+        "New:  {} in {} samples ({})",
+        label(s.new_total_raw),
+        s.new_samples,
+        names[1]
+    ));
+    match s.normalization {
+        Normalization::Scaled => {
+            out.push_str(&format!(", scaled by {:.4} to the base total\n", s.scale))
+        }
+        Normalization::Absolute => out.push_str(", absolute values\n"),
+    }
+    if shown < d.rows.len() {
+        out.push_str(&format!(
+            "Showing top {shown} functions out of {}\n",
+            d.rows.len()
+        ));
+    }
+    out.push_str(&format!(
+        "{:>10} {:>10} {:>10} {:>9}  name\n",
+        "base", "new", "delta", "relative"
+    ));
+    for r in rows {
+        let delta = r.self_delta();
+        let sign = if delta > 0.0 { "+" } else { "" };
+        out.push_str(&format!(
+            "{:>10} {:>10} {:>10} {:>9}  {}\n",
+            label(r.base_self),
+            label(r.new_self),
+            format!("{sign}{}", label(delta)),
+            relative_text(r.self_relative(), r.new_self),
+            r.name
+        ));
+    }
+    out
+}
+
+/// `+12.5%`, or `new` for a function without a baseline value.
+fn relative_text(relative: Option<f64>, new: f64) -> String {
+    match relative {
+        Some(r) if r > 0.0 => format!("+{:.1}%", r * 100.0),
+        Some(r) => format!("{:.1}%", r * 100.0),
+        None if new != 0.0 => "new".to_owned(),
+        None => "-".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_changes_print_with_sign() {
+        assert_eq!(relative_text(Some(0.125), 9.0), "+12.5%");
+        assert_eq!(relative_text(Some(-0.5), 1.0), "-50.0%");
+        assert_eq!(relative_text(Some(0.0), 1.0), "0.0%");
+        assert_eq!(relative_text(None, 3.0), "new");
+        assert_eq!(relative_text(None, 0.0), "-");
+    }
+
+    #[test]
+    fn sources_of_each_side() {
+        assert_eq!(
+            source_range(2, 3),
+            vec![SourceIndex(2), SourceIndex(3), SourceIndex(4)]
+        );
+        assert!(source_range(1, 0).is_empty());
+    }
+}

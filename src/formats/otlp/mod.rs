@@ -1,0 +1,309 @@
+//! OpenTelemetry OTLP profiles (protobuf): `ProfilesData` / `ExportProfilesServiceRequest`,
+//! plain or in the collector file exporter's framing (each message prefixed by its length as
+//! 4 big-endian bytes), or OTLP/JSON (read only, see [`json`]); any of them may be gzipped. Both the current (v1.10+) and the v1.9 `Sample` layout are read
+//! ([`layout`] documents how they are told apart); the writer emits the current layout.
+//!
+//! ## Mapping to the v2 tables
+//!
+//! | OTLP | proftab |
+//! | --- | --- |
+//! | `Profile` (one `sample_type` each) | one value type; consecutive `Profile`s of a scope whose samples line up (same stacks, attributes, links, timestamps, in order — what a pprof → OTLP conversion writes) are merged back into one `sources` row whose samples carry all their values |
+//! | `Sample` | one row per timestamp (or per value when there are none); timestamps-only samples get value 1; timestamps → `samples..time` (seconds from `time_unix_nano`) |
+//! | `Sample.attribute_indices` | [`SAMPLE_LABELS`] rows (`str` or `num` + `num_unit`; other value kinds as text with `value_type`) |
+//! | `Sample.link_index` | `samples..trace_id`, `samples..span_id` (hex) |
+//! | `Location` (inline chain) | one `locations` row per line, innermost first, consecutive, sharing `.pprof_location_id` with `.pprof_line_index` 0, 1, … (pprof's convention, see [`crate::formats::inline`]); `.address`, `.mapping_id`, `.column`, `.frame_type` (`profile.frame.type`), `.is_folded` (`pprof.location.is_folded`) |
+//! | `Mapping` | [`MAPPINGS`] rows (`pprof.mapping.has_*` → `has_*`, `process.executable.build_id.gnu` → `build_id`, other attributes as columns named by their key) |
+//! | `Profile` fields | `sources` row (`source_timestamp` = `time_unix_nano`) with `.period_type`, `.period_unit`, `.period`, `.duration_nanos`, `.profile_id`, … |
+//! | resource / scope / other profile attributes | [`SOURCE_ATTRIBUTES`] rows |
+//! | `pprof.profile.*` attributes, period, duration of the first source | `meta` (`pprof.*` keys) |
+//! | `pprof.scope.default_sample_type` / `sample_type_order` | meta `default_sample_type` / value type order |
+
+mod attrs;
+mod json;
+pub mod layout;
+pub mod proto;
+mod read;
+pub mod wire;
+mod write;
+
+use crate::model::Profile;
+
+use super::{gzip, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
+
+/// Format name used in errors and warnings.
+pub const NAME: &str = "otlp";
+
+/// Extension table of mappings (shared with pprof).
+pub const MAPPINGS: &str = "mappings";
+/// Extension table of per-sample labels (shared with pprof).
+pub const SAMPLE_LABELS: &str = "sample_labels";
+/// Extension table of resource, scope and profile attributes per source.
+pub const SOURCE_ATTRIBUTES: &str = "source_attributes";
+
+/// Semantic-convention attribute: the kind of a frame (seed 003).
+pub const ATTR_FRAME_TYPE: &str = "profile.frame.type";
+/// Semantic-convention attribute: pprof `Location.is_folded`.
+pub const ATTR_IS_FOLDED: &str = "pprof.location.is_folded";
+/// Prefix of the pprof mapping flags (`pprof.mapping.has_functions`, …).
+pub const ATTR_MAPPING_HAS: &str = "pprof.mapping.";
+/// The attribute that carries a mapping's GNU build id.
+pub const ATTR_BUILD_ID: &str = "process.executable.build_id.gnu";
+/// Scope attribute naming pprof's default sample type.
+pub const ATTR_DEFAULT_SAMPLE_TYPE: &str = "pprof.scope.default_sample_type";
+/// Scope attribute recording the original order of pprof sample types.
+pub const ATTR_SAMPLE_TYPE_ORDER: &str = "pprof.scope.sample_type_order";
+/// Profile attribute holding pprof's comments (string array).
+pub const ATTR_COMMENT: &str = "pprof.profile.comment";
+/// Profile attributes that map to pprof fields, kept in `meta` under the same key.
+pub const PPROF_PROFILE_ATTRS: [&str; 4] = [
+    ATTR_COMMENT,
+    "pprof.profile.drop_frames",
+    "pprof.profile.keep_frames",
+    "pprof.profile.doc_url",
+];
+
+/// Meta keys for the profile-level facts pprof also has (taken from the first source).
+pub mod meta_keys {
+    /// `period_type` type.
+    pub const PERIOD_TYPE: &str = "pprof.period_type";
+    /// `period_type` unit.
+    pub const PERIOD_UNIT: &str = "pprof.period_unit";
+    /// `period`.
+    pub const PERIOD: &str = "pprof.period";
+    /// `duration_nanos`.
+    pub const DURATION_NANOS: &str = "pprof.duration_nanos";
+    /// `time_nanos`.
+    pub const TIME_NANOS: &str = "pprof.time_nanos";
+}
+
+/// `sources` extension columns written by the reader and read by the writer.
+pub mod source_cols {
+    /// `time_unix_nano` exactly (u64; `source_timestamp` in seconds cannot hold nanoseconds).
+    pub const TIME_UNIX_NANO: &str = ".time_unix_nano";
+    /// Period type.
+    pub const PERIOD_TYPE: &str = ".period_type";
+    /// Period unit.
+    pub const PERIOD_UNIT: &str = ".period_unit";
+    /// Period (dbl).
+    pub const PERIOD: &str = ".period";
+    /// Duration in nanoseconds (dbl).
+    pub const DURATION_NANOS: &str = ".duration_nanos";
+    /// Profile id (hex).
+    pub const PROFILE_ID: &str = ".profile_id";
+    /// `Profile.dropped_attributes_count` (int).
+    pub const DROPPED_ATTRIBUTES: &str = ".dropped_attributes_count";
+    /// `original_payload_format`.
+    pub const PAYLOAD_FORMAT: &str = ".original_payload_format";
+    /// `original_payload` (hex).
+    pub const PAYLOAD: &str = ".original_payload";
+    /// Instrumentation scope name.
+    pub const SCOPE_NAME: &str = ".scope_name";
+    /// Instrumentation scope version.
+    pub const SCOPE_VERSION: &str = ".scope_version";
+    /// `ScopeProfiles.schema_url`.
+    pub const SCOPE_SCHEMA_URL: &str = ".scope_schema_url";
+    /// `ResourceProfiles.schema_url`.
+    pub const RESOURCE_SCHEMA_URL: &str = ".resource_schema_url";
+}
+
+/// `locations` extension columns.
+pub mod location_cols {
+    /// Instruction address (u64).
+    pub const ADDRESS: &str = ".address";
+    /// `mappings.mapping_id` (u64).
+    pub const MAPPING_ID: &str = ".mapping_id";
+    /// Column (int).
+    pub const COLUMN: &str = ".column";
+    pub use crate::formats::inline::{PPROF_LINE_INDEX, PPROF_LOCATION_ID};
+    /// `profile.frame.type` (seed 003 values).
+    pub const FRAME_TYPE: &str = ".frame_type";
+    /// pprof `is_folded` (lgl).
+    pub const IS_FOLDED: &str = ".is_folded";
+}
+
+/// `functions` extension columns (the pprof reader's, so that empty names survive both ways).
+pub mod function_cols {
+    /// TRUE when the function's name was empty (its `name` then reads [`UNKNOWN`]).
+    pub const EMPTY_NAME: &str = ".pprof_empty_name";
+    /// TRUE when the function's system name was empty (it then reads the name).
+    pub const EMPTY_SYSTEM_NAME: &str = ".pprof_empty_system_name";
+    /// The name shown for a function without one (what `go tool pprof` prints).
+    pub const UNKNOWN: &str = "<unknown>";
+}
+
+/// `samples` extension columns besides `.time`.
+pub mod sample_cols {
+    /// Trace id of the sample's link (hex).
+    pub const TRACE_ID: &str = ".trace_id";
+    /// Span id of the sample's link (hex).
+    pub const SPAN_ID: &str = ".span_id";
+}
+
+/// Length of the collector file exporter's frame header.
+const FRAME_HEADER: usize = 4;
+
+/// True when `bytes` are a binary `ProfilesData`/`ExportProfilesServiceRequest` (only top-level
+/// fields 1 and 2), a framed sequence of them, or OTLP/JSON (`"resourceProfiles"` near the
+/// start of a JSON object).
+pub fn detect(bytes: &[u8]) -> bool {
+    if gzip::is_gzip(bytes) {
+        // A pprof prefix can hold only fields 1 and 2 (sample types, samples), so pprof's own
+        // sniffer decides first, as the registry order does anyway.
+        return !super::pprof::detect(bytes)
+            && gzip::gunzip_prefix(bytes, GZIP_SNIFF_BYTES).is_some_and(|p| detect_prefix(&p));
+    }
+    wire::is_profiles_data_shape(bytes) || split_frames(bytes).is_some() || is_otlp_json(bytes)
+}
+
+/// Inflated bytes looked at by [`detect`] in a gzip file.
+const GZIP_SNIFF_BYTES: usize = 64 * 1024;
+
+/// [`detect`] for the first bytes of an inflated file: a message, a first frame, or JSON.
+fn detect_prefix(prefix: &[u8]) -> bool {
+    let first_frame = || {
+        let header: [u8; FRAME_HEADER] = prefix.get(..FRAME_HEADER)?.try_into().ok()?;
+        let len = usize::try_from(u32::from_be_bytes(header)).ok()?;
+        let rest = prefix.get(FRAME_HEADER..)?;
+        Some(wire::is_profiles_data_prefix(
+            rest.get(..len).unwrap_or(rest),
+        ))
+    };
+    wire::is_profiles_data_prefix(prefix) || first_frame() == Some(true) || is_otlp_json(prefix)
+}
+
+/// Size of the prefix searched for the OTLP/JSON key.
+const JSON_SNIFF_BYTES: usize = 4096;
+
+fn is_otlp_json(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(JSON_SNIFF_BYTES)];
+    let start = head.iter().position(|b| !b.is_ascii_whitespace());
+    start.is_some_and(|s| head.get(s) == Some(&b'{'))
+        && head
+            .windows(b"\"resourceProfiles\"".len())
+            .any(|w| w == b"\"resourceProfiles\"")
+}
+
+/// The messages of a framed file with their byte offsets, or `None` when `bytes` are not a
+/// sequence of `[4-byte big-endian length][ProfilesData]` frames covering the whole input.
+fn split_frames(bytes: &[u8]) -> Option<Vec<(usize, &[u8])>> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let header: [u8; FRAME_HEADER] = bytes.get(pos..pos + FRAME_HEADER)?.try_into().ok()?;
+        let len = usize::try_from(u32::from_be_bytes(header)).ok()?;
+        let start = pos + FRAME_HEADER;
+        let end = start.checked_add(len)?;
+        let msg = bytes.get(start..end)?;
+        if !wire::is_profiles_data_shape(msg) {
+            return None;
+        }
+        out.push((start, msg));
+        pos = end;
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The messages of the input: one unframed message, or every frame.
+fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
+    if wire::is_profiles_data_shape(bytes) {
+        return Ok(vec![(0, bytes)]);
+    }
+    split_frames(bytes).ok_or_else(|| {
+        let at = wire::fields(bytes).find_map(Result::err).unwrap_or(0);
+        ReadError::new(
+            NAME,
+            super::Place::Byte(at as u64),
+            "not an OTLP ProfilesData message (top-level fields 1 and 2 only) nor a sequence \
+             of 4-byte-length-framed ones",
+        )
+    })
+}
+
+/// The wire layout of every message of an OTLP file (`"v1.8"`, `"v1.9"`, `"current (v1.10+)"`),
+/// as the reader decides it (rules in [`layout`]).
+pub fn message_layouts(bytes: &[u8]) -> Result<Vec<&'static str>, ReadError> {
+    if is_otlp_json(bytes) {
+        let n = json::to_binary(bytes)?.len();
+        return Ok(vec!["OTLP/JSON"; n]);
+    }
+    messages(bytes)?
+        .into_iter()
+        .map(|(offset, msg)| {
+            let data = decode_message(offset, msg)?;
+            let attributes = data
+                .dictionary
+                .as_ref()
+                .map_or(0, |d| d.attribute_table.len());
+            let profiles = data
+                .resource_profiles
+                .iter()
+                .flat_map(|r| &r.scope_profiles)
+                .flat_map(|s| &s.profiles)
+                .map(Vec::as_slice);
+            layout::detect(profiles, attributes)
+                .map(layout::Layout::name)
+                .map_err(|e| ReadError::new(NAME, super::Place::Byte(offset as u64), e))
+        })
+        .collect()
+}
+
+/// Decodes one `ProfilesData` message found at `offset`.
+fn decode_message(offset: usize, msg: &[u8]) -> Result<proto::ProfilesData, ReadError> {
+    <proto::ProfilesData as prost::Message>::decode(msg).map_err(|e| {
+        ReadError::new(
+            NAME,
+            super::Place::Byte(offset as u64),
+            format!("malformed ProfilesData message: {e}"),
+        )
+    })
+}
+
+/// Reads OTLP profiles.
+pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::whole(NAME, "the file is empty"));
+    }
+    if gzip::is_gzip(bytes) {
+        let inflated = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, NAME)?;
+        if gzip::is_gzip(&inflated) {
+            return Err(ReadError::whole(NAME, "gzip inside gzip"));
+        }
+        return read(&inflated, options);
+    }
+    if is_otlp_json(bytes) {
+        let owned = json::to_binary(bytes)?;
+        let msgs: Vec<(usize, &[u8])> = owned.iter().map(|m| (0, m.as_slice())).collect();
+        return read::read_messages(&msgs, options);
+    }
+    let msgs = messages(bytes)?;
+    read::read_messages(&msgs, options)
+}
+
+/// Writes every value type of `profile` as OTLP profiles (one unframed `ProfilesData`, current
+/// layout).
+pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, WriteError> {
+    write::write(profile, options)
+}
+
+/// Lowercase hex of bytes.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// Bytes of lowercase or uppercase hex; `None` when malformed.
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    s.as_bytes()
+        .chunks(2)
+        .map(|p| {
+            let txt = std::str::from_utf8(p).ok()?;
+            u8::from_str_radix(txt, 16).ok()
+        })
+        .collect()
+}
