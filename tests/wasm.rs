@@ -77,8 +77,9 @@ fn parse_errors_are_thrown_as_errors_with_the_read_error_text() {
     let junk = Profile::parse(&[1, 2, 3], None).err().unwrap();
     let message = error_message(junk);
     assert!(
-        message
-            .starts_with("input: unrecognized format (starts with bytes 01 02 03); proftab reads"),
+        message.starts_with(
+            "input: unrecognized format (input starts with bytes 01 02 03); proftab reads"
+        ),
         "{message}"
     );
 }
