@@ -127,5 +127,24 @@ mod tests {
         assert_eq!(f.line[0], 3);
         assert_eq!(f.name_rank, vec![2, 1, 0]);
         assert_eq!(f.find("alpha"), Some(1));
+        assert!(f.frame_type.iter().all(|t| t.is_na()));
+    }
+
+    #[test]
+    fn frame_type_comes_from_the_first_location() {
+        use crate::model::Cell;
+        let mut b = ProfileBuilder::new();
+        let fk = b.function_named("do_syscall_64", None);
+        let fn_ = b.function_named("main", None);
+        let l1 = b.location(Some(fk), 0);
+        let l2 = b.location(Some(fn_), 0);
+        let kernel = b.intern("kernel");
+        let native = b.intern("native");
+        b.set_location_ext(l1, FRAME_TYPE_COLUMN, Cell::Chr(kernel));
+        b.set_location_ext(l2, FRAME_TYPE_COLUMN, Cell::Chr(native));
+        let p = b.build().unwrap();
+        let f = Frames::new(&p);
+        assert_eq!(p.str(f.frame_type[0]), "kernel");
+        assert_eq!(p.str(f.frame_type[1]), "native");
     }
 }

@@ -365,6 +365,28 @@ test("view state lives in the URL hash and is restored", async (t) => {
   await page.close();
 });
 
+test("canvases are drawn at the device pixel ratio (crisp on HiDPI)", async (t) => {
+  if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
+  const { page, problems } = await readyPage();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Emulation.setDeviceMetricsOverride", { width: 1100, height: 800, deviceScaleFactor: 2, mobile: false });
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.setInputFiles("#file-input", RPROF_MEMORY);
+  await drawn(page);
+  const size = await page.evaluate(() => {
+    const c = document.getElementById("main-canvas");
+    return { dpr: devicePixelRatio, css: c.clientWidth, px: c.width, cssH: c.clientHeight, pxH: c.height };
+  });
+  assert.equal(size.dpr, 2);
+  assert.equal(size.px, size.css * 2);
+  assert.equal(size.pxH, size.cssH * 2);
+  assert.ok((await ink(page, "#main-canvas")) > 8000);
+  await screenshot(page, "viewer-hidpi");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a view first laid out while hidden shows full detail when opened", async (t) => {
   if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
   const { page, problems } = await readyPage("#view=time");
