@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use js_sys::{BigUint64Array, Float64Array, Int32Array, Int8Array, Uint32Array, Uint8Array};
-use proftab::formats::{Format, Parsed, Warning};
+use proftab::formats::{read_any, Format, Parsed, ReadOptions, Warning};
 use proftab::model::{Cell, ColumnKind, ProfileBuilder, StringId, INT_NA, NO_INDEX, SAMPLE_TIME};
 use proftab::wasm::Profile;
 use wasm_bindgen::{JsCast, JsValue};
@@ -72,16 +72,13 @@ fn error_message(e: wasm_bindgen::JsError) -> String {
 
 #[wasm_bindgen_test]
 fn parse_errors_are_thrown_as_errors_with_the_read_error_text() {
-    let empty = Profile::parse(&[], Some("empty.pb".into())).err().unwrap();
-    assert_eq!(error_message(empty), "input: the file is empty");
-    let junk = Profile::parse(&[1, 2, 3], None).err().unwrap();
-    let message = error_message(junk);
-    assert!(
-        message.starts_with(
-            "input: unrecognized format (input starts with bytes 01 02 03); proftab reads"
-        ),
-        "{message}"
-    );
+    for bytes in [&b""[..], &[1, 2, 3], b"{\"meta\":{\"key\":[1]}}"] {
+        let expected = read_any(bytes, &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        let thrown = Profile::parse(bytes, Some("x.bin".into())).err().unwrap();
+        assert_eq!(error_message(thrown), expected);
+    }
 }
 
 #[wasm_bindgen_test]

@@ -23,7 +23,9 @@
 //! Writing aggregates samples by stack (summing the chosen value type), one line per distinct
 //! stack, sorted by stack text, `\n` line ends, one ASCII space before the count: the format of
 //! stackcollapse-perf.pl. A `;` inside a frame name is written as `:` and line breaks as
-//! spaces, as stackcollapse-perf.pl does. When the profile has a `before` value type and
+//! spaces, as stackcollapse-perf.pl does; other control characters (which readers take for
+//! binary data) become U+FFFD, and leading blanks of a root frame (which readers trim) are
+//! dropped — each with a warning. When the profile has a `before` value type and
 //! `samples` is written, lines carry both counts (`stack before after`), so differential files
 //! round-trip.
 
@@ -49,7 +51,7 @@ pub const META_COMMENT: &str = "collapsed.comment";
 /// Value type of the first count of a differential line.
 pub const BEFORE_TYPE: &str = "before";
 
-/// Bytes of the input examined by [`detect`].
+/// Bytes of the input examined by [`detect`] (at least; see `detect_prefix_len`).
 const DETECT_PREFIX_BYTES: usize = 64 * 1024;
 /// Candidate lines (not blank, not comments) examined by [`detect`].
 const DETECT_MAX_LINES: usize = 100;
@@ -58,12 +60,11 @@ const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
 /// Name given to empty frames.
 const ANONYMOUS: &str = "(anonymous)";
 
-/// True when the text looks like folded stacks: not JSON, not binary, not Rprof output, and
-/// most of the first lines (at least one) are `stack count` lines.
+/// True when the text looks like folded stacks: not JSON, not binary, not Rprof output, not
+/// pprof's legacy text formats, and most (more than half) of the first lines are `stack count`
+/// lines.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = bytes
-        .get(..bytes.len().min(DETECT_PREFIX_BYTES))
-        .unwrap_or(bytes);
+    let head = bytes.get(..detect_prefix_len(bytes)).unwrap_or(bytes);
     let (text, _) = decode_text(head);
     let complete = if head.len() < bytes.len() {
         // Only judge complete lines of a cut prefix.
@@ -71,7 +72,10 @@ pub fn detect(bytes: &[u8]) -> bool {
     } else {
         &text
     };
-    if complete.contains('\0') || looks_like_json_or_rprof(complete) {
+    if complete.contains('\0')
+        || looks_like_json_or_rprof(complete)
+        || super::looks_like_pprof_legacy_text(complete)
+    {
         return false;
     }
     let (mut valid, mut invalid) = (0usize, 0usize);
@@ -87,7 +91,20 @@ pub fn detect(bytes: &[u8]) -> bool {
             invalid += 1;
         }
     }
-    valid > 0 && valid >= invalid
+    valid > invalid
+}
+
+/// Bytes [`detect`] examines: [`DETECT_PREFIX_BYTES`], or up to the end of the first line
+/// when that is longer (deep stacks of long names make lines of hundreds of KiB).
+fn detect_prefix_len(bytes: &[u8]) -> usize {
+    let prefix = bytes.len().min(DETECT_PREFIX_BYTES);
+    if bytes
+        .get(..prefix)
+        .is_some_and(|h| memchr::memchr(b'\n', h).is_some())
+    {
+        return prefix;
+    }
+    memchr::memchr(b'\n', bytes).map_or(bytes.len(), |end| end + 1)
 }
 
 fn looks_like_json_or_rprof(text: &str) -> bool {
@@ -104,6 +121,12 @@ fn looks_like_json_or_rprof(text: &str) -> bool {
 
 fn has_control_chars(line: &str) -> bool {
     line.chars().any(|c| c.is_control() && c != '\t')
+}
+
+/// Control characters the writer cannot put in a frame name: all but tab and the line
+/// breaks (which [`WriteState::escape`] turns into spaces).
+fn is_unwritable_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 /// Decodes text: UTF-16 LE/BE when a BOM says so, else UTF-8 (BOM skipped). The flag is true
@@ -464,12 +487,30 @@ impl<'p> WriteState<'p> {
             .into_iter()
             .map(|loc| self.escape(location_name(self.profile, loc)))
             .collect();
-        let text = names.join(";");
+        let mut text = names.join(";");
+        if text.starts_with(char::is_whitespace) {
+            // Readers trim lines, so the root frame's leading blanks would vanish unnoticed.
+            self.warnings.add(NAME, "leading-blank", || {
+                "leading blanks of root frame names were dropped (readers trim lines)".to_owned()
+            });
+            text = text.trim_start().to_owned();
+        }
         self.stack_text.insert(stack.0, text.clone());
         text
     }
 
     fn escape(&mut self, name: String) -> String {
+        let name = if name.contains(is_unwritable_control) {
+            // Readers take lines with control characters for binary data (NUL: always).
+            self.warnings.add(NAME, "control", || {
+                "control characters in frame names were replaced by U+FFFD (readers take lines \
+                 with control characters for binary data)"
+                    .to_owned()
+            });
+            name.replace(is_unwritable_control, "\u{FFFD}")
+        } else {
+            name
+        };
         if !name.contains([';', '\n', '\r']) && !name.is_empty() {
             return name;
         }
@@ -496,6 +537,13 @@ impl<'p> WriteState<'p> {
             }
             out.push_str(&format_number(value));
             out.push('\n');
+        }
+        if !differential && is_differential(&out) {
+            self.warnings.add(NAME, "reads-as-differential", || {
+                "every stack ends in a frame name ending in ` NUMBER`, so readers take the file \
+                 for a differential one (`stack before after`) and that number for a count"
+                    .to_owned()
+            });
         }
         if fractional {
             self.warnings.add(NAME, "fractional", || {

@@ -263,7 +263,7 @@ fn inflate_capped(
         input.len().saturating_mul(4).max(MIN_INITIAL_OUTPUT)
     };
     let initial = out_pos.saturating_add(guess).min(cap);
-    out.resize(initial.max(out_pos), 0);
+    resize_exact(out, initial.max(out_pos));
     loop {
         let rest = input.get(consumed..).unwrap_or_default();
         let (status, used, written) = decompress(&mut decomp, rest, out, out_pos, flags);
@@ -280,7 +280,7 @@ fn inflate_capped(
                     return Err(InflateError::OverCap);
                 }
                 let grown = out.len().saturating_mul(2).max(MIN_INITIAL_OUTPUT).min(cap);
-                out.resize(grown, 0);
+                resize_exact(out, grown);
             }
             TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
                 out.truncate(out_pos);
@@ -292,6 +292,13 @@ fn inflate_capped(
             }
         }
     }
+}
+
+/// Resizes `out` to `len` (zero-filled), allocating exactly that much: `Vec::resize` alone
+/// may round the capacity up to twice the old one, i.e. up to twice the cap.
+fn resize_exact(out: &mut Vec<u8>, len: usize) {
+    out.reserve_exact(len.saturating_sub(out.len()));
+    out.resize(len, 0);
 }
 
 /// Compresses `data` into a single-member gzip stream: DEFLATE level [`GZIP_LEVEL`], no file

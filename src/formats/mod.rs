@@ -319,11 +319,46 @@ fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
     ReadError::whole(
         "input",
         format!(
-            "unrecognized format ({what} starts with {}); proftab reads {}",
+            "unrecognized format ({what} starts with {}){}; proftab reads {}",
             describe_prefix(bytes),
+            unsupported_format_hint(bytes),
             readable_names().join(", ")
         ),
     )
+}
+
+/// Bytes of the input examined for [`unsupported_format_hint`].
+const HINT_PREFIX_BYTES: usize = 4096;
+
+/// A hint naming a known format proftab does not read, or `""`.
+fn unsupported_format_hint(bytes: &[u8]) -> &'static str {
+    let head = String::from_utf8_lossy(bytes.get(..HINT_PREFIX_BYTES).unwrap_or(bytes));
+    if looks_like_pprof_legacy_text(&head) {
+        ": it looks like one of pprof's legacy text formats, which proftab does not read \
+         (`go tool pprof -proto FILE > FILE.pb.gz` converts them)"
+    } else {
+        ""
+    }
+}
+
+/// True when the first non-blank line is a header of one of pprof's legacy text formats
+/// (`google/pprof:profile/legacy_profile.go`): a `--- heapz 1 ---`-style section marker, a
+/// `heap profile: …` line, or `NAME profile: total N` (Go's debug=1 profiles).
+pub(crate) fn looks_like_pprof_legacy_text(text: &str) -> bool {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first.starts_with("--- ") || first.starts_with("heap profile:") {
+        return true;
+    }
+    let mut words = first.split_whitespace();
+    let (_name, profile, total, count) = (words.next(), words.next(), words.next(), words.next());
+    profile == Some("profile:")
+        && total == Some("total")
+        && count.is_some_and(|c| c.bytes().all(|b| b.is_ascii_digit()))
+        && words.next().is_none()
 }
 
 /// Reads `bytes` as `format`.

@@ -169,7 +169,7 @@ describe("errors", () => {
     assert.throws(() => Profile.parse(png), (e) => {
       assert.ok(e instanceof Error);
       const [head, list] = e.message.split("; proftab reads ");
-      assert.equal(head, "input: unrecognized format (input starts with bytes 89 50 4e 47 0d 0a 1a 0a)");
+      assert.match(head, /^input: unrecognized format \(.*89 50 4e 47 0d 0a 1a 0a\)$/);
       assert.deepEqual(list.split(", ").sort(), [...readable].sort());
       return true;
     });

@@ -188,6 +188,8 @@ struct Reader<'a> {
     functions: FxHashMap<(&'a [u8], StringId), FunctionIndex>,
     /// (name, file, line) → location.
     locations: FxHashMap<(&'a [u8], StringId, i32), LocationIndex>,
+    /// (prefix node or `u32::MAX`, location) → node: the stack table's index.
+    nodes: FxHashMap<(u32, u32), StackIndex>,
     stacks: FxHashMap<&'a [u8], Resolved>,
     tokens: Vec<Token<'a>>,
     frames: Vec<LocationIndex>,
@@ -223,6 +225,7 @@ impl<'a> Reader<'a> {
             files: FxHashMap::default(),
             functions: FxHashMap::default(),
             locations: FxHashMap::default(),
+            nodes: FxHashMap::default(),
             stacks: FxHashMap::default(),
             tokens: Vec::new(),
             frames: Vec::new(),
@@ -503,7 +506,7 @@ impl<'a> Reader<'a> {
             }
             None => None,
         };
-        let stack = self.b.stack_leaf_first(&frames);
+        let stack = self.stack(&frames);
         self.frames = frames;
         Ok(Resolved { stack, toplevel })
     }
@@ -547,6 +550,27 @@ impl<'a> Reader<'a> {
         let loc = self.b.location(Some(f), line);
         self.locations.insert((name, filename, line), loc);
         Ok(loc)
+    }
+
+    /// The stack node of `frames` (innermost first). Rprof stacks are interned here, with a
+    /// fast hash, and appended to the builder's table without its own lookup (this reader is
+    /// the only one adding nodes to its builder, so `nodes` knows every node). Whole repeated
+    /// stacks never get here: the line table caches them.
+    fn stack(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
+        let mut prefix: Option<StackIndex> = None;
+        for &loc in frames.iter().rev() {
+            let key = (prefix.map_or(u32::MAX, |p| p.0), loc.0);
+            let node = match self.nodes.get(&key) {
+                Some(&node) => node,
+                None => {
+                    let node = self.b.push_stack_node(prefix, loc);
+                    self.nodes.insert(key, node);
+                    node
+                }
+            };
+            prefix = Some(node);
+        }
+        prefix
     }
 
     fn function(&mut self, name: &'a [u8], filename: StringId, n: usize) -> FunctionIndex {
