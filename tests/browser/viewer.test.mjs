@@ -326,6 +326,12 @@ test("names that look like markup are shown literally", async () => {
   await page.waitForSelector("#tooltip:not([hidden])");
   assert.equal(await page.textContent("#tooltip .name"), HOSTILE);
   assert.equal(await page.locator("#tooltip img").count(), 0);
+  // A hostile file name in an error message is text too.
+  const name = `${HOSTILE}"'\u202e.txt`;
+  await dropFiles(page, "body", [{ name, bytes: new Uint8Array([1, 2, 3]) }]);
+  await page.waitForSelector("#error:not([hidden])");
+  assert.ok((await page.textContent("#error-text")).startsWith(`${name}: `));
+  assert.equal(await page.locator("img").count(), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });
