@@ -549,7 +549,16 @@ async function load(what) {
   }
   hideProgress();
   setState('shown');
-  if (r.info.warnings.length) console.warn(r.info.warnings.join('\n'));
+  showWarnings(r.info.warnings);
+}
+
+/** The readers' warnings: a count in the bar; clicking it lists them in the message bar. */
+function showWarnings(list) {
+  const b = $('warnings');
+  b.hidden = list.length === 0;
+  b.textContent = `⚠ ${list.length} warning${list.length === 1 ? '' : 's'}`;
+  b.title = list.join('\n');
+  b.onclick = () => showError(list.join('\n'));
 }
 
 function fillControls() {

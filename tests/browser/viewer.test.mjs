@@ -312,6 +312,20 @@ test("a long load shows progress and can be cancelled; the page stays usable", a
   await page.close();
 });
 
+test("reader warnings are counted in the bar and listed on request", async () => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", path.join(FIXTURES, "warnings.collapsed"));
+  await drawn(page);
+  assert.equal(await page.textContent("#warnings"), "⚠ 1 warning");
+  await page.click("#warnings");
+  assert.match(await page.textContent("#error-text"), /^warnings\.collapsed: collapsed: ignored lines/);
+  await page.setInputFiles("#file-input", RPROF_MEMORY);
+  await drawn(page);
+  assert.equal(await page.isHidden("#warnings"), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("names that look like markup are shown literally", async () => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", path.join(FIXTURES, "xss.out"));
