@@ -3,7 +3,8 @@
 #
 #   pkg/web/   wasm-bindgen --target web    (ES module; the browser entry of the npm package)
 #   pkg/node/  wasm-bindgen --target nodejs (CommonJS; the Node entry of the npm package)
-#   dist/      the static viewer: www/ plus pkg/web, relative URLs only (any host, any sub-path)
+#   dist/      the static viewer: www/ plus pkg/web and the example profiles of
+#              tests/fixtures (scripts/examples.mjs), relative URLs only (any host, any sub-path)
 #   target/release/proftab   the CLI (once src/bin/proftab.rs exists)
 #
 # Both .wasm files are optimized with npm binaryen's wasm-opt -O3 (never Debian's binaryen 108,
@@ -69,8 +70,9 @@ build_cli() {
 }
 
 build_dist() {
-  step "dist/ (www/ + pkg/web)"
+  step "dist/ (www/ + pkg/web + example profiles)"
   [ -f www/index.html ] || die "www/index.html is missing"
+  node scripts/examples.mjs || die "copying the example profiles failed"
   rm -rf dist
   mkdir -p dist
   cp -R www/. dist/

@@ -20,3 +20,5 @@ pub mod formats;
 pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_view;

@@ -1,5 +1,19 @@
 //! Pure computations on a [`crate::model::Profile`]: function tables, call trees, flame-graph and
-//! time-order layouts, callers/callees and diffs. No I/O, no JavaScript.
+//! time-order layouts, callers/callees and search. No I/O, no JavaScript.
+//!
+//! The viewer's pipeline: [`frames`] gives every function a dense id; [`tree`] turns the stack
+//! table into a call tree by frame; [`transform`] rewrites that tree (focus, hide, collapse
+//! recursion); [`filter`] weighs the chosen samples onto it; [`flame`], [`timeorder`] and
+//! [`sandwich`] lay it out as flat columns; [`view`] keeps it all for one profile.
 
 pub mod diff;
+pub mod filter;
+pub mod flame;
+pub mod frames;
 pub mod functions;
+pub mod sandwich;
+pub mod search;
+pub mod timeorder;
+pub mod transform;
+pub mod tree;
+pub mod view;

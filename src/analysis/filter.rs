@@ -1,0 +1,135 @@
+//! Which samples a view counts (sources, time range) and their weights on a call tree.
+
+use crate::analysis::tree::{CallTree, NodeMap, Weights, DROPPED};
+use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
+
+/// Selects samples by source and by time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SampleFilter {
+    /// `sources[i]` says whether samples of source row `i` are kept; `None` keeps all.
+    pub sources: Option<Vec<bool>>,
+    /// Keeps samples whose `samples..time` lies in `[from, to)`; samples without a time are
+    /// kept. `None` keeps all.
+    pub time_range: Option<(f64, f64)>,
+}
+
+impl SampleFilter {
+    /// True when the filter keeps everything.
+    pub fn is_all(&self) -> bool {
+        self.time_range.is_none()
+            && self
+                .sources
+                .as_ref()
+                .is_none_or(|s| s.iter().all(|&keep| keep))
+    }
+
+    /// A predicate over sample rows of `p`.
+    pub fn predicate<'a>(&'a self, p: &'a Profile) -> impl Fn(usize) -> bool + 'a {
+        let times = p.samples.ext.dbl(SAMPLE_TIME);
+        move |s: usize| {
+            let src_ok = match &self.sources {
+                None => true,
+                Some(keep) => p
+                    .samples
+                    .source
+                    .get(s)
+                    .is_some_and(|src| keep.get(src.idx()).copied().unwrap_or(false)),
+            };
+            let time_ok = match (self.time_range, times.and_then(|t| t.get(s))) {
+                (Some((from, to)), Some(&t)) if !t.is_nan() => t >= from && t < to,
+                _ => true,
+            };
+            src_ok && time_ok
+        }
+    }
+}
+
+/// The result of weighing samples onto a tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Weighed {
+    /// Self and total per node.
+    pub weights: Weights,
+    /// Weight of the samples the filter kept, including those a transform dropped.
+    pub kept_total: f64,
+    /// Weight of kept samples that a transform removed (e.g. not through a focused function).
+    pub dropped: f64,
+}
+
+/// Sums the value `vt` of every sample kept by `filter` onto its node of `tree` (through `map`).
+pub fn weigh(
+    p: &Profile,
+    vt: ValueTypeIndex,
+    filter: &SampleFilter,
+    tree: &CallTree,
+    map: &NodeMap,
+) -> Weighed {
+    let mut self_w = vec![0.0; tree.len()];
+    let mut dropped = 0.0;
+    let Some(col) = p.value_column(vt) else {
+        return Weighed {
+            weights: Weights::from_self(tree, self_w),
+            ..Weighed::default()
+        };
+    };
+    let keep = filter.predicate(p);
+    let all = filter.is_all();
+    for (s, &stack) in p.samples.stack.iter().enumerate() {
+        if !all && !keep(s) {
+            continue;
+        }
+        let Some(v) = col.get(s) else { continue };
+        match map.node_of_stack(stack) {
+            DROPPED => dropped += v,
+            node => {
+                if let Some(slot) = self_w.get_mut(node as usize) {
+                    *slot += v;
+                }
+            }
+        }
+    }
+    let weights = Weights::from_self(tree, self_w);
+    Weighed {
+        kept_total: weights.grand_total() + dropped,
+        weights,
+        dropped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::frames::Frames;
+    use crate::analysis::tree::tree_from_stacks;
+    use crate::model::{Cell, ProfileBuilder};
+
+    #[test]
+    fn filters_by_source_and_time() {
+        let mut b = ProfileBuilder::new();
+        let a = b.add_source("x", Some("a"), None);
+        let c = b.add_source("x", Some("b"), None);
+        let vt = b.value_type("samples", "count");
+        let f = b.function_named("f", None);
+        let l = b.location(Some(f), 0);
+        let st = b.stack_leaf_first(&[l]);
+        for (i, src) in [a, a, c].into_iter().enumerate() {
+            let s = b.add_sample_with_values(src, st, &[(vt, 1.0 + i as f64)]);
+            b.set_sample_ext(s, SAMPLE_TIME, Cell::Dbl(i as f64));
+        }
+        let p = b.build().unwrap();
+        let frames = Frames::new(&p);
+        let (tree, map) = tree_from_stacks(&p, &frames);
+        let vt = ValueTypeIndex(0);
+        let all = weigh(&p, vt, &SampleFilter::default(), &tree, &map);
+        assert_eq!(all.weights.grand_total(), 6.0);
+        let only_b = SampleFilter {
+            sources: Some(vec![false, true]),
+            time_range: None,
+        };
+        assert_eq!(weigh(&p, vt, &only_b, &tree, &map).kept_total, 3.0);
+        let early = SampleFilter {
+            sources: None,
+            time_range: Some((0.5, 2.0)),
+        };
+        assert_eq!(weigh(&p, vt, &early, &tree, &map).kept_total, 2.0);
+    }
+}

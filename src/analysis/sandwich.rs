@@ -1,0 +1,202 @@
+//! Per-frame totals of a call tree (the function table of a view) and the callers / callees
+//! trees of one frame (speedscope's "sandwich").
+
+use std::collections::HashMap;
+
+use crate::analysis::transform::{apply, Transform};
+use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::model::NO_INDEX;
+
+/// Self and total per frame id, columns indexed by frame id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameTotals {
+    /// Weight of samples whose innermost frame is this frame.
+    pub self_w: Vec<f64>,
+    /// Weight of samples with this frame anywhere on the stack (once per sample).
+    pub total: Vec<f64>,
+}
+
+/// For every node: true when no ancestor has the same frame, so its total counts towards its
+/// frame's total (recursion counted once). A property of the tree alone, found by one
+/// depth-first walk keeping, per frame, how many nodes on the current path have it.
+pub fn first_occurrences(tree: &CallTree, kids: &Children) -> Vec<bool> {
+    let n_frames = tree
+        .frame
+        .iter()
+        .filter(|&&f| f != NO_INDEX)
+        .max()
+        .map_or(0, |&f| f as usize + 1);
+    let mut first = vec![false; tree.len()];
+    let mut on_path = vec![0u32; n_frames];
+    // (node, entering): a node's exit marker is pushed before its children.
+    let mut stack: Vec<(u32, bool)> = kids.of(ROOT).iter().rev().map(|&c| (c, true)).collect();
+    while let Some((n, entering)) = stack.pop() {
+        let Some(count) = on_path.get_mut(tree.frame[n as usize] as usize) else {
+            continue;
+        };
+        if !entering {
+            *count -= 1;
+            continue;
+        }
+        first[n as usize] = *count == 0;
+        *count += 1;
+        stack.push((n, false));
+        stack.extend(kids.of(n).iter().rev().map(|&c| (c, true)));
+    }
+    first
+}
+
+/// Sums node weights per frame id in one pass; `first` is [`first_occurrences`] of the tree.
+pub fn frame_totals(tree: &CallTree, w: &Weights, first: &[bool], n_frames: usize) -> FrameTotals {
+    let mut t = FrameTotals {
+        self_w: vec![0.0; n_frames],
+        total: vec![0.0; n_frames],
+    };
+    let nodes = tree
+        .frame
+        .iter()
+        .zip(first)
+        .zip(w.self_w.iter().zip(&w.total));
+    for ((&f, &is_first), (&self_w, &total)) in nodes.skip(1) {
+        let f = f as usize;
+        if f >= n_frames {
+            continue;
+        }
+        t.self_w[f] += self_w;
+        if is_first {
+            t.total[f] += total;
+        }
+    }
+    t
+}
+
+/// A tree with its weights, as the sandwich views draw them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WeighedTree {
+    /// The tree.
+    pub tree: CallTree,
+    /// Its weights.
+    pub weights: Weights,
+}
+
+/// The callees of `frame`: every call path below it merged under one root node `frame`
+/// (the outermost occurrence on each path, so recursion is not counted twice).
+pub fn callees(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
+    let (new, map) = apply(tree, Transform::Focus(frame));
+    let mut self_w = vec![0.0; new.len()];
+    for (old, &m) in map.iter().enumerate() {
+        if m != DROPPED {
+            self_w[m as usize] += w.self_w[old];
+        }
+    }
+    WeighedTree {
+        weights: Weights::from_self(&new, self_w),
+        tree: new,
+    }
+}
+
+/// The callers of `frame` as an inverted tree: a root node `frame`, its children the frames
+/// that called it, theirs the callers' callers, and so on to the outermost frame. Each sample
+/// through `frame` counts once, along the path from its innermost occurrence of `frame`.
+pub fn callers(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
+    let n = tree.len();
+    // weight[n] for a node of `frame`: its total minus that of its nearest `frame` descendants.
+    let mut weight = vec![0.0; n];
+    // nearest[n]: the nearest strict ancestor of n whose frame is `frame`, if any.
+    let mut nearest = vec![DROPPED; n];
+    for node in 1..n {
+        let p = tree.parent[node] as usize;
+        nearest[node] = if p != ROOT as usize && tree.frame[p] == frame {
+            p as u32
+        } else {
+            nearest[p]
+        };
+        if tree.frame[node] == frame {
+            weight[node] += w.total[node];
+            if nearest[node] != DROPPED {
+                weight[nearest[node] as usize] -= w.total[node];
+            }
+        }
+    }
+    let mut b = TreeBuilder::new();
+    let mut self_w: HashMap<u32, f64> = HashMap::new();
+    let top = b.child(ROOT, frame);
+    for node in (1..n).filter(|&x| tree.frame[x] == frame && weight[x] != 0.0) {
+        let mut inv = top;
+        let mut up = tree.parent[node];
+        while up != ROOT {
+            inv = b.child(inv, tree.frame[up as usize]);
+            up = tree.parent[up as usize];
+        }
+        *self_w.entry(inv).or_insert(0.0) += weight[node];
+    }
+    let new = b.finish();
+    let mut sw = vec![0.0; new.len()];
+    for (k, v) in self_w {
+        sw[k as usize] += v;
+    }
+    WeighedTree {
+        weights: Weights::from_self(&new, sw),
+        tree: new,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tree::Order;
+
+    const MAIN: u32 = 0;
+    const A: u32 = 1;
+    const B: u32 = 2;
+
+    /// main -> a -> b (3); main -> b (2); main -> a -> b -> a (1)
+    fn tree() -> (CallTree, Weights) {
+        let mut b = TreeBuilder::new();
+        let m = b.child(ROOT, MAIN);
+        let ma = b.child(m, A);
+        let mab = b.child(ma, B);
+        let mb = b.child(m, B);
+        let maba = b.child(mab, A);
+        let tree = b.finish();
+        let mut self_w = vec![0.0; tree.len()];
+        self_w[mab as usize] = 3.0;
+        self_w[mb as usize] = 2.0;
+        self_w[maba as usize] = 1.0;
+        let w = Weights::from_self(&tree, self_w);
+        (tree, w)
+    }
+
+    #[test]
+    fn totals_count_recursion_once() {
+        let (tree, w) = tree();
+        let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2]);
+        let first = first_occurrences(&tree, &kids);
+        let t = frame_totals(&tree, &w, &first, 3);
+        assert_eq!(t.total, vec![6.0, 4.0, 6.0]);
+        assert_eq!(t.self_w, vec![0.0, 1.0, 5.0]);
+    }
+
+    #[test]
+    fn callees_merge_every_occurrence() {
+        let (tree, w) = tree();
+        let c = callees(&tree, &w, B);
+        // root -> b(6) -> a(1)
+        assert_eq!(c.tree.frame, vec![crate::model::NO_INDEX, B, A]);
+        assert_eq!(c.weights.total, vec![6.0, 6.0, 1.0]);
+    }
+
+    #[test]
+    fn callers_follow_innermost_occurrence() {
+        let (tree, w) = tree();
+        let c = callers(&tree, &w, A);
+        // a(4) <- main(3) [via main->a], a(4) <- b <- a <- main (1)
+        let paths: Vec<(Vec<u32>, f64)> = (1..c.tree.len() as u32)
+            .filter(|&n| c.weights.self_w[n as usize] != 0.0)
+            .map(|n| (c.tree.path(n), c.weights.self_w[n as usize]))
+            .collect();
+        assert_eq!(c.weights.total[1], 4.0);
+        assert!(paths.contains(&(vec![A, MAIN], 3.0)));
+        assert!(paths.contains(&(vec![A, B, A, MAIN], 1.0)));
+    }
+}

@@ -1,0 +1,397 @@
+//! The call tree by frame along the call path, stored struct-of-arrays.
+//!
+//! Node [`ROOT`] is a virtual root standing for "all samples"; every other node is one frame id
+//! (see [`crate::analysis::frames`]) called from its parent. Invariant: `parent[n] < n` for
+//! every node but the root, so one forward pass visits parents before children and one
+//! backward pass sums children into parents — no recursion anywhere.
+
+use std::collections::HashMap;
+
+use crate::analysis::frames::Frames;
+use crate::model::{decode_opt, Profile, NO_INDEX};
+
+/// The virtual root node.
+pub const ROOT: u32 = 0;
+/// Marks a node or sample that a transform removed (e.g. outside a focused function).
+pub const DROPPED: u32 = NO_INDEX;
+
+/// A call tree. See the module docs for the invariants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallTree {
+    /// Parent node ([`NO_INDEX`] for the root).
+    pub parent: Vec<u32>,
+    /// Frame id of the node ([`NO_INDEX`] for the root).
+    pub frame: Vec<u32>,
+    /// Number of frames from the root (the root has depth 0, its children 1).
+    pub depth: Vec<u32>,
+}
+
+impl Default for CallTree {
+    fn default() -> Self {
+        CallTree {
+            parent: vec![NO_INDEX],
+            frame: vec![NO_INDEX],
+            depth: vec![0],
+        }
+    }
+}
+
+impl CallTree {
+    /// Number of nodes, the root included.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Always false: a tree has its root.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The frames from the outermost to `node` (the root contributes none).
+    pub fn path(&self, node: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut n = node;
+        while let Some(&f) = self.frame.get(n as usize) {
+            if n == ROOT {
+                break;
+            }
+            out.push(f);
+            n = self.parent[n as usize];
+        }
+        out.reverse();
+        out
+    }
+
+    /// The largest depth of any node.
+    pub fn max_depth(&self) -> u32 {
+        self.depth.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// Builds a [`CallTree`] by interning `(parent, frame)` pairs, so parents precede children.
+pub struct TreeBuilder {
+    tree: CallTree,
+    index: HashMap<(u32, u32), u32>,
+}
+
+impl Default for TreeBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TreeBuilder {
+    /// A tree holding only the root.
+    pub fn new() -> Self {
+        TreeBuilder {
+            tree: CallTree::default(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// The child of `parent` for `frame`, added when new. `parent` must be a node of this tree.
+    pub fn child(&mut self, parent: u32, frame: u32) -> u32 {
+        let t = &mut self.tree;
+        *self.index.entry((parent, frame)).or_insert_with(|| {
+            let depth = t.depth.get(parent as usize).map_or(0, |d| d + 1);
+            t.parent.push(parent);
+            t.frame.push(frame);
+            t.depth.push(depth);
+            (t.parent.len() - 1) as u32
+        })
+    }
+
+    /// The frame of a node already added.
+    pub fn frame_of(&self, node: u32) -> u32 {
+        self.tree
+            .frame
+            .get(node as usize)
+            .copied()
+            .unwrap_or(NO_INDEX)
+    }
+
+    /// The finished tree.
+    pub fn finish(self) -> CallTree {
+        self.tree
+    }
+}
+
+/// Where each stack node of a profile lands in a call tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeMap {
+    /// Stack node `s` is tree node `s + 1` (the tree mirrors the stack table).
+    Offset,
+    /// Stack node `s` is tree node `stacks[s]`, or [`DROPPED`]; a sample without frames is
+    /// node `root` (the root, or [`DROPPED`] when a transform such as focus removes it).
+    Table {
+        /// Node of each stack node.
+        stacks: Vec<u32>,
+        /// Node of the empty stack.
+        root: u32,
+    },
+}
+
+impl NodeMap {
+    /// The tree node of a sample's stack cell (`NO_INDEX` = no frames = the root).
+    #[inline]
+    pub fn node_of_stack(&self, stack: u32) -> u32 {
+        match (decode_opt(stack), self) {
+            (None, NodeMap::Offset) => ROOT,
+            (None, NodeMap::Table { root, .. }) => *root,
+            (Some(s), NodeMap::Offset) => s + 1,
+            (Some(s), NodeMap::Table { stacks, .. }) => {
+                stacks.get(s as usize).copied().unwrap_or(DROPPED)
+            }
+        }
+    }
+
+    /// This map followed by `next` (a map from this map's tree to another tree).
+    pub fn then(&self, next: &[u32], n_stacks: usize) -> NodeMap {
+        let step = |n: u32| {
+            if n == DROPPED {
+                DROPPED
+            } else {
+                next.get(n as usize).copied().unwrap_or(DROPPED)
+            }
+        };
+        match self {
+            NodeMap::Offset => NodeMap::Table {
+                stacks: (0..n_stacks as u32).map(|s| step(s + 1)).collect(),
+                root: step(ROOT),
+            },
+            NodeMap::Table { stacks, root } => NodeMap::Table {
+                stacks: stacks.iter().map(|&n| step(n)).collect(),
+                root: step(*root),
+            },
+        }
+    }
+}
+
+/// The call tree of a profile's stack table, and where each stack node landed.
+pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
+    let st = &p.stacks;
+    let frame_of = |s: usize| frames.of_location[st.location[s].idx()];
+    if frames.one_location_each {
+        let mut tree = CallTree::default();
+        tree.parent.extend(
+            st.prefix
+                .iter()
+                .map(|&q| decode_opt(q).map_or(ROOT, |q| q + 1)),
+        );
+        tree.frame.extend((0..st.prefix.len()).map(frame_of));
+        tree.depth.extend_from_slice(&st.depth);
+        return (tree, NodeMap::Offset);
+    }
+    let mut b = TreeBuilder::new();
+    let mut map: Vec<u32> = Vec::with_capacity(st.prefix.len());
+    for s in 0..st.prefix.len() {
+        let parent = decode_opt(st.prefix[s]).map_or(ROOT, |q| map[q as usize]);
+        map.push(b.child(parent, frame_of(s)));
+    }
+    (
+        b.finish(),
+        NodeMap::Table {
+            stacks: map,
+            root: ROOT,
+        },
+    )
+}
+
+/// Self and total weight per node of a tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Weights {
+    /// Weight of samples whose innermost frame is the node (the root: samples without frames).
+    pub self_w: Vec<f64>,
+    /// Weight of the node's whole subtree.
+    pub total: Vec<f64>,
+}
+
+impl Weights {
+    /// Totals from self weights by one backward pass (children have larger indices).
+    pub fn from_self(tree: &CallTree, self_w: Vec<f64>) -> Weights {
+        let mut total = self_w.clone();
+        for n in (1..tree.len()).rev() {
+            let p = tree.parent[n] as usize;
+            let t = total[n];
+            if let Some(slot) = total.get_mut(p) {
+                *slot += t;
+            }
+        }
+        Weights { self_w, total }
+    }
+
+    /// The weight of everything in the tree.
+    pub fn grand_total(&self) -> f64 {
+        self.total.first().copied().unwrap_or(0.0)
+    }
+}
+
+/// Each node's children as one flat list (CSR): the children of `n` are
+/// `list[start[n]..start[n + 1]]`, in the display order last chosen by [`Children::sort`].
+/// Every child is listed, zero totals included (layouts skip them), so the lists depend on the
+/// tree alone and only their order on the weights.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Children {
+    /// Offsets into `list`, one per node plus one.
+    pub start: Vec<u32>,
+    /// Child node ids.
+    pub list: Vec<u32>,
+}
+
+/// How siblings are ordered in a flame graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// Largest total first ("left heavy"), ties alphabetical.
+    #[default]
+    WidestFirst,
+    /// By name, as flamegraph.pl does, so two profiles line up.
+    Alphabetical,
+}
+
+impl Children {
+    /// Every node's children, in node order.
+    pub fn of_tree(tree: &CallTree) -> Children {
+        let n = tree.len();
+        let mut count = vec![0u32; n + 1];
+        for c in 1..n {
+            count[tree.parent[c] as usize + 1] += 1;
+        }
+        for i in 1..=n {
+            count[i] += count[i - 1];
+        }
+        let start = count.clone();
+        let mut fill = count;
+        let mut list = vec![0u32; start[n] as usize];
+        for c in 1..n {
+            let slot = &mut fill[tree.parent[c] as usize];
+            list[*slot as usize] = c as u32;
+            *slot += 1;
+        }
+        Children { start, list }
+    }
+
+    /// The children of `tree`, sorted by `order` under `w`.
+    pub fn new(tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) -> Children {
+        let mut kids = Children::of_tree(tree);
+        kids.sort(tree, w, order, name_rank);
+        kids
+    }
+
+    /// Sorts every sibling list: widest first (ties by name) or by name.
+    pub fn sort(&mut self, tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) {
+        let rank = |c: u32| {
+            name_rank
+                .get(tree.frame[c as usize] as usize)
+                .copied()
+                .unwrap_or(u32::MAX)
+        };
+        for p in 0..self.start.len().saturating_sub(1) {
+            let kids = &mut self.list[self.start[p] as usize..self.start[p + 1] as usize];
+            if kids.len() < 2 {
+                continue;
+            }
+            match order {
+                Order::WidestFirst => kids.sort_unstable_by(|&a, &b| {
+                    w.total[b as usize]
+                        .total_cmp(&w.total[a as usize])
+                        .then(rank(a).cmp(&rank(b)))
+                }),
+                Order::Alphabetical => kids.sort_unstable_by_key(|&c| rank(c)),
+            }
+        }
+    }
+
+    /// The children of `node`.
+    pub fn of(&self, node: u32) -> &[u32] {
+        let n = node as usize;
+        match (self.start.get(n), self.start.get(n + 1)) {
+            (Some(&a), Some(&b)) => &self.list[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ProfileBuilder;
+
+    pub(crate) fn two_file_profile() -> Profile {
+        // main -> work (two locations, same function name in two files) -> leaf
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("manual", None, None);
+        let vt = b.value_type("samples", "count");
+        let main = b.function_named("main", None);
+        let w1 = b.function_named("work", Some("a.go"));
+        let w2 = b.function_named("work", Some("b.go"));
+        let leaf = b.function_named("leaf", None);
+        let (lm, l1, l2, ll) = (
+            b.location(Some(main), 1),
+            b.location(Some(w1), 1),
+            b.location(Some(w2), 1),
+            b.location(Some(leaf), 1),
+        );
+        let s1 = b.stack_leaf_first(&[ll, l1, lm]);
+        let s2 = b.stack_leaf_first(&[ll, l2, lm]);
+        let s3 = b.stack_leaf_first(&[lm]);
+        b.add_sample_with_values(src, s1, &[(vt, 2.0)]);
+        b.add_sample_with_values(src, s2, &[(vt, 3.0)]);
+        b.add_sample_with_values(src, s3, &[(vt, 1.0)]);
+        b.add_sample_with_values(src, None, &[(vt, 4.0)]);
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn stacks_through_same_function_merge() {
+        let p = two_file_profile();
+        let frames = Frames::new(&p);
+        let (tree, map) = tree_from_stacks(&p, &frames);
+        // root, main, work, leaf
+        assert_eq!(tree.len(), 4);
+        assert_eq!(tree.depth, vec![0, 1, 2, 3]);
+        let mut self_w = vec![0.0; tree.len()];
+        for s in 0..p.num_samples() {
+            let node = map.node_of_stack(p.samples.stack[s]);
+            self_w[node as usize] += p.values[0].values[s];
+        }
+        let w = Weights::from_self(&tree, self_w);
+        assert_eq!(w.total, vec![10.0, 6.0, 5.0, 5.0]);
+        assert_eq!(w.self_w, vec![4.0, 1.0, 0.0, 5.0]);
+        assert_eq!(tree.path(3).len(), 3);
+    }
+
+    #[test]
+    fn injective_frames_mirror_stacks() {
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("manual", None, None);
+        let vt = b.value_type("samples", "count");
+        let fa = b.function_named("a", None);
+        let fb = b.function_named("b", None);
+        let la = b.location(Some(fa), 0);
+        let lb = b.location(Some(fb), 0);
+        let s = b.stack_leaf_first(&[lb, la]);
+        b.add_sample_with_values(src, s, &[(vt, 1.0)]);
+        let p = b.build().unwrap();
+        let frames = Frames::new(&p);
+        let (tree, map) = tree_from_stacks(&p, &frames);
+        assert_eq!(map, NodeMap::Offset);
+        assert_eq!(tree.parent, vec![NO_INDEX, 0, 1]);
+        assert_eq!(map.node_of_stack(1), 2);
+    }
+
+    #[test]
+    fn children_sorted_both_ways() {
+        let mut b = TreeBuilder::new();
+        let z = b.child(ROOT, 0);
+        let a = b.child(ROOT, 1);
+        let empty = b.child(ROOT, 2);
+        let tree = b.finish();
+        let w = Weights::from_self(&tree, vec![0.0, 5.0, 2.0, 0.0]);
+        let ranks = [1, 0, 2];
+        let wide = Children::new(&tree, &w, Order::WidestFirst, &ranks);
+        assert_eq!(wide.of(ROOT), &[z, a, empty]);
+        let abc = Children::new(&tree, &w, Order::Alphabetical, &ranks);
+        assert_eq!(abc.of(ROOT), &[a, z, empty]);
+        assert!(abc.of(empty).is_empty());
+    }
+}

@@ -1,0 +1,372 @@
+//! The viewer's analysis state: one profile, the options the user chose, and everything
+//! derived from them, recomputed only as far as an option change requires.
+//!
+//! | option changed | recomputed |
+//! | --- | --- |
+//! | transforms | transformed tree, stack → node map, child lists, first occurrences, then as below |
+//! | value type, sample filter | weights, child order, frame totals |
+//! | order | child order |
+//!
+//! Queries ([`View::flame`], [`View::time_order`], [`View::sandwich`]) read that state and
+//! return flat [`Boxes`] columns.
+
+use crate::analysis::filter::{weigh, SampleFilter};
+use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
+use crate::analysis::frames::Frames;
+use crate::analysis::sandwich::{
+    callees, callers, first_occurrences, frame_totals, FrameTotals, WeighedTree,
+};
+use crate::analysis::search::{matched_total, Matcher};
+use crate::analysis::timeorder::{time_layout, TimeLayout};
+use crate::analysis::transform::{apply_all, Transform};
+use crate::analysis::tree::{tree_from_stacks, CallTree, Children, NodeMap, Order, Weights};
+use crate::model::{Profile, ValueTypeIndex};
+
+/// What the user chose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewOptions {
+    /// The value type that gives widths.
+    pub value_type: ValueTypeIndex,
+    /// Which samples count.
+    pub filter: SampleFilter,
+    /// Transforms, applied in order.
+    pub transforms: Vec<Transform>,
+    /// Sibling order in the flame graph.
+    pub order: Order,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions {
+            value_type: ValueTypeIndex(0),
+            filter: SampleFilter::default(),
+            transforms: Vec::new(),
+            order: Order::default(),
+        }
+    }
+}
+
+/// Totals of the current view, in units of the value type.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ViewTotals {
+    /// Weight in the (transformed) tree.
+    pub shown: f64,
+    /// Weight of the samples the filter kept (before transforms drop any).
+    pub kept: f64,
+    /// Weight of every sample of the profile.
+    pub all: f64,
+}
+
+/// Which of the two sandwich trees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SandwichSide {
+    /// Inverted tree of callers.
+    Callers,
+    /// Tree of callees.
+    Callees,
+}
+
+/// Analysis state over one profile. See the module docs.
+pub struct View {
+    profile: Profile,
+    frames: Frames,
+    base_tree: CallTree,
+    base_map: NodeMap,
+    options: ViewOptions,
+    /// The transformed tree and map, when there are transforms.
+    transformed: Option<(CallTree, NodeMap)>,
+    weights: Weights,
+    kept_total: f64,
+    all_total: f64,
+    children: Children,
+    /// Per node of the current tree: no ancestor has the same frame.
+    first: Vec<bool>,
+    totals: FrameTotals,
+    time: Option<TimeLayout>,
+    sandwich: Option<(u32, WeighedTree, Children, WeighedTree, Children)>,
+}
+
+impl View {
+    /// Builds the base call tree of `profile` and the view of its default value type.
+    pub fn new(profile: Profile) -> View {
+        let frames = Frames::new(&profile);
+        let (base_tree, base_map) = tree_from_stacks(&profile, &frames);
+        let options = ViewOptions {
+            value_type: profile.default_value_type().unwrap_or(ValueTypeIndex(0)),
+            ..ViewOptions::default()
+        };
+        let mut v = View {
+            transformed: None,
+            profile,
+            frames,
+            base_tree,
+            base_map,
+            options: options.clone(),
+            weights: Weights::default(),
+            kept_total: 0.0,
+            all_total: 0.0,
+            children: Children::default(),
+            first: Vec::new(),
+            totals: FrameTotals::default(),
+            time: None,
+            sandwich: None,
+        };
+        v.retree();
+        v
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The frames (names, files, lines) every view refers to by id.
+    pub fn frames(&self) -> &Frames {
+        &self.frames
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ViewOptions {
+        &self.options
+    }
+
+    /// The current (transformed) call tree.
+    pub fn tree(&self) -> &CallTree {
+        self.transformed.as_ref().map_or(&self.base_tree, |t| &t.0)
+    }
+
+    /// Where each stack node lands in the current tree.
+    fn map(&self) -> &NodeMap {
+        self.transformed.as_ref().map_or(&self.base_map, |t| &t.1)
+    }
+
+    /// Node weights of the current tree.
+    pub fn weights(&self) -> &Weights {
+        &self.weights
+    }
+
+    /// Self and total per frame id under the current options.
+    pub fn frame_totals(&self) -> &FrameTotals {
+        &self.totals
+    }
+
+    /// Totals of the current view.
+    pub fn totals(&self) -> ViewTotals {
+        ViewTotals {
+            shown: self.weights.grand_total(),
+            kept: self.kept_total,
+            all: self.all_total,
+        }
+    }
+
+    /// Applies new options, recomputing only what they affect.
+    pub fn set_options(&mut self, options: ViewOptions) {
+        let old = std::mem::replace(&mut self.options, options);
+        if old.transforms != self.options.transforms {
+            self.transformed = (!self.options.transforms.is_empty()).then(|| {
+                let (tree, step) = apply_all(&self.base_tree, &self.options.transforms);
+                let map = self.base_map.then(&step, self.profile.stacks.prefix.len());
+                (tree, map)
+            });
+            self.retree();
+        } else if old.value_type != self.options.value_type || old.filter != self.options.filter {
+            self.reweigh();
+        } else if old.order != self.options.order {
+            self.reorder();
+        }
+    }
+
+    /// After the tree changed: its child lists and first occurrences, then the weights.
+    fn retree(&mut self) {
+        self.children = Children::of_tree(self.tree());
+        self.first = first_occurrences(self.tree(), &self.children);
+        self.reweigh();
+    }
+
+    fn reweigh(&mut self) {
+        let o = &self.options;
+        let w = weigh(
+            &self.profile,
+            o.value_type,
+            &o.filter,
+            self.tree(),
+            self.map(),
+        );
+        self.weights = w.weights;
+        self.kept_total = w.kept_total;
+        self.all_total = self
+            .profile
+            .value_column(o.value_type)
+            .map_or(0.0, |c| c.total());
+        self.time = None;
+        self.reorder();
+        self.totals = frame_totals(self.tree(), &self.weights, &self.first, self.frames.len());
+    }
+
+    fn reorder(&mut self) {
+        let (tree, ranks) = (
+            self.transformed.as_ref().map_or(&self.base_tree, |t| &t.0),
+            &self.frames.name_rank,
+        );
+        self.children
+            .sort(tree, &self.weights, self.options.order, ranks);
+        self.sandwich = None;
+    }
+
+    /// Flame-graph boxes for a viewport (x in value units, root at `[0, shown)`).
+    pub fn flame(&self, vp: &Viewport) -> Boxes {
+        flame_boxes(self.tree(), &self.weights, &self.children, vp)
+    }
+
+    /// The time-order layout, built on first use after an option change.
+    pub fn time_layout(&mut self) -> &TimeLayout {
+        if self.time.is_none() {
+            let o = &self.options;
+            let layout = time_layout(
+                &self.profile,
+                o.value_type,
+                &o.filter,
+                self.tree(),
+                self.map(),
+            );
+            self.time = Some(layout);
+        }
+        self.time.get_or_insert_with(TimeLayout::default)
+    }
+
+    /// Time-order boxes for a viewport (x in seconds or accumulated value).
+    pub fn time_order(&mut self, vp: &Viewport) -> Boxes {
+        self.time_layout();
+        match &self.time {
+            Some(t) => t.boxes(self.tree(), vp),
+            None => Boxes::default(),
+        }
+    }
+
+    /// Boxes of one side of the sandwich of `frame` for a viewport.
+    pub fn sandwich(&mut self, frame: u32, side: SandwichSide, vp: &Viewport) -> Boxes {
+        if self.sandwich.as_ref().is_none_or(|s| s.0 != frame) {
+            let order = self.options.order;
+            let ranks = &self.frames.name_rank;
+            let up = callers(self.tree(), &self.weights, frame);
+            let down = callees(self.tree(), &self.weights, frame);
+            let up_kids = Children::new(&up.tree, &up.weights, order, ranks);
+            let down_kids = Children::new(&down.tree, &down.weights, order, ranks);
+            self.sandwich = Some((frame, up, up_kids, down, down_kids));
+        }
+        match (&self.sandwich, side) {
+            (Some((_, t, k, _, _)), SandwichSide::Callers)
+            | (Some((_, _, _, t, k)), SandwichSide::Callees) => {
+                flame_boxes(&t.tree, &t.weights, k, vp)
+            }
+            (None, _) => Boxes::default(),
+        }
+    }
+
+    /// Search: one flag per frame id and the weight of samples through a matching frame.
+    pub fn search(&self, query: &str) -> Result<(Vec<u8>, f64), String> {
+        let m = Matcher::parse(query)?;
+        let flags = m.frame_flags(&self.frames.name);
+        let matched = matched_total(self.tree(), &self.weights, &flags);
+        Ok((flags, matched))
+    }
+
+    /// The frames from the outermost down to `node` of the current tree.
+    pub fn path(&self, node: u32) -> Vec<u32> {
+        self.tree().path(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::functions::function_table;
+    use crate::model::ProfileBuilder;
+
+    fn profile() -> Profile {
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("manual", None, None);
+        let cpu = b.value_type("cpu", "nanoseconds");
+        let n = b.value_type("samples", "count");
+        let names = ["main", "parse", "eval", "parse", "alloc"];
+        let locs: Vec<_> = names
+            .iter()
+            .map(|x| {
+                let f = b.function_named(x, None);
+                b.location(Some(f), 0)
+            })
+            .collect();
+        let stacks = [
+            vec![locs[0], locs[1], locs[2], locs[3]],
+            vec![locs[0], locs[2], locs[4]],
+            vec![locs[0], locs[1]],
+        ];
+        for (i, st) in stacks.iter().enumerate() {
+            let s = b.stack_root_first(st);
+            b.add_sample_with_values(src, s, &[(cpu, 10.0 * (i + 1) as f64), (n, 1.0)]);
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn frame_totals_equal_function_table() {
+        let p = profile();
+        for vt in [ValueTypeIndex(0), ValueTypeIndex(1)] {
+            let expect = function_table(&p, vt, None);
+            let mut v = View::new(p.clone());
+            v.set_options(ViewOptions {
+                value_type: vt,
+                ..ViewOptions::default()
+            });
+            let t = v.frame_totals();
+            for row in &expect.rows {
+                let f = v.frames().find(&row.name).unwrap() as usize;
+                assert_eq!((t.self_w[f], t.total[f]), (row.self_value, row.total_value));
+            }
+            assert_eq!(v.totals().shown, expect.total);
+        }
+    }
+
+    #[test]
+    fn focus_drops_samples_without_frames() {
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("manual", None, None);
+        let n = b.value_type("samples", "count");
+        let f = b.function_named("f", None);
+        let l = b.location(Some(f), 0);
+        let s = b.stack_leaf_first(&[l]);
+        b.add_sample_with_values(src, s, &[(n, 2.0)]);
+        b.add_sample_with_values(src, None, &[(n, 5.0)]);
+        let mut v = View::new(b.build().unwrap());
+        assert_eq!(v.totals().shown, 7.0);
+        v.set_options(ViewOptions {
+            transforms: vec![Transform::Focus(0)],
+            ..ViewOptions::default()
+        });
+        assert_eq!((v.totals().shown, v.totals().kept), (2.0, 7.0));
+    }
+
+    #[test]
+    fn focus_then_value_switch() {
+        let p = profile();
+        let mut v = View::new(p);
+        let parse = v.frames().find("parse").unwrap();
+        v.set_options(ViewOptions {
+            value_type: ValueTypeIndex(0),
+            transforms: vec![Transform::Focus(parse)],
+            ..ViewOptions::default()
+        });
+        // samples 1 (10) and 3 (30) pass through parse
+        assert_eq!(v.totals().shown, 40.0);
+        assert_eq!(v.totals().kept, 60.0);
+        let b = v.flame(&Viewport::all());
+        assert_eq!(b.frame[1], parse);
+        let (flags, matched) = v.search("EVAL").unwrap();
+        assert_eq!(flags.iter().filter(|&&f| f == 1).count(), 1);
+        assert_eq!(matched, 10.0);
+        let callers = v.sandwich(parse, SandwichSide::Callers, &Viewport::all());
+        assert_eq!(callers.width[1], 40.0);
+        let t = v.time_order(&Viewport::all());
+        assert!(!t.is_empty());
+    }
+}

@@ -1,0 +1,318 @@
+//! The viewer's wasm API: one [`Viewer`] per loaded set of files, living in the page's Web
+//! Worker. Everything crossing to JavaScript is either a small JSON-like object (info, totals)
+//! or typed-array columns (frames, function table, layout boxes); no per-box objects.
+
+use js_sys::{Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use crate::analysis::filter::SampleFilter;
+use crate::analysis::flame::{Boxes, Viewport};
+use crate::analysis::transform::Transform;
+use crate::analysis::tree::Order;
+use crate::analysis::view::{SandwichSide, View, ViewOptions};
+use crate::formats::{self, ReadOptions};
+use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
+
+/// A loaded profile (several files combined, one source each) and its analysis state.
+#[wasm_bindgen]
+pub struct Viewer {
+    view: View,
+    formats: Vec<String>,
+    warnings: Vec<String>,
+}
+
+fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
+}
+
+fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> Array {
+    items.into_iter().map(JsValue::from_str).collect()
+}
+
+fn boxes_to_js(b: &Boxes) -> Object {
+    let o = Object::new();
+    set(&o, "node", Uint32Array::from(&b.node[..]));
+    set(&o, "frame", Uint32Array::from(&b.frame[..]));
+    set(&o, "depth", Uint32Array::from(&b.depth[..]));
+    set(&o, "x", Float64Array::from(&b.x[..]));
+    set(&o, "width", Float64Array::from(&b.width[..]));
+    set(&o, "self", Float64Array::from(&b.self_w[..]));
+    set(&o, "count", Uint32Array::from(&b.count[..]));
+    o
+}
+
+fn viewport(x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Viewport {
+    Viewport {
+        x0,
+        x1,
+        min_width,
+        max_depth,
+    }
+}
+
+/// Reads every file, each with its file name as `source_uri`, and combines them.
+fn read_files(
+    files: &Array,
+    names: &Array,
+) -> Result<(Profile, Vec<String>, Vec<String>), JsError> {
+    let mut profiles = Vec::new();
+    let mut formats_read = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let bytes = Uint8Array::new(&file).to_vec();
+        let name = names.get(i as u32).as_string();
+        let options = ReadOptions {
+            source_uri: name.clone(),
+            ..ReadOptions::default()
+        };
+        let label = name.unwrap_or_else(|| format!("file {}", i + 1));
+        let parsed = formats::read_any(&bytes, &options)
+            .map_err(|e| JsError::new(&format!("{label}: {e}")))?;
+        formats_read.push(parsed.format.name().to_owned());
+        warnings.extend(parsed.warnings.iter().map(|w| format!("{label}: {w}")));
+        profiles.push(parsed.profile);
+    }
+    let profile = combine(profiles)?;
+    Ok((profile, formats_read, warnings))
+}
+
+fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
+    if profiles.len() == 1 {
+        return profiles.pop().ok_or_else(|| JsError::new("no file given"));
+    }
+    if profiles.is_empty() {
+        return Err(JsError::new("no file given"));
+    }
+    crate::model::combine::combine(&profiles).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Files read and combined into one profile, before any analysis (a separate step so the page
+/// can show "parsing" and "analysing" as two phases).
+#[wasm_bindgen]
+pub struct LoadedFiles {
+    profile: Profile,
+    formats: Vec<String>,
+    warnings: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl LoadedFiles {
+    /// Reads `files` (an array of `Uint8Array`) named `names` (one source each) and combines
+    /// them. Fails with the reader's message naming the file.
+    pub fn read(files: &Array, names: &Array) -> Result<LoadedFiles, JsError> {
+        let (profile, formats, warnings) = read_files(files, names)?;
+        Ok(LoadedFiles {
+            profile,
+            formats,
+            warnings,
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl Viewer {
+    /// Builds the call tree and the view of the default value type of loaded files.
+    pub fn analyse(files: LoadedFiles) -> Viewer {
+        Viewer {
+            view: View::new(files.profile),
+            formats: files.formats,
+            warnings: files.warnings,
+        }
+    }
+
+    /// `{formats, warnings, samples, valueTypes: [{type, unit}], defaultValueType, sources:
+    /// [{uri, type}], hasTime, frames, nodes, maxDepth}`.
+    pub fn info(&self) -> Object {
+        let p = self.view.profile();
+        let o = Object::new();
+        set(
+            &o,
+            "formats",
+            strings(self.formats.iter().map(String::as_str)),
+        );
+        set(
+            &o,
+            "warnings",
+            strings(self.warnings.iter().map(String::as_str)),
+        );
+        set(&o, "samples", p.num_samples() as f64);
+        let types = Array::new();
+        for (i, c) in p.values.iter().enumerate() {
+            let t = Object::new();
+            set(&t, "type", p.str(c.value_type));
+            set(&t, "unit", p.str(c.unit));
+            set(&t, "index", i as u32);
+            types.push(&t);
+        }
+        set(&o, "valueTypes", types);
+        set(
+            &o,
+            "defaultValueType",
+            p.default_value_type().map_or(0, |v| v.0),
+        );
+        let sources = Array::new();
+        for i in 0..p.sources.source_type.len() {
+            let s = Object::new();
+            set(&s, "uri", p.str(p.sources.source_uri[i]));
+            set(&s, "type", p.str(p.sources.source_type[i]));
+            sources.push(&s);
+        }
+        set(&o, "sources", sources);
+        let has_time = p
+            .samples
+            .ext
+            .dbl(SAMPLE_TIME)
+            .is_some_and(|t| t.iter().any(|v| v.is_finite()));
+        set(&o, "hasTime", has_time);
+        set(&o, "frames", self.view.frames().len() as u32);
+        set(&o, "nodes", self.view.tree().len() as u32);
+        set(&o, "maxDepth", self.view.tree().max_depth());
+        o
+    }
+
+    /// `{names, files, lines, types}`: per frame id its display name, file, line and
+    /// `locations..frame_type` ("" when none).
+    pub fn frames(&self) -> Object {
+        let p = self.view.profile();
+        let f = self.view.frames();
+        let o = Object::new();
+        set(&o, "names", strings(f.name.iter().map(String::as_str)));
+        set(&o, "files", strings(f.file.iter().map(|&s| p.str(s))));
+        set(&o, "lines", Int32Array::from(&f.line[..]));
+        set(&o, "types", strings(f.frame_type.iter().map(|&s| p.str(s))));
+        o
+    }
+
+    /// Sets the options. `order`: 0 widest first, 1 alphabetical. `sources`: one byte per
+    /// source (1 = keep), empty for all. `t0`/`t1`: time range, NaN for none. `transforms`:
+    /// pairs `(kind, frame)` with kind 0 focus, 1 hide, 2 collapse recursion, 3 collapse
+    /// direct recursion.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_options(
+        &mut self,
+        value_type: u32,
+        order: u8,
+        sources: &[u8],
+        t0: f64,
+        t1: f64,
+        transforms: &[u32],
+    ) -> Result<(), JsError> {
+        let n_types = self.view.profile().values.len() as u32;
+        if value_type >= n_types.max(1) {
+            return Err(JsError::new("no such value type"));
+        }
+        let transforms = transforms
+            .chunks_exact(2)
+            .map(|c| match c[0] {
+                0 => Ok(Transform::Focus(c[1])),
+                1 => Ok(Transform::Hide(c[1])),
+                2 => Ok(Transform::CollapseRecursion(c[1])),
+                3 => Ok(Transform::CollapseDirectRecursion(c[1])),
+                k => Err(JsError::new(&format!("unknown transform kind {k}"))),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let filter = SampleFilter {
+            sources: (!sources.is_empty()).then(|| sources.iter().map(|&b| b != 0).collect()),
+            time_range: (t0.is_finite() && t1.is_finite()).then_some((t0, t1)),
+        };
+        self.view.set_options(ViewOptions {
+            value_type: ValueTypeIndex(value_type),
+            filter,
+            transforms,
+            order: if order == 1 {
+                Order::Alphabetical
+            } else {
+                Order::WidestFirst
+            },
+        });
+        Ok(())
+    }
+
+    /// `[shown, kept, all]` totals of the current value type.
+    pub fn totals(&self) -> Float64Array {
+        let t = self.view.totals();
+        Float64Array::from(&[t.shown, t.kept, t.all][..])
+    }
+
+    /// `{self, total}` per frame id (the function table), for the current options.
+    pub fn function_table(&self) -> Object {
+        let t = self.view.frame_totals();
+        let o = Object::new();
+        set(&o, "self", Float64Array::from(&t.self_w[..]));
+        set(&o, "total", Float64Array::from(&t.total[..]));
+        o
+    }
+
+    /// Flame-graph boxes for the x range `[x0, x1)` (value units).
+    pub fn flame(&self, x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Object {
+        boxes_to_js(&self.view.flame(&viewport(x0, x1, min_width, max_depth)))
+    }
+
+    /// Time-order boxes for `[x0, x1)`; `{..., xMin, xMax, isTime}` describe the axis.
+    pub fn time_order(&mut self, x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Object {
+        let o = boxes_to_js(
+            &self
+                .view
+                .time_order(&viewport(x0, x1, min_width, max_depth)),
+        );
+        let l = self.view.time_layout();
+        set(&o, "xMin", l.x_min);
+        set(&o, "xMax", l.x_max);
+        set(&o, "isTime", l.is_time);
+        o
+    }
+
+    /// One side of the sandwich of `frame`: `side` 0 callers, 1 callees.
+    pub fn sandwich(
+        &mut self,
+        frame: u32,
+        side: u8,
+        x0: f64,
+        x1: f64,
+        min_width: f64,
+        max_depth: u32,
+    ) -> Object {
+        let side = if side == 0 {
+            SandwichSide::Callers
+        } else {
+            SandwichSide::Callees
+        };
+        boxes_to_js(
+            &self
+                .view
+                .sandwich(frame, side, &viewport(x0, x1, min_width, max_depth)),
+        )
+    }
+
+    /// `{flags: Uint8Array per frame id, matched}` for a search; fails on a bad pattern.
+    pub fn search(&self, query: &str) -> Result<Object, JsError> {
+        let (flags, matched) = self.view.search(query).map_err(|e| JsError::new(&e))?;
+        let o = Object::new();
+        set(&o, "flags", Uint8Array::from(&flags[..]));
+        set(&o, "matched", matched);
+        Ok(o)
+    }
+
+    /// Frame ids from the outermost down to `node` of the current tree.
+    pub fn path(&self, node: u32) -> Uint32Array {
+        Uint32Array::from(&self.view.path(node)[..])
+    }
+
+    /// Names of the formats proftab can write.
+    pub fn writable_formats() -> Array {
+        strings(formats::writable_names())
+    }
+
+    /// The loaded (combined) profile written as `format`; the writer's warnings are dropped
+    /// here and reported by the CLI.
+    pub fn export(&self, format: &str) -> Result<Uint8Array, JsError> {
+        let f = formats::Format::from_name(format)
+            .ok_or_else(|| JsError::new(&format!("unknown format {format}")))?;
+        let mut options = formats::WriteOptions::default();
+        let vt = self.view.options().value_type;
+        options.value_type = Some(self.view.profile().value_type_names(vt).0.to_owned());
+        let written = formats::write_as(f, self.view.profile(), &options)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Uint8Array::from(&written.bytes[..]))
+    }
+}

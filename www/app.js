@@ -1,0 +1,908 @@
+// proftab viewer: page wiring. Parsing and aggregation run in the worker (wasm); this file
+// holds the UI state, talks to the worker and hands typed-array columns to the canvases.
+import { FlameView, MERGED, NO_NODE } from './flame.js';
+import { FunctionTable } from './table.js';
+import { frameColors } from './colors.js';
+import { formatValue, percent, formatBytes } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------- worker RPC
+
+let worker = null;
+let nextCall = 1;
+const calls = new Map();
+
+function startWorker() {
+  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = (ev) => {
+    const m = ev.data;
+    if (m.kind === 'progress') return showProgress(m);
+    const c = calls.get(m.id);
+    if (!c) return;
+    calls.delete(m.id);
+    if (m.ok) c.resolve(m.result);
+    else c.reject(new Error(m.error));
+  };
+  worker.onerror = (e) => {
+    e.preventDefault();
+    failAll(new Error(e.message || 'the worker failed'));
+  };
+}
+
+function failAll(err) {
+  for (const c of calls.values()) c.reject(err);
+  calls.clear();
+}
+
+function call(kind, args) {
+  return new Promise((resolve, reject) => {
+    const id = nextCall++;
+    calls.set(id, { resolve, reject });
+    worker.postMessage({ id, kind, args });
+  });
+}
+
+// ---------------------------------------------------------------- state
+
+const S = {
+  loaded: false,
+  info: null,
+  frames: null,
+  colors: [],
+  nameIndex: new Map(),
+  writable: [],
+  vt: 0,
+  order: 0,
+  icicle: false,
+  view: 'flame',
+  source: -1,
+  transforms: [],
+  timeRange: null,
+  query: '',
+  flags: null,
+  matched: 0,
+  selected: -1,
+  table: null,
+  totals: [0, 0, 0],
+  crumbs: [],
+  timeDomainKnown: false,
+  dark: false,
+};
+
+// Read-only hooks for tests and benchmarks.
+const perf = (window.__proftab = {
+  loadStart: 0,
+  firstDrawMs: 0,
+  parseMs: 0,
+  state: S,
+  drawTimes: () => activeViews()[0].drawTimes.slice(),
+  visibleFrames: () => [...activeViews()[0].visibleFrames()].map(frameLabel).sort(),
+  viewRange: () => [activeViews()[0].vx0, activeViews()[0].vx1],
+});
+
+function setState(state) {
+  document.body.dataset.state = state;
+}
+
+function unit() {
+  const t = S.info && S.info.valueTypes[S.vt];
+  return t ? t.unit : '';
+}
+
+// ---------------------------------------------------------------- messages
+
+function showError(text) {
+  $('error-text').textContent = text;
+  $('error').hidden = false;
+}
+
+function hideError() {
+  $('error').hidden = true;
+}
+
+function showProgress(m) {
+  const box = $('progress');
+  const fill = $('progress-fill');
+  box.hidden = false;
+  let text;
+  if (m.phase === 'reading' || m.phase === 'downloading') {
+    const which = m.count > 1 ? ` file ${m.index + 1} of ${m.count}` : '';
+    const verb = m.phase === 'reading' ? 'Reading' : 'Downloading';
+    text = `${verb}${which}: ${formatBytes(m.done)}${m.total ? ` of ${formatBytes(m.total)}` : ''}`;
+    fill.classList.remove('indeterminate');
+    fill.style.width = m.total ? `${(100 * m.done) / m.total}%` : '0';
+  } else {
+    const phases = { parsing: `Parsing ${formatBytes(m.total)}…`, analysing: 'Building the call tree…' };
+    text = phases[m.phase] || m.text || 'Working…';
+    fill.classList.add('indeterminate');
+  }
+  $('progress-text').textContent = text;
+}
+
+function hideProgress() {
+  $('progress').hidden = true;
+}
+
+// ---------------------------------------------------------------- views
+
+const table = new FunctionTable($('functions'), $('table-filter'), {
+  onSelect: (frame) => selectFrame(frame, true),
+});
+
+function frameLabel(f) {
+  return S.frames && f < S.frames.names.length ? S.frames.names[f] : '';
+}
+
+function frameColor(f) {
+  return S.colors[f] || '#bbb';
+}
+
+function viewOptions(extra) {
+  return {
+    label: frameLabel,
+    color: frameColor,
+    rootLabel: () => 'all',
+    onHover: showTooltip,
+    onContext: openMenu,
+    onError: (e) => showError(String(e.message || e)),
+    ...extra,
+  };
+}
+
+const mainView = new FlameView(
+  $('main-canvas'),
+  viewOptions({
+    query: (vp) => call('flame', vp),
+    onClick: (info) => {
+      if (info.node === 0) S.crumbs = [];
+      else S.crumbs = [...mainView.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
+      renderCrumbs();
+      if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
+    },
+    onZoom: () => scheduleHash(),
+    onDrawn: () => {
+      if (document.body.dataset.flamegraphDrawn !== '1' && S.loaded) {
+        document.body.dataset.flamegraphDrawn = '1';
+        perf.firstDrawMs = performance.now() - perf.loadStart;
+      }
+    },
+  }),
+);
+
+const timeView = new FlameView(
+  $('time-canvas'),
+  viewOptions({
+    inverted: true,
+    firstRow: 1,
+    axis: true,
+    axisLabel: (x) => formatValue(x, S.timeIsTime ? 'seconds' : unit()),
+    query: (vp) => call('time', vp),
+    onClick: (info) => info.node !== NO_NODE && selectFrame(info.frame, false),
+    onZoom: () => scheduleHash(),
+  }),
+);
+
+function sandwichView(canvas, side) {
+  return new FlameView(
+    canvas,
+    viewOptions({
+      inverted: true,
+      firstRow: 1,
+      query: (vp) => call('sandwich', { frame: S.selected, side, ...vp }),
+      onClick: (info) => info.node !== NO_NODE && info.depth > 1 && selectFrame(info.frame, true),
+    }),
+  );
+}
+const callersView = sandwichView($('callers-canvas'), 0);
+const calleesView = sandwichView($('callees-canvas'), 1);
+const allViews = [mainView, timeView, callersView, calleesView];
+
+function activeViews() {
+  if (S.view === 'time') return [timeView];
+  if (S.view === 'sandwich') return [callersView, calleesView];
+  return [mainView];
+}
+
+new ResizeObserver(() => allViews.forEach((v) => v.resize())).observe($('graph-pane'));
+
+function setView(view) {
+  S.view = ['flame', 'time', 'sandwich'].includes(view) ? view : 'flame';
+  for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b.dataset.view === S.view));
+  $('main-box').hidden = S.view !== 'flame';
+  $('time-box').hidden = S.view !== 'time';
+  $('sandwich-pane').hidden = S.view !== 'sandwich';
+  $('crumbs').hidden = S.view !== 'flame';
+  updateRangeButton();
+  allViews.forEach((v) => v.resize());
+  if (S.loaded) refreshActive();
+  scheduleHash();
+}
+
+async function refreshActive() {
+  if (S.view === 'time' && !S.timeDomainKnown) {
+    const probe = await call('time', { x0: 0, x1: 0, minWidth: Infinity, maxDepth: 0 });
+    S.timeIsTime = probe.isTime;
+    S.timeDomainKnown = true;
+    timeView.setDomain(probe.xMin, probe.xMax);
+    updateRangeButton();
+  } else if (S.view === 'sandwich') {
+    refreshSandwich();
+  }
+}
+
+function refreshSandwich() {
+  const f = S.selected;
+  const has = f >= 0 && S.table && S.table.total[f] > 0;
+  $('callers-title').textContent = has ? `Callers of ${frameLabel(f)}` : 'Callers — select a function in the table or a graph';
+  $('callees-title').textContent = has ? `Callees of ${frameLabel(f)}` : 'Callees';
+  const total = has ? S.table.total[f] : 0;
+  for (const v of [callersView, calleesView]) {
+    if (has) v.setDomain(0, total);
+    else {
+      v.data = null;
+      v.requestDraw();
+    }
+  }
+}
+
+function selectFrame(frame, fromTable) {
+  S.selected = frame;
+  table.select(frame);
+  allViews.forEach((v) => v.setHighlight({ selected: frame }));
+  if (S.view === 'sandwich' || fromTable === 'sandwich') refreshSandwich();
+}
+
+function renderCrumbs() {
+  const nav = $('crumbs');
+  const items = [];
+  const all = document.createElement('button');
+  all.textContent = 'all';
+  all.addEventListener('click', () => {
+    S.crumbs = [];
+    renderCrumbs();
+    mainView.resetZoom();
+  });
+  items.push(all);
+  S.crumbs.forEach((c, k) => {
+    const sep = document.createElement('span');
+    sep.className = 'sep';
+    sep.textContent = '›';
+    const b = document.createElement('button');
+    b.textContent = frameLabel(c.frame);
+    b.title = frameLabel(c.frame);
+    b.addEventListener('click', () => {
+      S.crumbs = S.crumbs.slice(0, k + 1);
+      renderCrumbs();
+      mainView.animateTo(c.x, c.x + c.width);
+    });
+    items.push(sep, b);
+  });
+  nav.replaceChildren(...items);
+}
+
+// ---------------------------------------------------------------- tooltip and menu
+
+function showTooltip(info, ev) {
+  const tip = $('tooltip');
+  if (!info || !ev) {
+    tip.hidden = true;
+    return;
+  }
+  const u = unit();
+  const all = S.totals[0];
+  // With a focus or a filter the view shows part of the profile: give shares of both.
+  const whole = S.totals[2];
+  const share = (v) => (whole !== all ? `${percent(v, all)} (${percent(v, whole)} of all)` : percent(v, all));
+  const rows = [];
+  const name = document.createElement('div');
+  name.className = 'name';
+  if (info.node === NO_NODE) {
+    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
+    name.textContent = `${info.count} frames too narrow to show${mostly}`;
+    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
+  } else if (info.node === 0) {
+    name.textContent = 'all';
+    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
+  } else {
+    name.textContent = frameLabel(info.frame);
+    const isTime = ev.target === $('time-canvas');
+    if (isTime) {
+      rows.push(['Duration', formatValue(info.width, S.timeIsTime ? 'seconds' : u), '']);
+    } else {
+      rows.push(['Self', formatValue(info.self, u), share(info.self)]);
+      rows.push(['Total', formatValue(info.width, u), share(info.width)]);
+    }
+    if (S.table) {
+      rows.push(['Function self', formatValue(S.table.self[info.frame], u), share(S.table.self[info.frame])]);
+      rows.push(['Function total', formatValue(S.table.total[info.frame], u), share(S.table.total[info.frame])]);
+    }
+  }
+  const parts = [name];
+  if (info.node !== NO_NODE && info.node !== 0) {
+    const file = S.frames.files[info.frame];
+    const line = S.frames.lines[info.frame];
+    if (file || line) {
+      const f = document.createElement('div');
+      f.className = 'file';
+      f.textContent = `${file || '?'}${line ? `:${line}` : ''}`;
+      parts.push(f);
+    }
+  }
+  const t = document.createElement('table');
+  for (const [k, v, p] of rows) {
+    const tr = document.createElement('tr');
+    for (const text of [k, v, p]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    t.append(tr);
+  }
+  parts.push(t);
+  tip.replaceChildren(...parts);
+  tip.hidden = false;
+  const pad = 14;
+  const w = tip.offsetWidth;
+  const h = tip.offsetHeight;
+  let x = ev.clientX + pad;
+  let y = ev.clientY + pad;
+  if (x + w > window.innerWidth) x = Math.max(0, ev.clientX - w - pad);
+  if (y + h > window.innerHeight) y = Math.max(0, ev.clientY - h - pad);
+  tip.style.left = `${x}px`;
+  tip.style.top = `${y}px`;
+}
+
+const TRANSFORMS = [
+  [0, 'Focus on function', 'focus'],
+  [1, 'Hide function (merge into caller)', 'hide'],
+  [2, 'Collapse recursion', 'rec'],
+  [3, 'Collapse direct recursion only', 'drec'],
+];
+
+function openMenu(info, ev) {
+  if (info.node === NO_NODE || info.node === 0) return;
+  const menu = $('menu');
+  const items = TRANSFORMS.map(([kind, label]) => [label, () => addTransform(kind, info.frame)]);
+  items.push(['Show callers and callees', () => {
+    selectFrame(info.frame, 'sandwich');
+    setView('sandwich');
+  }]);
+  items.push(['Copy name', () => navigator.clipboard && navigator.clipboard.writeText(frameLabel(info.frame))]);
+  menu.replaceChildren(
+    ...items.map(([label, fn]) => {
+      const b = document.createElement('button');
+      b.textContent = label;
+      b.addEventListener('click', () => {
+        closeMenu();
+        fn();
+      });
+      return b;
+    }),
+  );
+  menu.hidden = false;
+  menu.style.left = `${Math.min(ev.clientX, window.innerWidth - 240)}px`;
+  menu.style.top = `${Math.min(ev.clientY, window.innerHeight - 200)}px`;
+  $('tooltip').hidden = true;
+}
+
+function closeMenu() {
+  $('menu').hidden = true;
+}
+window.addEventListener('mousedown', (e) => {
+  if (!$('menu').contains(e.target)) closeMenu();
+});
+
+// ---------------------------------------------------------------- transforms and options
+
+function addTransform(kind, frame) {
+  S.transforms.push({ kind, frame });
+  renderChips();
+  applyOptions();
+}
+
+function updateRangeButton() {
+  const usable = S.loaded && S.view === 'time' && S.timeIsTime && S.info.sources.length === 1;
+  $('range').hidden = !usable;
+}
+
+function chip(text, title, onRemove) {
+  const c = document.createElement('span');
+  c.className = 'chip';
+  const label = document.createElement('span');
+  label.textContent = text;
+  label.title = title;
+  const x = document.createElement('button');
+  x.textContent = '×';
+  x.title = 'Remove';
+  x.addEventListener('click', onRemove);
+  c.append(label, x);
+  return c;
+}
+
+function renderChips() {
+  const chips = [];
+  if (S.timeRange) {
+    const [a, b] = S.timeRange;
+    const text = `time ${formatValue(a, 'seconds')} – ${formatValue(b, 'seconds')}`;
+    chips.push(chip(text, 'Only samples in this time range', () => {
+      S.timeRange = null;
+      renderChips();
+      applyOptions();
+    }));
+  }
+  chips.push(...S.transforms.map((t, k) => {
+    const what = `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}`;
+    return chip(what, `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}`, () => {
+      S.transforms.splice(k, 1);
+      renderChips();
+      applyOptions();
+    });
+  }));
+  $('chips').replaceChildren(...chips);
+}
+
+async function applyOptions() {
+  const n = S.info.sources.length;
+  const sources = S.source < 0 ? [] : Array.from({ length: n }, (_, i) => (i === S.source ? 1 : 0));
+  const transforms = S.transforms.flatMap((t) => [t.kind, t.frame]);
+  const t0 = performance.now();
+  const [t0r, t1r] = S.timeRange || [NaN, NaN];
+  const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: t0r, t1: t1r, transforms });
+  perf.optionsMs = performance.now() - t0;
+  S.table = { self: r.self, total: r.total };
+  S.totals = r.totals;
+  S.timeDomainKnown = false;
+  S.crumbs = [];
+  renderCrumbs();
+  table.setData(S.frames.names, r.self, r.total, r.totals[0], unit());
+  if (S.selected >= 0) table.select(S.selected);
+  mainView.setDomain(0, r.totals[0], false);
+  timeView.data = null;
+  await runSearch();
+  renderStatus();
+  await refreshActive();
+  scheduleHash();
+}
+
+function renderStatus() {
+  const u = unit();
+  const [shown, kept, all] = S.totals;
+  let text = `${formatValue(shown, u)} in ${S.info.samples.toLocaleString('en-US')} samples`;
+  if (kept !== all || shown !== kept) text += ` (${percent(shown, all)} of all)`;
+  const fmts = [...new Set(S.info.formats)].join(', ');
+  $('status').textContent = `${text} · ${fmts}`;
+}
+
+async function runSearch() {
+  const q = S.query;
+  if (!q) {
+    S.flags = null;
+    $('match').textContent = '';
+  } else {
+    try {
+      const r = await call('search', { query: q });
+      S.flags = r.flags;
+      S.matched = r.matched;
+      $('match').textContent = `Matched ${percent(r.matched, S.totals[0])}`;
+    } catch (e) {
+      S.flags = null;
+      $('match').textContent = e.message;
+    }
+  }
+  allViews.forEach((v) => v.setHighlight({ flags: S.flags }));
+}
+
+// ---------------------------------------------------------------- loading
+
+function resetUi() {
+  S.loaded = false;
+  document.body.classList.remove('loaded');
+  $('views').hidden = true;
+  $('empty').hidden = false;
+}
+
+async function load(what) {
+  hideError();
+  closeMenu();
+  document.body.dataset.flamegraphDrawn = '0';
+  setState('loading');
+  perf.loadStart = performance.now();
+  showProgress({ phase: 'reading', done: 0, total: 0, index: 0, count: 1 });
+  let r;
+  try {
+    r = await call('load', what);
+  } catch (e) {
+    hideProgress();
+    showError(e.message);
+    setState(S.loaded ? 'shown' : e.message === CANCELLED ? 'ready' : 'error');
+    return;
+  }
+  perf.parseMs = r.parseMs;
+  perf.analyseMs = r.analyseMs;
+  showProgress({ phase: 'layout', text: 'Drawing…' });
+  S.info = r.info;
+  S.frames = r.frames;
+  S.writable = r.writable;
+  S.nameIndex = new Map(r.frames.names.map((n, i) => [n, i]));
+  S.colors = frameColors(S.frames, S.dark);
+  S.vt = r.info.defaultValueType;
+  S.transforms = [];
+  S.timeRange = null;
+  S.timeIsTime = false;
+  S.selected = -1;
+  S.source = -1;
+  S.query = $('search').value;
+  fillControls();
+  applyHash();
+  S.loaded = true;
+  document.body.classList.add('loaded');
+  $('empty').hidden = true;
+  $('views').hidden = false;
+  setView(S.view);
+  renderChips();
+  try {
+    await applyOptions();
+    applyHashZoom();
+  } catch (e) {
+    showError(e.message);
+  }
+  hideProgress();
+  setState('shown');
+  showWarnings(r.info.warnings);
+}
+
+/** The readers' warnings: a count in the bar; clicking it lists them in the message bar. */
+function showWarnings(list) {
+  const b = $('warnings');
+  b.hidden = list.length === 0;
+  b.textContent = `⚠ ${list.length} warning${list.length === 1 ? '' : 's'}`;
+  b.title = list.join('\n');
+  b.onclick = () => showError(list.join('\n'));
+}
+
+function fillControls() {
+  const vt = $('value-type');
+  vt.replaceChildren(
+    ...S.info.valueTypes.map((t, i) => {
+      const o = document.createElement('option');
+      o.value = String(i);
+      o.textContent = `${t.type} (${t.unit})`;
+      return o;
+    }),
+  );
+  vt.value = String(S.vt);
+  const src = $('source');
+  const opts = [['-1', 'All sources']].concat(S.info.sources.map((s, i) => [String(i), s.uri || `source ${i + 1}`]));
+  src.replaceChildren(
+    ...opts.map(([v, t]) => {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = t;
+      return o;
+    }),
+  );
+  src.value = '-1';
+  $('source-label').hidden = S.info.sources.length < 2;
+  const ex = $('export');
+  const formats = S.writable.map((f) => [f, `profile: ${f}`]).concat([['png', 'image: PNG'], ['svg', 'image: SVG']]);
+  ex.replaceChildren(
+    ...[['', 'Export…']].concat(formats).map(([v, t]) => {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = t;
+      return o;
+    }),
+  );
+}
+
+const CANCELLED = 'Loading cancelled.';
+
+function cancelLoad() {
+  worker.terminate();
+  failAll(new Error(CANCELLED));
+  startWorker();
+  resetUi();
+  setState('ready');
+}
+
+// ---------------------------------------------------------------- export
+
+const EXTENSIONS = {
+  pprof: '.pb.gz', rprof: '.out', collapsed: '.collapsed', firefox: '.firefox.json',
+  speedscope: '.speedscope.json', 'tables-json': '.json', 'tables-json-v1': '.v1.json',
+  otlp: '.otlp', cpuprofile: '.cpuprofile',
+};
+
+function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function baseName() {
+  const first = S.info.sources[0];
+  const n = (first && first.uri) || 'profile';
+  return n.replace(/^.*[\\/]/, '').replace(/\.(pb\.gz|pb|gz|json|out|prof|txt|cpuprofile|collapsed|folded)$/i, '') || 'profile';
+}
+
+async function exportAs(fmt) {
+  const view = activeViews()[0];
+  if (fmt === 'png') {
+    view.canvas.toBlob((b) => b && download(b, `${baseName()}-flamegraph.png`));
+    return;
+  }
+  if (fmt === 'svg') {
+    download(new Blob([svgOf(view)], { type: 'image/svg+xml' }), `${baseName()}-flamegraph.svg`);
+    return;
+  }
+  try {
+    const r = await call('export', { format: fmt });
+    download(new Blob([r.bytes]), `${baseName()}${EXTENSIONS[fmt] || '.' + fmt}`);
+  } catch (e) {
+    showError(`Export as ${fmt} failed: ${e.message}`);
+  }
+}
+
+/** The visible boxes of a view as an SVG document (text as text nodes, never markup). */
+function svgOf(view) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  const W = view.cssW;
+  const H = view.cssH;
+  svg.setAttribute('xmlns', NS);
+  svg.setAttribute('width', String(W));
+  svg.setAttribute('height', String(H));
+  svg.setAttribute('font-family', 'monospace');
+  svg.setAttribute('font-size', '12');
+  const d = view.data;
+  if (d) {
+    const scale = W / (view.vx1 - view.vx0);
+    for (let i = 0; i < d.b.node.length; i++) {
+      const x = (d.b.x[i] - view.vx0) * scale;
+      const w = d.b.width[i] * scale;
+      const y = view.rowY(d.b.depth[i]);
+      if (w < 1 || x + w < 0 || x > W || y < -18 || y > H) continue;
+      const frame = d.b.frame[i];
+      const g = document.createElementNS(NS, 'g');
+      const rect = document.createElementNS(NS, 'rect');
+      rect.setAttribute('x', x.toFixed(2));
+      rect.setAttribute('y', String(y));
+      rect.setAttribute('width', Math.max(w - 1, 0.5).toFixed(2));
+      rect.setAttribute('height', '17');
+      const node = d.b.node[i];
+      rect.setAttribute('fill', frame === MERGED ? '#c8c8cc' : frameColor(frame));
+      const label = node === 0 ? 'all' : node === NO_NODE ? '' : frameLabel(frame);
+      const title = document.createElementNS(NS, 'title');
+      title.textContent = label;
+      g.append(title, rect);
+      const chars = Math.floor((w - 6) / 7.2);
+      if (chars >= 3 && label) {
+        const t = document.createElementNS(NS, 'text');
+        t.setAttribute('x', (x + 3).toFixed(2));
+        t.setAttribute('y', String(y + 13));
+        t.textContent = label.length > chars ? label.slice(0, chars - 1) + '…' : label;
+        g.append(t);
+      }
+      svg.append(g);
+    }
+  }
+  return new XMLSerializer().serializeToString(svg);
+}
+
+// ---------------------------------------------------------------- URL hash
+
+let hashTimer = 0;
+function scheduleHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(writeHash, 200);
+}
+
+function writeHash() {
+  if (!S.loaded) return;
+  const h = new URLSearchParams();
+  h.set('view', S.view);
+  const t = S.info.valueTypes[S.vt];
+  if (t) h.set('type', t.type);
+  if (S.order) h.set('order', 'alpha');
+  if (S.icicle) h.set('icicle', '1');
+  if (S.query) h.set('search', S.query);
+  for (const tr of S.transforms) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
+  if (S.timeRange) h.set('range', S.timeRange.map((x) => x.toPrecision(10)).join(','));
+  const [d0, d1] = mainView.domain;
+  const span = d1 - d0;
+  if (span > 0 && (mainView.vx0 > d0 || mainView.vx1 < d1)) {
+    h.set('zoom', `${((mainView.vx0 - d0) / span).toPrecision(8)},${((mainView.vx1 - d0) / span).toPrecision(8)}`);
+  }
+  history.replaceState(null, '', `#${h.toString()}`);
+}
+
+function readHash() {
+  return new URLSearchParams(location.hash.replace(/^#/, ''));
+}
+
+function applyHash() {
+  const h = readHash();
+  if (h.has('view')) S.view = h.get('view');
+  const type = h.get('type');
+  const i = S.info.valueTypes.findIndex((t) => t.type === type);
+  if (i >= 0) {
+    S.vt = i;
+    $('value-type').value = String(i);
+  }
+  S.order = h.get('order') === 'alpha' ? 1 : 0;
+  S.icicle = h.get('icicle') === '1';
+  syncToggles();
+  if (h.has('search')) {
+    S.query = h.get('search');
+    $('search').value = S.query;
+  }
+  const range = (h.get('range') || '').split(',').map(Number);
+  S.timeRange = range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null;
+  S.transforms = [];
+  for (const [key, value] of h) {
+    const kind = TRANSFORMS.findIndex((t) => t[2] === key);
+    const frame = S.nameIndex.get(value);
+    if (kind >= 0 && frame !== undefined) S.transforms.push({ kind, frame });
+  }
+}
+
+function applyHashZoom() {
+  const z = readHash().get('zoom');
+  if (!z) return;
+  const [a, b] = z.split(',').map(Number);
+  const [d0, d1] = mainView.domain;
+  if (Number.isFinite(a) && Number.isFinite(b) && b > a) mainView.setView(d0 + a * (d1 - d0), d0 + b * (d1 - d0));
+}
+
+// ---------------------------------------------------------------- controls
+
+function syncToggles() {
+  $('order').textContent = S.order ? 'A → Z' : 'Widest first';
+  $('icicle').textContent = S.icicle ? 'Icicle ↓' : 'Flame ↑';
+  mainView.inverted = S.icicle;
+  mainView.requestDraw();
+}
+
+function setTheme(dark) {
+  S.dark = dark;
+  document.documentElement.classList.toggle('dark', dark);
+  if (S.frames) S.colors = frameColors(S.frames, dark);
+  allViews.forEach((v) => v.themeChanged());
+}
+
+function wireControls() {
+  for (const id of ['file-input', 'file-input-2']) {
+    $(id).addEventListener('change', (e) => {
+      const files = [...e.target.files];
+      e.target.value = '';
+      if (files.length) load({ files });
+    });
+  }
+  for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setView(b.dataset.view));
+  $('value-type').addEventListener('change', (e) => {
+    S.vt = Number(e.target.value);
+    applyOptions();
+  });
+  $('source').addEventListener('change', (e) => {
+    S.source = Number(e.target.value);
+    applyOptions();
+  });
+  $('order').addEventListener('click', () => {
+    S.order = S.order ? 0 : 1;
+    syncToggles();
+    applyOptions();
+  });
+  $('icicle').addEventListener('click', () => {
+    S.icicle = !S.icicle;
+    syncToggles();
+    scheduleHash();
+  });
+  let searchTimer = 0;
+  $('search').addEventListener('input', (e) => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      S.query = e.target.value;
+      if (S.loaded) runSearch().then(scheduleHash);
+    }, 120);
+  });
+  $('export').addEventListener('change', (e) => {
+    const f = e.target.value;
+    e.target.value = '';
+    if (f && S.loaded) exportAs(f);
+  });
+  $('theme').addEventListener('click', () => {
+    setTheme(!S.dark);
+    localStorage.setItem('proftab-theme', S.dark ? 'dark' : 'light');
+  });
+  $('error-close').addEventListener('click', hideError);
+  $('range').addEventListener('click', () => {
+    S.timeRange = [timeView.vx0, timeView.vx1];
+    renderChips();
+    applyOptions();
+  });
+  $('cancel').addEventListener('click', cancelLoad);
+  window.addEventListener('keydown', (e) => {
+    const tag = e.target.tagName;
+    if (e.key === 'Escape') {
+      closeMenu();
+      $('tooltip').hidden = true;
+      if (tag === 'INPUT') e.target.blur();
+      else if (S.view === 'flame' && S.crumbs.length) {
+        S.crumbs.pop();
+        renderCrumbs();
+        const c = S.crumbs[S.crumbs.length - 1];
+        if (c) mainView.animateTo(c.x, c.x + c.width);
+        else mainView.resetZoom();
+      } else selectFrame(-1, false);
+      return;
+    }
+    if (tag === 'INPUT' || tag === 'SELECT' || !S.loaded) return;
+    if ((e.key === 'f' && (e.ctrlKey || e.metaKey)) || e.key === '/') {
+      e.preventDefault();
+      $('search').focus();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (activeViews()[0].key(e)) e.preventDefault();
+  });
+  // Drag and drop anywhere on the page.
+  let depth = 0;
+  window.addEventListener('dragenter', (e) => {
+    if (![...(e.dataTransfer?.types || [])].includes('Files')) return;
+    e.preventDefault();
+    depth++;
+    $('drop-overlay').hidden = false;
+  });
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('dragleave', () => {
+    depth = Math.max(0, depth - 1);
+    if (!depth) $('drop-overlay').hidden = true;
+  });
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    depth = 0;
+    $('drop-overlay').hidden = true;
+    const files = [...(e.dataTransfer?.files || [])];
+    if (files.length) load({ files });
+  });
+}
+
+async function showExamples() {
+  try {
+    const res = await fetch(new URL('examples/index.json', import.meta.url));
+    if (!res.ok) throw new Error(String(res.status));
+    const list = await res.json();
+    $('example-list').replaceChildren(
+      ...list.map((ex) => {
+        const b = document.createElement('button');
+        b.textContent = ex.label;
+        b.title = ex.file;
+        b.dataset.example = ex.file;
+        b.addEventListener('click', () => load({ urls: [new URL(`examples/${ex.file}`, import.meta.url).href] }));
+        return b;
+      }),
+    );
+  } catch {
+    $('examples').hidden = true;
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+startWorker();
+wireControls();
+const stored = localStorage.getItem('proftab-theme');
+setTheme(stored ? stored === 'dark' : window.matchMedia('(prefers-color-scheme: dark)').matches);
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', (e) => {
+  if (!localStorage.getItem('proftab-theme')) setTheme(e.matches);
+});
+showExamples();
+document.body.dataset.ready = '1';
+setState('ready');
+const urls = new URLSearchParams(location.search).getAll('url');
+if (urls.length) load({ urls: urls.map((u) => new URL(u, location.href).href) });

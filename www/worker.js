@@ -1,0 +1,132 @@
+// The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
+// queries with typed-array columns. The page never parses; it only draws what comes back.
+import init, { LoadedFiles, Viewer } from './pkg/proftab.js';
+
+const ready = init({ module_or_path: new URL('./pkg/proftab_bg.wasm', import.meta.url) });
+let viewer = null;
+
+/** Reads a File or Blob chunk by chunk, reporting bytes read. */
+async function readAll(file, index, count) {
+  const total = file.size;
+  const out = new Uint8Array(total);
+  let done = 0;
+  const reader = file.stream().getReader();
+  let lastReport = 0;
+  for (;;) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    out.set(value, done);
+    done += value.length;
+    const now = performance.now();
+    if (now - lastReport > 50) {
+      lastReport = now;
+      progress('reading', done, total, index, count);
+    }
+  }
+  progress('reading', done, total, index, count);
+  return out;
+}
+
+/** Downloads `url`, reporting bytes as they arrive. */
+async function fetchAll(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get('content-length')) || 0;
+  const chunks = [];
+  let done = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    chunks.push(value);
+    done += value.length;
+    progress('downloading', done, total, 0, 1);
+  }
+  const out = new Uint8Array(done);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+function progress(phase, done, total, index, count) {
+  postMessage({ kind: 'progress', phase, done, total, index, count });
+}
+
+function errorText(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function frameData() {
+  const f = viewer.frames();
+  return { names: f.names, files: f.files, lines: f.lines, types: f.types };
+}
+
+const transfer = (o) => Object.values(o).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
+
+const handlers = {
+  async load({ files, urls }) {
+    await ready;
+    const bytes = [];
+    const names = [];
+    if (urls) {
+      for (const u of urls) {
+        bytes.push(await fetchAll(u));
+        names.push(decodeURIComponent(new URL(u, self.location.href).pathname.split('/').pop() || u));
+      }
+    } else {
+      for (let i = 0; i < files.length; i++) {
+        bytes.push(await readAll(files[i], i, files.length));
+        names.push(files[i].name);
+      }
+    }
+    const size = bytes.reduce((s, b) => s + b.length, 0);
+    progress('parsing', size, size, 0, 1);
+    const t0 = performance.now();
+    const loaded = LoadedFiles.read(bytes, names);
+    bytes.length = 0;
+    const parseMs = performance.now() - t0;
+    progress('analysing', size, size, 0, 1);
+    const next = Viewer.analyse(loaded);
+    const analyseMs = performance.now() - t0 - parseMs;
+    if (viewer) viewer.free();
+    viewer = next;
+    return { info: viewer.info(), frames: frameData(), writable: Viewer.writable_formats(), parseMs, analyseMs };
+  },
+  options({ valueType, order, sources, t0, t1, transforms }) {
+    viewer.set_options(valueType, order, new Uint8Array(sources), t0, t1, new Uint32Array(transforms));
+    const table = viewer.function_table();
+    const totals = viewer.totals();
+    return { self: table.self, total: table.total, totals: Array.from(totals) };
+  },
+  flame({ x0, x1, minWidth, maxDepth }) {
+    return viewer.flame(x0, x1, minWidth, maxDepth);
+  },
+  time({ x0, x1, minWidth, maxDepth }) {
+    return viewer.time_order(x0, x1, minWidth, maxDepth);
+  },
+  sandwich({ frame, side, x0, x1, minWidth, maxDepth }) {
+    return viewer.sandwich(frame, side, x0, x1, minWidth, maxDepth);
+  },
+  search({ query }) {
+    return viewer.search(query);
+  },
+  path({ node }) {
+    return { frames: viewer.path(node) };
+  },
+  export({ format }) {
+    return { bytes: viewer.export(format) };
+  },
+};
+
+self.onmessage = async (ev) => {
+  const { id, kind, args } = ev.data;
+  try {
+    const result = await handlers[kind](args || {});
+    postMessage({ id, ok: true, result }, result && typeof result === 'object' ? transfer(result) : []);
+  } catch (e) {
+    postMessage({ id, ok: false, error: errorText(e) });
+  }
+};
