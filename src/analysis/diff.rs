@@ -21,13 +21,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::analysis::functions::{
-    frame_display_name, frame_key, function_table_from_weights, FrameKey, FunctionRow,
-};
-use crate::model::{decode_opt, LocationIndex, Profile, SourceIndex, ValueTypeIndex, NO_INDEX};
+use crate::analysis::functions::{function_table_from_weights, FrameKey, FunctionRow};
+use crate::analysis::tree::path_from_root;
+use crate::model::{decode_opt, Profile, SourceIndex, ValueTypeIndex, NO_INDEX};
 
-/// The virtual root node of a [`DiffTree`].
-pub const ROOT: u32 = 0;
+/// The virtual root node of a [`DiffTree`] (the same as a [`crate::analysis::tree::CallTree`]'s).
+pub use crate::analysis::tree::ROOT;
 
 /// How the comparison is put on the baseline's scale.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -371,38 +370,8 @@ fn sort_by_regression(rows: &mut [FunctionDiffRow]) {
 // ---------------------------------------------------------------------------------------------
 // Call tree
 
-/// Dense frame ids: one per distinct [`FrameKey`] (a function name, or a location without a
-/// function), numbered in order of the first location that has it, which is the numbering of
-/// the viewer's frame ids.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FrameIds {
-    /// Frame id of every location (indexed by location row).
-    pub of_location: Vec<u32>,
-    /// What each frame id stands for.
-    pub key: Vec<FrameKey>,
-    /// Display name of each frame id.
-    pub name: Vec<String>,
-}
-
-impl FrameIds {
-    /// Numbers the frames of `p`.
-    pub fn new(p: &Profile) -> FrameIds {
-        let mut ids = FrameIds::default();
-        let mut seen: HashMap<FrameKey, u32> = HashMap::new();
-        for l in 0..p.locations.line.len() {
-            let loc = LocationIndex(l as u32);
-            let key = frame_key(p, loc);
-            let next = ids.key.len() as u32;
-            let id = *seen.entry(key).or_insert(next);
-            if id == next {
-                ids.key.push(key);
-                ids.name.push(frame_display_name(p, loc));
-            }
-            ids.of_location.push(id);
-        }
-        ids
-    }
-}
+/// Frame ids of the diff tree: the viewer's own numbering ([`Frames`]).
+pub use crate::analysis::frames::Frames as FrameIds;
 
 /// The call tree of a comparison, struct-of-arrays: the input of a differential flame graph.
 ///
@@ -447,18 +416,7 @@ impl DiffTree {
 
     /// The frame ids from the outermost frame down to `node` (the root contributes none).
     pub fn path(&self, node: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut n = node;
-        while n != ROOT {
-            let (Some(&f), Some(&up)) = (self.frame.get(n as usize), self.parent.get(n as usize))
-            else {
-                break;
-            };
-            out.push(f);
-            n = up;
-        }
-        out.reverse();
-        out
+        path_from_root(&self.parent, &self.frame, node)
     }
 }
 

@@ -15,6 +15,22 @@ pub const ROOT: u32 = 0;
 /// Marks a node or sample that a transform removed (e.g. outside a focused function).
 pub const DROPPED: u32 = NO_INDEX;
 
+/// The frame ids from the outermost frame down to `node` of a tree given as `parent`/`frame`
+/// columns with the invariants of [`CallTree`] (the root contributes none).
+pub fn path_from_root(parent: &[u32], frame: &[u32], node: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut n = node;
+    while n != ROOT {
+        let (Some(&f), Some(&up)) = (frame.get(n as usize), parent.get(n as usize)) else {
+            break;
+        };
+        out.push(f);
+        n = up;
+    }
+    out.reverse();
+    out
+}
+
 /// A call tree. See the module docs for the invariants.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallTree {
@@ -49,17 +65,7 @@ impl CallTree {
 
     /// The frames from the outermost to `node` (the root contributes none).
     pub fn path(&self, node: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut n = node;
-        while let Some(&f) = self.frame.get(n as usize) {
-            if n == ROOT {
-                break;
-            }
-            out.push(f);
-            n = self.parent[n as usize];
-        }
-        out.reverse();
-        out
+        path_from_root(&self.parent, &self.frame, node)
     }
 
     /// The largest depth of any node.
