@@ -6,6 +6,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use proftab::formats::{gzip, read_any, Limits, ReadOptions, DEFAULT_MAX_DECOMPRESSED_BYTES};
@@ -48,6 +49,16 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
+
+/// The counters are process-wide, so the tests of this file take turns: a test building its
+/// 16 MiB bomb while another one measures would show up in the other's peak.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// The cap used here: 4 MiB.
 const CAP: usize = 4 << 20;
@@ -108,6 +119,7 @@ fn pprof_prefix() -> Vec<u8> {
 
 #[test]
 fn gzip_bombs_fail_fast_within_the_cap() {
+    let _turn = one_at_a_time();
     assert_eq!(
         DEFAULT_MAX_DECOMPRESSED_BYTES,
         1 << 30,
@@ -148,6 +160,7 @@ fn gzip_bombs_fail_fast_within_the_cap() {
 /// when no format recognizes it, so the inner bomb is never inflated.
 #[test]
 fn nested_gzip_bomb_is_not_inflated() {
+    let _turn = one_at_a_time();
     let inner = bomb(&[], 1 << 20, 16);
     let outer = gzip::gzip(&inner);
     let (error, peak) = read_bomb(&outer);
