@@ -5,13 +5,15 @@
 use js_sys::{Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use crate::analysis::diff::{diff_tree_with_frames, Comparison, DiffSummary, Normalization};
+use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::filter::SampleFilter;
 use crate::analysis::flame::{Boxes, Viewport};
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
 use crate::formats::{self, ReadOptions};
-use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
+use crate::model::{Profile, SourceIndex, ValueTypeIndex, SAMPLE_TIME};
 
 /// A loaded profile (several files combined, one source each) and its analysis state.
 #[wasm_bindgen]
@@ -19,6 +21,8 @@ pub struct Viewer {
     view: View,
     formats: Vec<String>,
     warnings: Vec<String>,
+    /// The comparison of [`Viewer::compare`], dropped when the options change.
+    compare: Option<DiffView>,
 }
 
 fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
@@ -48,6 +52,31 @@ fn viewport(x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Viewport {
         min_width,
         max_depth,
     }
+}
+
+/// One side of a comparison: the source rows sorted, without repeats; fails when empty.
+fn selection(sources: &[u32], side: &str) -> Result<Vec<SourceIndex>, JsError> {
+    if sources.is_empty() {
+        return Err(JsError::new(&format!(
+            "the {side} has no sources: choose at least one"
+        )));
+    }
+    let mut rows: Vec<u32> = sources.to_vec();
+    rows.sort_unstable();
+    rows.dedup();
+    Ok(rows.into_iter().map(SourceIndex).collect())
+}
+
+fn summary_to_js(s: &DiffSummary, width: f64) -> Object {
+    let o = Object::new();
+    set(&o, "baseTotal", s.base_total);
+    set(&o, "newTotal", s.new_total());
+    set(&o, "newTotalRaw", s.new_total_raw);
+    set(&o, "scale", s.scale);
+    set(&o, "baseSamples", s.base_samples as f64);
+    set(&o, "newSamples", s.new_samples as f64);
+    set(&o, "width", width);
+    o
 }
 
 /// Reads every file, each with its file name as `source_uri`, and combines them.
@@ -117,6 +146,7 @@ impl Viewer {
             view: View::new(files.profile),
             formats: files.formats,
             warnings: files.warnings,
+            compare: None,
         }
     }
 
@@ -215,6 +245,7 @@ impl Viewer {
             sources: (!sources.is_empty()).then(|| sources.iter().map(|&b| b != 0).collect()),
             time_range: (t0.is_finite() && t1.is_finite()).then_some((t0, t1)),
         };
+        self.compare = None;
         self.view.set_options(ViewOptions {
             value_type: ValueTypeIndex(value_type),
             filter,
@@ -298,9 +329,92 @@ impl Viewer {
         Uint32Array::from(&self.view.path(node)[..])
     }
 
+    /// Compares the sources `base_sources` (baseline) with `new_sources` (comparison), rows of
+    /// `info().sources`, on the current value type with the current transforms and order, and
+    /// keeps the result for [`Viewer::compare_flame`] and [`Viewer::compare_table`] until the
+    /// options change. `normalized`: scale the comparison to the baseline's total.
+    /// `size_by_base`: box widths from the baseline instead of the comparison. Returns
+    /// `{baseTotal, newTotal, newTotalRaw, scale, baseSamples, newSamples, width}` (`width`:
+    /// the root box's width after transforms). Fails on an empty selection, an unknown source,
+    /// identical selections, or a side without values of the type.
+    pub fn compare(
+        &mut self,
+        base_sources: &[u32],
+        new_sources: &[u32],
+        normalized: bool,
+        size_by_base: bool,
+    ) -> Result<Object, JsError> {
+        self.compare = None;
+        let o = self.view.options();
+        let c = Comparison {
+            value_type: o.value_type,
+            base: selection(base_sources, "baseline")?,
+            new: selection(new_sources, "comparison")?,
+            normalization: if normalized {
+                Normalization::Scaled
+            } else {
+                Normalization::Absolute
+            },
+        };
+        if c.base == c.new {
+            return Err(JsError::new(
+                "the baseline and the comparison are the same sources: choose different ones",
+            ));
+        }
+        let frames = self.view.frames();
+        let diff = diff_tree_with_frames(self.view.profile(), &c, &frames.of_location)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let size_by = if size_by_base {
+            SizeBy::Base
+        } else {
+            SizeBy::New
+        };
+        let dv = DiffView::new(&diff, &o.transforms, o.order, &frames.name_rank, size_by);
+        let summary = summary_to_js(dv.summary(), dv.width());
+        self.compare = Some(dv);
+        Ok(summary)
+    }
+
+    /// Boxes of the differential flame graph for `[x0, x1)`: the columns of
+    /// [`Viewer::flame`] (widths of the sized side) plus `base` and `new`, both sides' totals per
+    /// box (sums for a merged box). Fails when there is no comparison.
+    pub fn compare_flame(
+        &self,
+        x0: f64,
+        x1: f64,
+        min_width: f64,
+        max_depth: u32,
+    ) -> Result<Object, JsError> {
+        let d = self
+            .comparison()?
+            .boxes(&viewport(x0, x1, min_width, max_depth));
+        let o = boxes_to_js(&d.boxes);
+        set(&o, "base", Float64Array::from(&d.base[..]));
+        set(&o, "new", Float64Array::from(&d.new[..]));
+        Ok(o)
+    }
+
+    /// The comparison's function table: `{baseSelf, baseTotal, newSelf, newTotal}` per frame
+    /// id (comparison values scaled). Fails when there is no comparison.
+    pub fn compare_table(&self) -> Result<Object, JsError> {
+        let t = self.comparison()?.frame_totals();
+        let o = Object::new();
+        set(&o, "baseSelf", Float64Array::from(&t.base.self_w[..]));
+        set(&o, "baseTotal", Float64Array::from(&t.base.total[..]));
+        set(&o, "newSelf", Float64Array::from(&t.new.self_w[..]));
+        set(&o, "newTotal", Float64Array::from(&t.new.total[..]));
+        Ok(o)
+    }
+
     /// Names of the formats proftab can write.
     pub fn writable_formats() -> Array {
         strings(formats::writable_names())
+    }
+
+    fn comparison(&self) -> Result<&DiffView, JsError> {
+        self.compare
+            .as_ref()
+            .ok_or_else(|| JsError::new("no comparison: call compare() after changing options"))
     }
 
     /// The loaded (combined) profile written as `format`; the writer's warnings are dropped
