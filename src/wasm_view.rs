@@ -21,8 +21,42 @@ pub struct Viewer {
     view: View,
     formats: Vec<String>,
     warnings: Vec<String>,
-    /// The comparison of [`Viewer::compare`], dropped when the options change.
-    compare: Option<DiffView>,
+    /// The comparison of [`Viewer::compare`], if one was asked for.
+    compare: Option<CompareState>,
+}
+
+/// A comparison asked for and its result under the current options: `view` is `None` after
+/// the options changed, until the next query computes it again.
+struct CompareState {
+    base: Vec<SourceIndex>,
+    new: Vec<SourceIndex>,
+    normalization: Normalization,
+    size_by: SizeBy,
+    view: Option<DiffView>,
+}
+
+impl CompareState {
+    /// The comparison of the view's current value type, transforms and order.
+    fn compute(&self, view: &View) -> Result<DiffView, JsError> {
+        let o = view.options();
+        let c = Comparison {
+            value_type: o.value_type,
+            base: self.base.clone(),
+            new: self.new.clone(),
+            normalization: self.normalization,
+        };
+        let frames = view.frames();
+        let diff = diff_tree_with_frames(view.profile(), &c, &frames.of_location)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let (order, ranks) = (o.order, &frames.name_rank);
+        Ok(DiffView::new(
+            &diff,
+            &o.transforms,
+            order,
+            ranks,
+            self.size_by,
+        ))
+    }
 }
 
 fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
@@ -245,7 +279,9 @@ impl Viewer {
             sources: (!sources.is_empty()).then(|| sources.iter().map(|&b| b != 0).collect()),
             time_range: (t0.is_finite() && t1.is_finite()).then_some((t0, t1)),
         };
-        self.compare = None;
+        if let Some(c) = &mut self.compare {
+            c.view = None;
+        }
         self.view.set_options(ViewOptions {
             value_type: ValueTypeIndex(value_type),
             filter,
@@ -330,13 +366,13 @@ impl Viewer {
     }
 
     /// Compares the sources `base_sources` (baseline) with `new_sources` (comparison), rows of
-    /// `info().sources`, on the current value type with the current transforms and order, and
-    /// keeps the result for [`Viewer::compare_flame`] and [`Viewer::compare_table`] until the
-    /// options change. `normalized`: scale the comparison to the baseline's total.
-    /// `size_by_base`: box widths from the baseline instead of the comparison. Returns
-    /// `{baseTotal, newTotal, newTotalRaw, scale, baseSamples, newSamples, width}` (`width`:
-    /// the root box's width after transforms). Fails on an empty selection, an unknown source,
-    /// identical selections, or a side without values of the type.
+    /// `info().sources`, on the current value type with the current transforms and order.
+    /// [`Viewer::compare_flame`] and [`Viewer::compare_table`] answer for it from then on,
+    /// under whatever options are set later. `normalized`: scale the comparison to the
+    /// baseline's total. `size_by_base`: box widths from the baseline instead of the
+    /// comparison. Returns `{baseTotal, newTotal, newTotalRaw, scale, baseSamples, newSamples,
+    /// width}` (`width`: the root box's width after transforms). Fails on an empty selection,
+    /// an unknown source, identical selections, or a side without values of the type.
     pub fn compare(
         &mut self,
         base_sources: &[u32],
@@ -345,9 +381,7 @@ impl Viewer {
         size_by_base: bool,
     ) -> Result<Object, JsError> {
         self.compare = None;
-        let o = self.view.options();
-        let c = Comparison {
-            value_type: o.value_type,
+        let mut state = CompareState {
             base: selection(base_sources, "baseline")?,
             new: selection(new_sources, "comparison")?,
             normalization: if normalized {
@@ -355,31 +389,31 @@ impl Viewer {
             } else {
                 Normalization::Absolute
             },
+            size_by: if size_by_base {
+                SizeBy::Base
+            } else {
+                SizeBy::New
+            },
+            view: None,
         };
-        if c.base == c.new {
+        if state.base == state.new {
             return Err(JsError::new(
                 "the baseline and the comparison are the same sources: choose different ones",
             ));
         }
-        let frames = self.view.frames();
-        let diff = diff_tree_with_frames(self.view.profile(), &c, &frames.of_location)
-            .map_err(|e| JsError::new(&e.to_string()))?;
-        let size_by = if size_by_base {
-            SizeBy::Base
-        } else {
-            SizeBy::New
-        };
-        let dv = DiffView::new(&diff, &o.transforms, o.order, &frames.name_rank, size_by);
+        let dv = state.compute(&self.view)?;
         let summary = summary_to_js(dv.summary(), dv.width());
-        self.compare = Some(dv);
+        state.view = Some(dv);
+        self.compare = Some(state);
         Ok(summary)
     }
 
     /// Boxes of the differential flame graph for `[x0, x1)`: the columns of
     /// [`Viewer::flame`] (widths of the sized side) plus `base` and `new`, both sides' totals per
-    /// box (sums for a merged box). Fails when there is no comparison.
+    /// box (sums for a merged box). Fails when no comparison was asked for, or when it cannot
+    /// be computed under the current options.
     pub fn compare_flame(
-        &self,
+        &mut self,
         x0: f64,
         x1: f64,
         min_width: f64,
@@ -395,8 +429,8 @@ impl Viewer {
     }
 
     /// The comparison's function table: `{baseSelf, baseTotal, newSelf, newTotal}` per frame
-    /// id (comparison values scaled). Fails when there is no comparison.
-    pub fn compare_table(&self) -> Result<Object, JsError> {
+    /// id (comparison values scaled). Fails as [`Viewer::compare_flame`] does.
+    pub fn compare_table(&mut self) -> Result<Object, JsError> {
         let t = self.comparison()?.frame_totals();
         let o = Object::new();
         set(&o, "baseSelf", Float64Array::from(&t.base.self_w[..]));
@@ -411,10 +445,19 @@ impl Viewer {
         strings(formats::writable_names())
     }
 
-    fn comparison(&self) -> Result<&DiffView, JsError> {
-        self.compare
+    /// The comparison under the current options, computed again after they changed.
+    fn comparison(&mut self) -> Result<&DiffView, JsError> {
+        let state = self
+            .compare
+            .as_mut()
+            .ok_or_else(|| JsError::new("no comparison: call compare() first"))?;
+        if state.view.is_none() {
+            state.view = Some(state.compute(&self.view)?);
+        }
+        state
+            .view
             .as_ref()
-            .ok_or_else(|| JsError::new("no comparison: call compare() after changing options"))
+            .ok_or_else(|| JsError::new("no comparison: call compare() first"))
     }
 
     /// The loaded (combined) profile written as `format`; the writer's warnings are dropped

@@ -226,6 +226,12 @@ fn compare_follows_the_transforms() {
     assert_eq!(get(&summary, "width").as_f64(), Some(6.0));
     let b = v.compare_flame(0.0, 6.0, 0.0, u32::MAX).unwrap();
     assert_eq!(f64s(&b, "base")[..2], [3.0, 3.0]);
+    // without the focus the same comparison answers for the whole tree (main 8, base 4)
+    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
+        .unwrap();
+    let b = v.compare_flame(0.0, 8.0, 0.0, u32::MAX).unwrap();
+    assert_eq!(f64s(&b, "width")[..2], [8.0, 8.0]);
+    assert_eq!(f64s(&b, "base")[..2], [4.0, 4.0]);
 }
 
 #[wasm_bindgen_test]
@@ -247,9 +253,9 @@ fn compare_errors_are_clear() {
     assert!(message(v.compare_table()).starts_with("no comparison"));
     v.compare(&[0], &[1], true, false).unwrap();
     assert!(v.compare_table().is_ok());
-    // new options drop the comparison: the page must compare again
-    v.set_options(0, 0, &[], f64::NAN, f64::NAN, &[]).unwrap();
-    assert!(message(v.compare_flame(0.0, 1.0, 0.0, 1)).starts_with("no comparison"));
+    // a failed request leaves no comparison behind
+    assert!(v.compare(&[0], &[], true, false).is_err());
+    assert!(message(v.compare_table()).starts_with("no comparison"));
 }
 
 #[wasm_bindgen_test]
