@@ -1,8 +1,9 @@
 // proftab viewer: page wiring. Parsing and aggregation run in the worker (wasm); this file
 // holds the UI state, talks to the worker and hands typed-array columns to the canvases.
 import { FlameView, MERGED, NO_NODE } from './flame.js';
-import { FunctionTable } from './table.js';
-import { frameColors } from './colors.js';
+import { FunctionTable, functionColumns } from './table.js';
+import { frameColors, diffColors, diffColorIndex } from './colors.js';
+import { CompareControls, COMPARE_SORT, compareColumns, compareInclude, compareTooltipRows } from './compare.js';
 import { formatValue, percent, formatBytes } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -65,9 +66,12 @@ const S = {
   selected: -1,
   table: null,
   totals: [0, 0, 0],
-  crumbs: [],
   timeDomainKnown: false,
   dark: false,
+  // Compare mode: the sources of each side and the toggles (kept in the URL hash); `result`
+  // is the worker's last answer ({summary, baseSelf, baseTotal, newSelf, newTotal}).
+  compare: { base: [0], new: [1], normalized: true, sizeByBase: false, palette: 'rb', result: null },
+  diffColors: [],
 };
 
 // Read-only hooks for tests and benchmarks.
@@ -150,16 +154,19 @@ function viewOptions(extra) {
   };
 }
 
+/** After a click on a box of a flame view with breadcrumbs: the path to it as crumbs. */
+function clickFlame(view, info) {
+  if (info.node === 0) view.crumbs = [];
+  else view.crumbs = [...view.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
+  renderCrumbs();
+  if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
+}
+
 const mainView = new FlameView(
   $('main-canvas'),
   viewOptions({
     query: (vp) => call('flame', vp),
-    onClick: (info) => {
-      if (info.node === 0) S.crumbs = [];
-      else S.crumbs = [...mainView.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
-      renderCrumbs();
-      if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
-    },
+    onClick: (info) => clickFlame(mainView, info),
     onZoom: () => scheduleHash(),
     onDrawn: () => {
       if (document.body.dataset.flamegraphDrawn !== '1' && S.loaded) {
@@ -196,23 +203,64 @@ function sandwichView(canvas, side) {
 }
 const callersView = sandwichView($('callers-canvas'), 0);
 const calleesView = sandwichView($('callees-canvas'), 1);
-const allViews = [mainView, timeView, callersView, calleesView];
+
+// The differential flame graph: widths from one side, colour from the change of each box.
+const compareView = new FlameView(
+  $('compare-canvas'),
+  viewOptions({
+    query: (vp) => call('compareFlame', vp),
+    boxColor: (b, i) => S.diffColors[diffColorIndex(b.base[i], b.new[i])],
+    onHover: showCompareTooltip,
+    onClick: (info) => clickFlame(compareView, info),
+    onZoom: () => scheduleHash(),
+  }),
+);
+mainView.crumbs = [];
+compareView.crumbs = [];
+const allViews = [mainView, timeView, callersView, calleesView, compareView];
+const VIEWS = ['flame', 'time', 'sandwich', 'compare'];
 
 function activeViews() {
   if (S.view === 'time') return [timeView];
   if (S.view === 'sandwich') return [callersView, calleesView];
+  if (S.view === 'compare') return [compareView];
   return [mainView];
 }
 
+/** The flame view with breadcrumbs on screen (the flame graph or the differential one). */
+function crumbView() {
+  return S.view === 'compare' ? compareView : mainView;
+}
+
+const compareControls = new CompareControls(S.compare, (what) => {
+  if (what === 'palette') {
+    S.diffColors = diffColors(S.compare.palette, S.dark);
+    compareView.requestDraw();
+    scheduleHash();
+  } else refreshCompare();
+});
+
 new ResizeObserver(() => allViews.forEach((v) => v.resize())).observe($('graph-pane'));
 
+/** Compare mode needs two sources at least. */
+function canCompare() {
+  return !!S.info && S.info.sources.length >= 2;
+}
+
 function setView(view) {
-  S.view = ['flame', 'time', 'sandwich'].includes(view) ? view : 'flame';
+  const was = S.view;
+  S.view = VIEWS.includes(view) && (view !== 'compare' || canCompare()) ? view : 'flame';
   for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b.dataset.view === S.view));
   $('main-box').hidden = S.view !== 'flame';
   $('time-box').hidden = S.view !== 'time';
   $('sandwich-pane').hidden = S.view !== 'sandwich';
-  $('crumbs').hidden = S.view !== 'flame';
+  $('compare-box').hidden = S.view !== 'compare';
+  $('compare-bar').hidden = S.view !== 'compare';
+  $('crumbs').hidden = S.view !== 'flame' && S.view !== 'compare';
+  $('source-label').hidden = !canCompare() || S.view === 'compare';
+  document.body.classList.toggle('comparing', S.view === 'compare');
+  renderCrumbs();
+  if (was === 'compare' && S.view !== 'compare' && S.table) showViewTable();
   updateRangeButton();
   allViews.forEach((v) => v.resize());
   if (S.loaded) refreshActive();
@@ -228,7 +276,50 @@ async function refreshActive() {
     updateRangeButton();
   } else if (S.view === 'sandwich') {
     refreshSandwich();
+  } else if (S.view === 'compare' && S.table) {
+    await refreshCompare();
   }
+}
+
+/** Asks the worker for the comparison of the chosen sources; shows its table and graph. */
+async function refreshCompare() {
+  if (S.view !== 'compare') return;
+  const c = S.compare;
+  compareControls.sync();
+  scheduleHash();
+  let r;
+  try {
+    r = await call('compare', { base: c.base, compared: c.new, normalized: c.normalized, sizeByBase: c.sizeByBase });
+  } catch (e) {
+    c.result = null;
+    compareView.data = null;
+    compareView.requestDraw();
+    table.setData({ names: S.frames.names, columns: compareColumns(emptyTable(), unit()), include: () => false, sortKey: COMPARE_SORT });
+    $('compare-summary').textContent = '';
+    showError(e.message);
+    return;
+  }
+  hideError();
+  c.result = r;
+  compareControls.showSummary(r.summary, unit());
+  table.setData({ names: S.frames.names, columns: compareColumns(r, unit()), include: compareInclude(r), sortKey: COMPARE_SORT });
+  if (S.selected >= 0) table.select(S.selected);
+  compareView.crumbs = [];
+  renderCrumbs();
+  compareView.setDomain(0, r.summary.width, false);
+}
+
+function emptyTable() {
+  const none = new Float64Array(S.frames.names.length);
+  return { baseSelf: none, baseTotal: none, newSelf: none, newTotal: none };
+}
+
+/** The function table of the view (self and total under the current options). */
+function showViewTable() {
+  const { self, total } = S.table;
+  const columns = functionColumns({ self, total, grand: S.totals[0], unit: unit() });
+  table.setData({ names: S.frames.names, columns, include: (i) => self[i] !== 0 || total[i] !== 0, sortKey: 'self' });
+  if (S.selected >= 0) table.select(S.selected);
 }
 
 function refreshSandwich() {
@@ -255,16 +346,17 @@ function selectFrame(frame, fromTable) {
 
 function renderCrumbs() {
   const nav = $('crumbs');
+  const view = crumbView();
   const items = [];
   const all = document.createElement('button');
   all.textContent = 'all';
   all.addEventListener('click', () => {
-    S.crumbs = [];
+    view.crumbs = [];
     renderCrumbs();
-    mainView.resetZoom();
+    view.resetZoom();
   });
   items.push(all);
-  S.crumbs.forEach((c, k) => {
+  view.crumbs.forEach((c, k) => {
     const sep = document.createElement('span');
     sep.className = 'sep';
     sep.textContent = '›';
@@ -272,9 +364,9 @@ function renderCrumbs() {
     b.textContent = frameLabel(c.frame);
     b.title = frameLabel(c.frame);
     b.addEventListener('click', () => {
-      S.crumbs = S.crumbs.slice(0, k + 1);
+      view.crumbs = view.crumbs.slice(0, k + 1);
       renderCrumbs();
-      mainView.animateTo(c.x, c.x + c.width);
+      view.animateTo(c.x, c.x + c.width);
     });
     items.push(sep, b);
   });
@@ -295,17 +387,9 @@ function showTooltip(info, ev) {
   const whole = S.totals[2];
   const share = (v) => (whole !== all ? `${percent(v, all)} (${percent(v, whole)} of all)` : percent(v, all));
   const rows = [];
-  const name = document.createElement('div');
-  name.className = 'name';
-  if (info.node === NO_NODE) {
-    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
-    name.textContent = `${info.count} frames too narrow to show${mostly}`;
-    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
-  } else if (info.node === 0) {
-    name.textContent = 'all';
+  if (info.node === NO_NODE || info.node === 0) {
     rows.push(['Total', formatValue(info.width, u), share(info.width)]);
   } else {
-    name.textContent = frameLabel(info.frame);
     const isTime = ev.target === $('time-canvas');
     if (isTime) {
       rows.push(['Duration', formatValue(info.width, S.timeIsTime ? 'seconds' : u), '']);
@@ -318,7 +402,44 @@ function showTooltip(info, ev) {
       rows.push(['Function total', formatValue(S.table.total[info.frame], u), share(S.table.total[info.frame])]);
     }
   }
-  const parts = [name];
+  placeTooltip(info, rows, ev);
+}
+
+/** The tooltip's title: the frame's name, `all` for the root, or what a merged box holds. */
+function boxName(info) {
+  const name = document.createElement('div');
+  name.className = 'name';
+  if (info.node === NO_NODE) {
+    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
+    name.textContent = `${info.count} frames too narrow to show${mostly}`;
+  } else name.textContent = info.node === 0 ? 'all' : frameLabel(info.frame);
+  return name;
+}
+
+/** The tooltip of a box of the differential flame graph: both sides and the change. */
+function showCompareTooltip(info, ev) {
+  const r = S.compare.result;
+  const b = compareView.data && compareView.data.b;
+  if (!info || !ev || !r || !b) {
+    $('tooltip').hidden = true;
+    return;
+  }
+  const isFrame = info.node !== NO_NODE && info.node !== 0;
+  const rows = compareTooltipRows({
+    base: b.base[info.index],
+    next: b.new[info.index],
+    summary: r.summary,
+    unit: unit(),
+    t: isFrame ? r : null,
+    frame: info.frame,
+  });
+  placeTooltip(info, rows, ev);
+}
+
+/** Fills the tooltip with the box's name, the file of a frame, and `[label, value, note]` rows. */
+function placeTooltip(info, rows, ev) {
+  const tip = $('tooltip');
+  const parts = [boxName(info)];
   if (info.node !== NO_NODE && info.node !== 0) {
     const file = S.frames.files[info.frame];
     const line = S.frames.lines[info.frame];
@@ -453,10 +574,9 @@ async function applyOptions() {
   S.table = { self: r.self, total: r.total };
   S.totals = r.totals;
   S.timeDomainKnown = false;
-  S.crumbs = [];
+  mainView.crumbs = [];
   renderCrumbs();
-  table.setData(S.frames.names, r.self, r.total, r.totals[0], unit());
-  if (S.selected >= 0) table.select(S.selected);
+  if (S.view !== 'compare') showViewTable();
   mainView.setDomain(0, r.totals[0], false);
   timeView.data = null;
   await runSearch();
@@ -532,6 +652,8 @@ async function load(what) {
   S.timeIsTime = false;
   S.selected = -1;
   S.source = -1;
+  S.table = null;
+  resetCompare();
   S.query = $('search').value;
   fillControls();
   applyHash();
@@ -584,6 +706,8 @@ function fillControls() {
   );
   src.value = '-1';
   $('source-label').hidden = S.info.sources.length < 2;
+  $('compare-tab').hidden = !canCompare();
+  compareControls.setSources(S.info.sources);
   const ex = $('export');
   const formats = S.writable.map((f) => [f, `profile: ${f}`]).concat([['png', 'image: PNG'], ['svg', 'image: SVG']]);
   ex.replaceChildren(
@@ -675,7 +799,8 @@ function svgOf(view) {
       rect.setAttribute('width', Math.max(w - 1, 0.5).toFixed(2));
       rect.setAttribute('height', '17');
       const node = d.b.node[i];
-      rect.setAttribute('fill', frame === MERGED ? '#c8c8cc' : frameColor(frame));
+      const color = view.o.boxColor ? view.o.boxColor(d.b, i) : frameColor(frame);
+      rect.setAttribute('fill', frame === MERGED ? '#c8c8cc' : color);
       const label = node === 0 ? 'all' : node === NO_NODE ? '' : frameLabel(frame);
       const title = document.createElementNS(NS, 'title');
       title.textContent = label;
@@ -713,12 +838,43 @@ function writeHash() {
   if (S.query) h.set('search', S.query);
   for (const tr of S.transforms) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
   if (S.timeRange) h.set('range', S.timeRange.map((x) => x.toPrecision(10)).join(','));
-  const [d0, d1] = mainView.domain;
+  if (S.view === 'compare') writeCompareHash(h);
+  const zoomed = crumbView();
+  const [d0, d1] = zoomed.domain;
   const span = d1 - d0;
-  if (span > 0 && (mainView.vx0 > d0 || mainView.vx1 < d1)) {
-    h.set('zoom', `${((mainView.vx0 - d0) / span).toPrecision(8)},${((mainView.vx1 - d0) / span).toPrecision(8)}`);
+  if (span > 0 && (zoomed.vx0 > d0 || zoomed.vx1 < d1)) {
+    h.set('zoom', `${((zoomed.vx0 - d0) / span).toPrecision(8)},${((zoomed.vx1 - d0) / span).toPrecision(8)}`);
   }
   history.replaceState(null, '', `#${h.toString()}`);
+}
+
+/** Compare state in the hash: `base=0&new=1,2` (source rows), `absolute=1`, `width=base`, `palette=cb`. */
+function writeCompareHash(h) {
+  const c = S.compare;
+  h.set('base', c.base.join(','));
+  h.set('new', c.new.join(','));
+  if (!c.normalized) h.set('absolute', '1');
+  if (c.sizeByBase) h.set('width', 'base');
+  if (c.palette !== 'rb') h.set('palette', c.palette);
+}
+
+/** Default compare state for the loaded sources: the first against all the others. */
+function resetCompare() {
+  const n = S.info.sources.length;
+  Object.assign(S.compare, { base: [0], new: Array.from({ length: n - 1 }, (_, i) => i + 1), result: null });
+}
+
+function readCompareHash(h) {
+  const n = S.info.sources.length;
+  const rows = (key) => (h.get(key) || '').split(',').filter(Boolean).map(Number);
+  const valid = (list) => list.length > 0 && list.every((i) => Number.isInteger(i) && i >= 0 && i < n);
+  const c = S.compare;
+  if (valid(rows('base'))) c.base = rows('base');
+  if (valid(rows('new'))) c.new = rows('new');
+  c.normalized = h.get('absolute') !== '1';
+  c.sizeByBase = h.get('width') === 'base';
+  c.palette = h.get('palette') === 'cb' ? 'cb' : 'rb';
+  S.diffColors = diffColors(c.palette, S.dark);
 }
 
 function readHash() {
@@ -743,6 +899,7 @@ function applyHash() {
   }
   const range = (h.get('range') || '').split(',').map(Number);
   S.timeRange = range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null;
+  readCompareHash(h);
   S.transforms = [];
   for (const [key, value] of h) {
     const kind = TRANSFORMS.findIndex((t) => t[2] === key);
@@ -755,8 +912,9 @@ function applyHashZoom() {
   const z = readHash().get('zoom');
   if (!z) return;
   const [a, b] = z.split(',').map(Number);
-  const [d0, d1] = mainView.domain;
-  if (Number.isFinite(a) && Number.isFinite(b) && b > a) mainView.setView(d0 + a * (d1 - d0), d0 + b * (d1 - d0));
+  const view = crumbView();
+  const [d0, d1] = view.domain;
+  if (Number.isFinite(a) && Number.isFinite(b) && b > a) view.setView(d0 + a * (d1 - d0), d0 + b * (d1 - d0));
 }
 
 // ---------------------------------------------------------------- controls
@@ -764,14 +922,18 @@ function applyHashZoom() {
 function syncToggles() {
   $('order').textContent = S.order ? 'A → Z' : 'Widest first';
   $('icicle').textContent = S.icicle ? 'Icicle ↓' : 'Flame ↑';
-  mainView.inverted = S.icicle;
-  mainView.requestDraw();
+  for (const v of [mainView, compareView]) {
+    v.inverted = S.icicle;
+    v.requestDraw();
+  }
 }
 
 function setTheme(dark) {
   S.dark = dark;
   document.documentElement.classList.toggle('dark', dark);
   if (S.frames) S.colors = frameColors(S.frames, dark);
+  S.diffColors = diffColors(S.compare.palette, dark);
+  compareControls.setDark(dark);
   allViews.forEach((v) => v.themeChanged());
 }
 
@@ -832,12 +994,13 @@ function wireControls() {
       closeMenu();
       $('tooltip').hidden = true;
       if (tag === 'INPUT') e.target.blur();
-      else if (S.view === 'flame' && S.crumbs.length) {
-        S.crumbs.pop();
+      else if ((S.view === 'flame' || S.view === 'compare') && crumbView().crumbs.length) {
+        const view = crumbView();
+        view.crumbs.pop();
         renderCrumbs();
-        const c = S.crumbs[S.crumbs.length - 1];
-        if (c) mainView.animateTo(c.x, c.x + c.width);
-        else mainView.resetZoom();
+        const c = view.crumbs[view.crumbs.length - 1];
+        if (c) view.animateTo(c.x, c.x + c.width);
+        else view.resetZoom();
       } else selectFrame(-1, false);
       return;
     }

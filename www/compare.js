@@ -12,24 +12,33 @@ export function formatDelta(v, unit) {
   return (v > 0 ? '+' : '') + formatValue(v, unit);
 }
 
+/**
+ * `next - base`, or 0 when that is below the rounding noise of normalization (a billionth of
+ * the values): a comparison scaled to the baseline's total must show no change for the root.
+ */
+export function change(base, next) {
+  const d = next - base;
+  return Math.abs(d) <= 1e-9 * Math.max(Math.abs(base), Math.abs(next)) ? 0 : d;
+}
+
 /** Change from `base` to `next` relative to `base`: `+36.7%`, `new`, `gone`, `–` when both are 0. */
 export function formatRelative(base, next) {
   if (base === 0 && next === 0) return '–';
   if (base === 0) return 'new';
   if (next === 0) return 'gone';
-  const p = (100 * (next - base)) / base;
+  const p = (100 * change(base, next)) / base;
   if (p === 0) return '0%';
   return `${p > 0 ? '+' : ''}${p.toFixed(Math.abs(p) >= 10 ? 1 : 2)}%`;
 }
 
-/** `next - base` per frame id. */
+/** `change` per frame id. */
 function deltas(base, next) {
-  return next.map((v, i) => v - base[i]);
+  return next.map((v, i) => change(base[i], v));
 }
 
 /** Relative change per frame id for sorting: something new sorts above any finite change. */
 function relatives(base, next) {
-  return next.map((v, i) => (base[i] ? (v - base[i]) / base[i] : v ? Infinity : 0));
+  return next.map((v, i) => (base[i] ? change(base[i], v) / base[i] : v ? Infinity : 0));
 }
 
 /** The column sorted by when a comparison's table first shows: Δ self, largest regression first. */
@@ -70,7 +79,7 @@ export function compareTooltipRows({ base, next, summary, unit, t, frame }) {
   const rows = [
     ['Baseline', formatValue(base, unit), percent(base, summary.baseTotal)],
     ['Comparison', formatValue(next, unit), `${percent(next, summary.newTotal)}${scaled}`],
-    ['Change', formatDelta(next - base, unit), formatRelative(base, next)],
+    ['Change', formatDelta(change(base, next), unit), formatRelative(base, next)],
   ];
   if (t && frame >= 0) {
     for (const [label, b, n] of [['self', t.baseSelf, t.newSelf], ['total', t.baseTotal, t.newTotal]]) {
