@@ -566,14 +566,17 @@ test("compare mode: differential flame graph, table as proftab diff, tooltip, pa
   await page.mouse.move(box.x + box.width + 50, box.y + 5);
   // (e) the colour-blind-safe palette changes the colours and goes into the hash
   const before = await pixelSum(page, "#compare-canvas");
-  // The saturated "slower" colour of each palette (www/colors.js), light theme.
-  const rdbuRed = [214, 96, 77];
-  const vermillion = [213, 94, 0];
-  assert.ok((await pixelsOf(page, "#compare-canvas", rdbuRed)) > 1000);
+  // The saturated "slower" colour of the palette in use (light or dark theme): main.hotNew's.
+  const slower = () =>
+    page.evaluate(() => window.__proftab.state.diffColors.at(-1).match(/\d+/g).map(Number));
+  const red = await slower();
+  assert.ok((await pixelsOf(page, "#compare-canvas", red)) > 1000);
   await page.click("#compare-palette");
   await page.waitForTimeout(200);
   assert.notEqual(await pixelSum(page, "#compare-canvas"), before);
-  assert.equal(await pixelsOf(page, "#compare-canvas", rdbuRed), 0, "red left in the vermillion / blue palette");
+  const vermillion = await slower();
+  assert.notDeepEqual(vermillion, red);
+  assert.equal(await pixelsOf(page, "#compare-canvas", red), 0, "red left in the vermillion / blue palette");
   assert.ok((await pixelsOf(page, "#compare-canvas", vermillion)) > 1000);
   await page.waitForFunction(() => location.hash.includes("palette=cb"));
   // Selecting a row outlines the function in the graph; an empty side is a clear error.
