@@ -174,6 +174,18 @@ fn compare_table_counts_both_sides_absolute_and_scaled() {
     );
 }
 
+/// Every box of the differential flame graph, and the frame names of all boxes but the root.
+fn whole_compare_flame(v: &mut Viewer, names: &[String]) -> (Object, Vec<String>) {
+    let b = v
+        .compare_flame(f64::NEG_INFINITY, f64::INFINITY, 0.0, u32::MAX)
+        .unwrap();
+    let frames = u32s(&b, "frame")[1..]
+        .iter()
+        .map(|&f| names[f as usize].clone())
+        .collect();
+    (b, frames)
+}
+
 #[wasm_bindgen_test]
 fn compare_flame_boxes_carry_both_totals() {
     let mut v = viewer(&[STACKS, NEW_STACKS]);
@@ -181,13 +193,7 @@ fn compare_flame_boxes_carry_both_totals() {
     v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
         .unwrap();
     v.compare(&[0], &[1], true, false).unwrap();
-    let b = v
-        .compare_flame(f64::NEG_INFINITY, f64::INFINITY, 0.0, u32::MAX)
-        .unwrap();
-    let frames: Vec<&str> = u32s(&b, "frame")[1..]
-        .iter()
-        .map(|&f| names[f as usize].as_str())
-        .collect();
+    let (b, frames) = whole_compare_flame(&mut v, &names);
     // widths = scaled comparison: main 4 = work 3 + fresh 1; leaf 3; "other" is gone
     assert_eq!(frames, ["main", "work", "fresh", "leaf"]);
     assert_eq!(f64s(&b, "width"), vec![4.0, 4.0, 3.0, 1.0, 3.0]);
@@ -196,13 +202,7 @@ fn compare_flame_boxes_carry_both_totals() {
     // sized by the baseline, the gone frame shows and the new one does not
     let summary = v.compare(&[0], &[1], true, true).unwrap();
     assert_eq!(get(&summary, "width").as_f64(), Some(4.0));
-    let b = v
-        .compare_flame(f64::NEG_INFINITY, f64::INFINITY, 0.0, u32::MAX)
-        .unwrap();
-    let frames: Vec<&str> = u32s(&b, "frame")[1..]
-        .iter()
-        .map(|&f| names[f as usize].as_str())
-        .collect();
+    let (b, frames) = whole_compare_flame(&mut v, &names);
     assert_eq!(frames, ["main", "work", "other", "leaf"]);
     assert_eq!(f64s(&b, "new"), vec![4.0, 4.0, 3.0, 0.0, 3.0]);
 }

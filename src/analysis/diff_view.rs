@@ -184,27 +184,28 @@ mod tests {
     /// Baseline: main->a 6, main->b 4, main->gone 2. Comparison: main->a 6, main->b 14,
     /// main->fresh 3, main->a->b 1 (a recursion-free path through b under a).
     fn two_sources() -> Profile {
+        let samples: [(usize, &[&str], f64); 7] = [
+            (0, &["main", "a"], 6.0),
+            (0, &["main", "b"], 4.0),
+            (0, &["main", "gone"], 2.0),
+            (1, &["main", "a"], 6.0),
+            (1, &["main", "b"], 14.0),
+            (1, &["main", "fresh"], 3.0),
+            (1, &["main", "a", "b"], 1.0),
+        ];
         let mut b = ProfileBuilder::new();
         let vt = b.value_type("samples", "count");
-        let s0 = b.add_source("manual", Some("base"), None);
-        let s1 = b.add_source("manual", Some("new"), None);
-        let names = ["main", "a", "b", "gone", "fresh"];
-        let [lm, la, lb, lg, lf] = names.map(|n| {
-            let f = b.function_named(n, None);
-            b.location(Some(f), 0)
-        });
-        let samples = [
-            (s0, vec![la, lm], 6.0),
-            (s0, vec![lb, lm], 4.0),
-            (s0, vec![lg, lm], 2.0),
-            (s1, vec![la, lm], 6.0),
-            (s1, vec![lb, lm], 14.0),
-            (s1, vec![lf, lm], 3.0),
-            (s1, vec![lb, la, lm], 1.0),
-        ];
-        for (src, stack, v) in samples {
-            let st = b.stack_leaf_first(&stack);
-            b.add_sample_with_values(src, st, &[(vt, v)]);
+        let sources = ["base", "new"].map(|uri| b.add_source("manual", Some(uri), None));
+        for (side, path, v) in samples {
+            let locations: Vec<_> = path
+                .iter()
+                .map(|name| {
+                    let f = b.function_named(name, None);
+                    b.location(Some(f), 0)
+                })
+                .collect();
+            let stack = b.stack_root_first(&locations);
+            b.add_sample_with_values(sources[side], stack, &[(vt, v)]);
         }
         b.build().unwrap()
     }
