@@ -13,6 +13,7 @@ pub mod filter;
 pub mod flame;
 pub mod frames;
 pub mod functions;
+pub mod lines;
 pub mod sandwich;
 pub mod search;
 pub mod timeorder;
