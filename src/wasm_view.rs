@@ -13,7 +13,7 @@ use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
 use crate::formats::{self, ReadOptions};
-use crate::model::{Profile, SourceIndex, ValueTypeIndex, SAMPLE_TIME};
+use crate::model::{Profile, SourceIndex, ValueTypeIndex, NO_INDEX, SAMPLE_TIME};
 
 /// A loaded profile (several files combined, one source each) and its analysis state.
 #[wasm_bindgen]
@@ -307,6 +307,39 @@ impl Viewer {
         let o = Object::new();
         set(&o, "self", Float64Array::from(&t.self_w[..]));
         set(&o, "total", Float64Array::from(&t.total[..]));
+        o
+    }
+
+    /// The source-line table for the current value type and sample filter: `{labels:
+    /// ["file:line functions"…], frame: Uint32Array (frame id of the line's first function,
+    /// NO_INDEX for none), self, total: Float64Array}`, rows sorted by self.
+    pub fn line_table(&self) -> Object {
+        let t = self.view.line_table();
+        let of_location = &self.view.frames().of_location;
+        let frame: Vec<u32> = t
+            .rows
+            .iter()
+            .map(|r| {
+                r.first_location
+                    .and_then(|l| of_location.get(l.idx()).copied())
+                    .unwrap_or(NO_INDEX)
+            })
+            .collect();
+        let labels = t.rows.iter().map(|r| {
+            let text = if r.functions.is_empty() {
+                r.label()
+            } else {
+                format!("{}  {}", r.label(), r.functions.join(", "))
+            };
+            JsValue::from_str(&text)
+        });
+        let self_w: Vec<f64> = t.rows.iter().map(|r| r.self_value).collect();
+        let total: Vec<f64> = t.rows.iter().map(|r| r.total_value).collect();
+        let o = Object::new();
+        set(&o, "labels", labels.collect::<Array>());
+        set(&o, "frame", Uint32Array::from(&frame[..]));
+        set(&o, "self", Float64Array::from(&self_w[..]));
+        set(&o, "total", Float64Array::from(&total[..]));
         o
     }
 

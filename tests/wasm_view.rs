@@ -271,3 +271,35 @@ fn compare_needs_the_value_type_on_both_sides() {
         "diff: no sample of the comparison selection has a value of type \"time\""
     );
 }
+
+/// An Rprof with line profiling: two ticks at w.R:5 (in `sim`, calling builtins without a
+/// line), one at w.R:9 (in `f`), and one sample without any line.
+const LINES: &str = concat!(
+    "line profiling: sample.interval=10000\n",
+    "#File 1: w.R\n",
+    "\"rnorm\" 1#5 \"sim\" \n",
+    "\"c\" 1#5 \"sim\" \n",
+    "\"g\" 1#9 \"f\" \n",
+    "\"h\" \n",
+);
+
+#[wasm_bindgen_test]
+fn line_table_rows_point_at_their_functions() {
+    let v = viewer(&[LINES]);
+    let t = v.line_table();
+    let labels: Vec<String> = get(&t, "labels")
+        .dyn_into::<Array>()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_string().unwrap())
+        .collect();
+    assert_eq!(labels, ["w.R:5  sim", "w.R:9  f", "<no location>"]);
+    // Ticks of 10 ms, in nanoseconds (the default value type is time).
+    assert_eq!(f64s(&t, "self"), [2e7, 1e7, 1e7]);
+    assert_eq!(f64s(&t, "total"), [2e7, 1e7, 1e7]);
+    let names = frame_names(&v);
+    let frames = u32s(&t, "frame");
+    assert_eq!(names[frames[0] as usize], "sim");
+    assert_eq!(names[frames[1] as usize], "f");
+    assert_eq!(frames[2], u32::MAX);
+}

@@ -65,6 +65,10 @@ const S = {
   matched: 0,
   selected: -1,
   table: null,
+  // The table's rows: 'functions', or 'lines' (source lines; `lines` holds the worker's
+  // answer: labels, frame per row, self, total).
+  tableMode: 'functions',
+  lines: null,
   totals: [0, 0, 0],
   timeDomainKnown: false,
   dark: false,
@@ -130,9 +134,22 @@ function hideProgress() {
 
 // ---------------------------------------------------------------- views
 
+/** "No row" in the worker's index columns. */
+const NO_INDEX = 0xffffffff;
+
 const table = new FunctionTable($('functions'), $('table-filter'), {
-  onSelect: (frame) => selectFrame(frame, true),
+  // In lines mode a row stands for a line: select the function of its first frame.
+  onSelect: (row) => {
+    const frame = S.tableMode === 'lines' && S.lines ? S.lines.frame[row] : row;
+    if (frame !== NO_INDEX) selectFrame(frame, true);
+  },
 });
+
+/** Highlights the table row of `frame` (in lines mode, the first line of that function). */
+function tableSelect(frame) {
+  if (S.tableMode !== 'lines' || S.view === 'compare') return table.select(frame);
+  table.select(S.lines && frame >= 0 ? S.lines.frame.indexOf(frame) : -1);
+}
 
 function frameLabel(f) {
   return S.frames && f < S.frames.names.length ? S.frames.names[f] : '';
@@ -316,11 +333,36 @@ function emptyTable() {
 
 /** The function table of the view (self and total under the current options). */
 function showViewTable() {
+  $('table-filter').placeholder = S.tableMode === 'lines' ? 'Filter lines' : 'Filter functions';
+  if (S.tableMode === 'lines') return showLineTable();
   const { self, total } = S.table;
   const columns = functionColumns({ self, total, grand: S.totals[0], unit: unit() });
   table.setData({ names: S.frames.names, columns, include: (i) => self[i] !== 0 || total[i] !== 0, sortKey: 'self' });
   if (S.selected >= 0) table.select(S.selected);
 }
+
+let linesGeneration = 0;
+/** The source-line table under the current value type and sample filter (not transforms). */
+async function showLineTable() {
+  const generation = ++linesGeneration;
+  const r = await call('lines', {});
+  if (generation !== linesGeneration || S.tableMode !== 'lines' || S.view === 'compare') return;
+  S.lines = r;
+  const columns = functionColumns({ self: r.self, total: r.total, grand: S.totals[1], unit: unit() });
+  columns[columns.length - 1] = { ...columns[columns.length - 1], key: 'line', label: 'Line' };
+  table.setData({ names: r.labels, columns, include: (i) => r.self[i] !== 0 || r.total[i] !== 0, sortKey: 'self' });
+  tableSelect(S.selected);
+  perf.linesShown = (perf.linesShown || 0) + 1;
+}
+
+function setTableMode(mode) {
+  S.tableMode = mode === 'lines' ? 'lines' : 'functions';
+  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
+  if (S.tableMode !== 'lines') S.lines = null;
+  if (S.loaded && S.table && S.view !== 'compare') showViewTable();
+  scheduleHash();
+}
+$('table-lines').addEventListener('click', () => setTableMode(S.tableMode === 'lines' ? 'functions' : 'lines'));
 
 function refreshSandwich() {
   const f = S.selected;
@@ -339,7 +381,7 @@ function refreshSandwich() {
 
 function selectFrame(frame, fromTable) {
   S.selected = frame;
-  table.select(frame);
+  tableSelect(frame);
   allViews.forEach((v) => v.setHighlight({ selected: frame }));
   if (S.view === 'sandwich' || fromTable === 'sandwich') refreshSandwich();
 }
@@ -836,6 +878,7 @@ function writeHash() {
   if (S.order) h.set('order', 'alpha');
   if (S.icicle) h.set('icicle', '1');
   if (S.query) h.set('search', S.query);
+  if (S.tableMode === 'lines') h.set('table', 'lines');
   for (const tr of S.transforms) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
   if (S.timeRange) h.set('range', S.timeRange.map((x) => x.toPrecision(10)).join(','));
   if (S.view === 'compare') writeCompareHash(h);
@@ -892,6 +935,8 @@ function applyHash() {
   }
   S.order = h.get('order') === 'alpha' ? 1 : 0;
   S.icicle = h.get('icicle') === '1';
+  S.tableMode = h.get('table') === 'lines' ? 'lines' : 'functions';
+  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
   syncToggles();
   if (h.has('search')) {
     S.query = h.get('search');

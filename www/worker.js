@@ -101,6 +101,9 @@ const handlers = {
     const totals = viewer.totals();
     return { self: table.self, total: table.total, totals: Array.from(totals) };
   },
+  lines() {
+    return viewer.line_table();
+  },
   flame({ x0, x1, minWidth, maxDepth }) {
     return viewer.flame(x0, x1, minWidth, maxDepth);
   },

@@ -36,6 +36,9 @@ pub struct LineRow {
     /// function is defined and called on the same line, as closures often are; none for an
     /// Rprof top-level line or the row without a location).
     pub functions: Vec<String>,
+    /// The location of the first frame seen at this line (`None` for an Rprof top-level line
+    /// or the row without a location).
+    pub first_location: Option<LocationIndex>,
     /// Value of samples whose innermost line is this one.
     pub self_value: f64,
     /// Value of samples with this line anywhere in the stack (once per sample).
@@ -60,7 +63,8 @@ pub struct LineTable {
     pub value_type: ValueTypeIndex,
     /// Sum of the value over the chosen samples.
     pub total: f64,
-    /// Rows sorted by self descending, then total descending, then file and line.
+    /// Rows sorted by self descending, then total descending, then file and line (the row
+    /// without a location after the others).
     pub rows: Vec<LineRow>,
 }
 
@@ -123,6 +127,7 @@ impl Rows {
                 line,
                 file: line.map_or(String::new(), |l| p.str(l.file).to_owned()),
                 functions: Vec::new(),
+                first_location: None,
                 self_value: 0.0,
                 total_value: 0.0,
             });
@@ -131,9 +136,21 @@ impl Rows {
         })
     }
 
-    /// Adds `w` to the total of `line`, once per `group`.
-    fn add(&mut self, p: &Profile, line: Option<SourceLine>, function: &str, group: usize, w: f64) {
+    /// Adds `w` to the total of `line` (seen at `loc`), once per `group`.
+    fn add(
+        &mut self,
+        p: &Profile,
+        line: Option<SourceLine>,
+        loc: Option<LocationIndex>,
+        group: usize,
+        w: f64,
+    ) {
         let row = self.row(p, line);
+        let first = &mut self.rows[row].first_location;
+        *first = first.or(loc);
+        let function = loc
+            .and_then(|l| p.location_function(l))
+            .map_or("", |f| p.str(p.functions.name[f.idx()]));
         let functions = &mut self.rows[row].functions;
         if !function.is_empty() && !functions.iter().any(|f| f == function) {
             functions.push(function.to_owned());
@@ -163,18 +180,15 @@ pub fn line_table(
             let Some(line) = location_line(p, loc) else {
                 continue;
             };
-            let function = p
-                .location_function(loc)
-                .map_or("", |f| p.str(p.functions.name[f.idx()]));
-            rows.add(p, Some(line), function, group, w);
+            rows.add(p, Some(line), Some(loc), group, w);
             innermost = innermost.or(Some(line));
         }
         if let Some(line) = top {
-            rows.add(p, Some(line), "", group, w);
+            rows.add(p, Some(line), None, group, w);
             innermost = innermost.or(Some(line));
         }
         if innermost.is_none() {
-            rows.add(p, None, "", group, w);
+            rows.add(p, None, None, group, w);
         }
         let row = rows.row(p, innermost);
         rows.rows[row].self_value += w;
@@ -193,6 +207,7 @@ fn sort_rows(rows: &mut [LineRow]) {
         b.self_value
             .total_cmp(&a.self_value)
             .then(b.total_value.total_cmp(&a.total_value))
+            .then(a.line.is_none().cmp(&b.line.is_none()))
             .then_with(|| a.file.cmp(&b.file))
             .then(a.line.map(|l| l.line).cmp(&b.line.map(|l| l.line)))
     });

@@ -385,6 +385,40 @@ test("view state lives in the URL hash and is restored", async (t) => {
   await page.close();
 });
 
+test("the Lines table equals proftab top --by line and lives in the hash", async (t) => {
+  const RPROF_LINES = path.join(ROOT, "tests/fixtures/rprof/line.out");
+  const bin = cli();
+  if (!bin) return skip(t, "the proftab CLI is not built (cargo build --release --bin proftab)");
+  const { page, problems } = await readyPage();
+  await dropFiles(page, "body", [file(RPROF_LINES)]);
+  await drawn(page);
+  await page.click("#table-lines");
+  await page.waitForFunction(() => /:\d+/.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ""));
+  assert.equal(await page.getAttribute("#table-lines", "aria-pressed"), "true");
+  const top = JSON.parse(execFileSync(bin, ["top", "--by", "line", "--json", RPROF_LINES], { encoding: "utf8" }));
+  const label = (r) => (r.file === null ? "<no location>" : `${r.file}:${r.line}`) + (r.functions.length ? `  ${r.functions.join(", ")}` : "");
+  const rows = await tableRows(page, 1000);
+  assert.deepEqual(rows.map((r) => r[4]).sort(), top.lines.filter((r) => r.self || r.total).map(label).sort());
+  // The largest self value is unique here: the same first row, with the same share.
+  assert.equal(rows[0][4], label(top.lines[0]));
+  assert.equal(rows[0][1], `${((100 * top.lines[0].self) / top.total).toFixed(1)}%`);
+  await screenshot(page, "viewer-lines-rprof");
+  // A line selects its function in the graphs; the mode is kept in the URL hash.
+  await page.click("#functions tbody tr:first-child");
+  await page.waitForSelector("#functions tbody tr.selected");
+  await page.waitForFunction(() => location.hash.includes("table=lines"));
+  await page.reload();
+  await page.waitForSelector("body[data-ready=\"1\"]");
+  await dropFiles(page, "body", [file(RPROF_LINES)]);
+  await drawn(page);
+  await page.waitForFunction(() => /:\d+/.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ""));
+  await page.click("#table-lines");
+  await page.waitForFunction(() => !/:\d+ /.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ":1 "));
+  assert.equal(await page.getAttribute("#table-filter", "placeholder"), "Filter functions");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("canvases are drawn at the device pixel ratio (crisp on HiDPI)", async (t) => {
   if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
   const { page, problems } = await readyPage();
