@@ -516,6 +516,9 @@ function placeTooltip(info, rows, ev) {
   tip.style.top = `${y}px`;
 }
 
+/** The transform kind that hides a function (merges it into its caller). */
+const HIDE = 1;
+
 const TRANSFORMS = [
   [0, 'Focus on function', 'focus'],
   [1, 'Hide function (merge into caller)', 'hide'],
@@ -595,8 +598,10 @@ function renderChips() {
     }));
   }
   chips.push(...S.transforms.map((t, k) => {
-    const what = `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}`;
-    return chip(what, `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}`, () => {
+    const n = t.pattern === undefined ? 0 : t.frames.length;
+    const what = t.pattern === undefined ? `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}` : `hide: ${t.pattern} (${n} function${n === 1 ? '' : 's'})`;
+    const title = t.pattern === undefined ? `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}` : `Hidden (merged into their callers): ${t.frames.map(frameLabel).join(', ')}`;
+    return chip(what, title, () => {
       S.transforms.splice(k, 1);
       renderChips();
       applyOptions();
@@ -608,7 +613,8 @@ function renderChips() {
 async function applyOptions() {
   const n = S.info.sources.length;
   const sources = S.source < 0 ? [] : Array.from({ length: n }, (_, i) => (i === S.source ? 1 : 0));
-  const transforms = S.transforms.flatMap((t) => [t.kind, t.frame]);
+  // A pattern chip stands for hiding each function it matched (one pass in wasm).
+  const transforms = S.transforms.flatMap((t) => (t.pattern === undefined ? [t.kind, t.frame] : t.frames.flatMap((f) => [HIDE, f])));
   const t0 = performance.now();
   const [t0r, t1r] = S.timeRange || [NaN, NaN];
   const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: t0r, t1: t1r, transforms });
@@ -636,6 +642,33 @@ function renderStatus() {
   $('status').textContent = `${text} · ${fmts}`;
 }
 
+/** The functions each pattern chip hides: what the search matches (a bad pattern, none). */
+async function resolvePatterns() {
+  for (const t of S.transforms) {
+    if (t.pattern === undefined) continue;
+    const r = await call('search', { query: t.pattern }).catch(() => ({ flags: [] }));
+    t.frames = matchedFrames(r.flags);
+  }
+  S.transforms = S.transforms.filter((t) => t.pattern === undefined || t.frames.length > 0);
+}
+
+function matchedFrames(flags) {
+  const out = [];
+  for (let i = 0; i < flags.length; i++) if (flags[i]) out.push(i);
+  return out;
+}
+
+/** Hides every function the current search matches, as one removable chip. */
+function hideMatches() {
+  if (!S.flags || !S.query) return;
+  S.transforms.push({ pattern: S.query, frames: matchedFrames(S.flags) });
+  S.query = '';
+  $('search').value = '';
+  renderChips();
+  applyOptions();
+}
+$('hide-matches').addEventListener('click', hideMatches);
+
 async function runSearch() {
   const q = S.query;
   if (!q) {
@@ -652,6 +685,7 @@ async function runSearch() {
       $('match').textContent = e.message;
     }
   }
+  $('hide-matches').hidden = !S.flags || !S.flags.some((f, i) => f && S.table && S.table.total[i] !== 0);
   allViews.forEach((v) => v.setHighlight({ flags: S.flags }));
 }
 
@@ -704,8 +738,9 @@ async function load(what) {
   $('empty').hidden = true;
   $('views').hidden = false;
   setView(S.view);
-  renderChips();
   try {
+    await resolvePatterns();
+    renderChips();
     await applyOptions();
     applyHashZoom();
   } catch (e) {
@@ -879,7 +914,10 @@ function writeHash() {
   if (S.icicle) h.set('icicle', '1');
   if (S.query) h.set('search', S.query);
   if (S.tableMode === 'lines') h.set('table', 'lines');
-  for (const tr of S.transforms) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
+  for (const tr of S.transforms) {
+    if (tr.pattern === undefined) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
+    else h.append('hidematch', tr.pattern);
+  }
   if (S.timeRange) h.set('range', S.timeRange.map((x) => x.toPrecision(10)).join(','));
   if (S.view === 'compare') writeCompareHash(h);
   const zoomed = crumbView();
@@ -950,6 +988,8 @@ function applyHash() {
     const kind = TRANSFORMS.findIndex((t) => t[2] === key);
     const frame = S.nameIndex.get(value);
     if (kind >= 0 && frame !== undefined) S.transforms.push({ kind, frame });
+    // Resolved to functions by resolvePatterns() once the worker can search.
+    if (key === 'hidematch' && value) S.transforms.push({ pattern: value, frames: [] });
   }
 }
 

@@ -419,6 +419,43 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.close();
 });
 
+test("hiding every function a pattern matches: one chip, weight kept, restored from the hash", async (t) => {
+  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  const names = async () => (await tableRows(page, 1000)).map((r) => r[4]);
+  const before = await names();
+  const runtime = before.filter((n) => n.startsWith("runtime."));
+  assert.ok(runtime.length > 5, "the profile has runtime functions");
+  const status = await page.textContent("#status");
+  assert.equal(await page.isHidden("#hide-matches"), true);
+  await page.fill("#search", "/^runtime\\./");
+  await page.waitForSelector("#hide-matches:not([hidden])");
+  await page.click("#hide-matches");
+  await page.waitForFunction(() => /^hide: \/\^runtime/.test(document.querySelector("#chips .chip span")?.textContent ?? ""));
+  const chip = await page.textContent("#chips .chip span");
+  const hiddenCount = Number(chip.match(/\((\d+) functions?\)/)[1]);
+  assert.ok(hiddenCount >= runtime.length, chip);
+  await page.waitForFunction(() => ![...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")));
+  const after = await names();
+  // Callers gain the hidden functions' self values, so the order may change, not the set.
+  assert.deepEqual([...after].sort(), before.filter((n) => !n.startsWith("runtime.")).sort());
+  // Hiding merges into callers: the shown total stays the whole profile.
+  assert.equal((await page.textContent("#status")).split(" · ")[0], status.split(" · ")[0]);
+  assert.equal(await page.inputValue("#search"), "");
+  await page.waitForFunction(() => location.hash.includes("hidematch="));
+  await page.reload();
+  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  assert.equal(await page.textContent("#chips .chip span"), chip);
+  await page.click("#chips .chip button");
+  await page.waitForFunction(() => [...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("canvases are drawn at the device pixel ratio (crisp on HiDPI)", async (t) => {
   if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
   const { page, problems } = await readyPage();
