@@ -224,14 +224,22 @@ mod tests {
             .profile
     }
 
-    fn row<'a>(t: &'a LineTable, label: &str) -> &'a LineRow {
-        t.rows.iter().find(|r| r.label() == label).unwrap()
+    /// The line table of the `samples` type (one tick per Rprof line).
+    fn ticks(rprof_text: &str) -> LineTable {
+        let p = read(rprof_text);
+        line_table(&p, p.value_type_index("samples").unwrap(), None)
+    }
+
+    /// (self, total) of the row labelled `label`.
+    fn at(t: &LineTable, label: &str) -> (f64, f64) {
+        let r = t.rows.iter().find(|r| r.label() == label).unwrap();
+        (r.self_value, r.total_value)
     }
 
     /// Counted by hand from the Rprof lines below (one tick each, 10 ms).
     #[test]
     fn self_goes_to_the_innermost_line_and_total_counts_once() {
-        let p = read(concat!(
+        let t = ticks(concat!(
             "line profiling: sample.interval=10000\n",
             "#File 1: w.R\n",
             "\"rnorm\" 1#5 \"sim\" 1#26 \"main\" \n",
@@ -239,36 +247,26 @@ mod tests {
             "1#9 \"f\" 1#9 \"f\" 1#27 \"main\" \n",
             "\"g\" \"h\" \n",
         ));
-        let vt = p.value_type_index("samples").unwrap();
-        let t = line_table(&p, vt, None);
         assert_eq!(t.total, 4.0);
-        let line5 = row(&t, "w.R:5");
-        assert_eq!((line5.self_value, line5.total_value), (2.0, 2.0));
-        assert_eq!(line5.functions, ["sim"]);
-        let line26 = row(&t, "w.R:26");
-        assert_eq!((line26.self_value, line26.total_value), (0.0, 2.0));
+        assert_eq!(at(&t, "w.R:5"), (2.0, 2.0));
+        assert_eq!(t.rows[0].functions, ["sim"]);
+        assert_eq!(at(&t, "w.R:26"), (0.0, 2.0));
         // Recursion at one line counts once in total.
-        let line9 = row(&t, "w.R:9");
-        assert_eq!((line9.self_value, line9.total_value), (1.0, 1.0));
-        let none = row(&t, "<no location>");
-        assert_eq!((none.self_value, none.total_value), (1.0, 1.0));
+        assert_eq!(at(&t, "w.R:9"), (1.0, 1.0));
+        assert_eq!(at(&t, "<no location>"), (1.0, 1.0));
         assert_eq!(t.rows[0].label(), "w.R:5");
     }
 
     #[test]
     fn toplevel_reference_is_the_outermost_line() {
-        let p = read(concat!(
+        let t = ticks(concat!(
             "line profiling: sample.interval=10000\n",
             "#File 1: w.R\n",
             "\"rnorm\" \"sim\" 1#3 \n",
             "\"rnorm\" 1#7 \"sim\" 1#3 \n",
         ));
-        let vt = p.value_type_index("samples").unwrap();
-        let t = line_table(&p, vt, None);
-        let top = row(&t, "w.R:3");
-        assert_eq!((top.self_value, top.total_value), (1.0, 2.0));
-        let seven = row(&t, "w.R:7");
-        assert_eq!((seven.self_value, seven.total_value), (1.0, 1.0));
+        assert_eq!(at(&t, "w.R:3"), (1.0, 2.0));
+        assert_eq!(at(&t, "w.R:7"), (1.0, 1.0));
         assert!(t.rows.iter().all(|r| r.line.is_some()));
     }
 
