@@ -140,7 +140,10 @@ fn huge_names_and_lines_stay_linear() {
     text.push(b'\n');
     let started = std::time::Instant::now();
     let parsed = rprof::read(&text, &ReadOptions::default()).unwrap();
-    assert!(started.elapsed().as_secs() < 60, "a quadratic rescan would take hours");
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "a quadratic rescan would take hours"
+    );
     assert_eq!(parsed.profile.num_samples(), 1);
     assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
 }
