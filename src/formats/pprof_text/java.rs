@@ -85,7 +85,8 @@ fn read_attributes<'a>(
                 return Err(err(
                     line.number,
                     format!(
-                        "`format = {}`: only Java profiles have this header",
+                        "`format = {}`: a profile with this header must be `format = java` \
+                         (pprof's Java heapz/contentionz format)",
                         shorten(value)
                     ),
                 ))
