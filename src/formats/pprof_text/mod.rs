@@ -39,10 +39,13 @@
 //! assigns them.
 //!
 //! Not read: pprof's binary legacy CPU profiles (`profilez`, Java CPU). Deviations from
-//! `go tool pprof`, which rejects these: a record without addresses (Go's threadcreate profile
-//! writes `4 @`) is a sample with an empty stack, and attributes pprof does not know are kept
-//! with a warning. pprof's `drop_frames`/`keep_frames` defaults for legacy profiles are not set
-//! (see `collect.rs`'s module notes in the README of the format).
+//! `go tool pprof`, which rejects these: a count record without addresses (Go's threadcreate
+//! profile writes `4 @`) is a sample with an empty stack, and attributes pprof does not know
+//! are kept with a warning. Not set: the `drop_frames`/`keep_frames` regular expressions
+//! pprof gives legacy profiles (`addLegacyFrameInfo`, e.g. `runtime\..*` for heap profiles).
+//! They are meant for a later symbolization of every frame; with only the frames the `#` lines
+//! name, pprof's pruning would cut whole stacks at `runtime.main` (the unnamed
+//! `runtime.goexit` below it counts as user code), which go tool pprof never does to the text.
 
 mod collect;
 mod contention;
