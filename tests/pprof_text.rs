@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod pprof_common;
+mod support_text;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -592,22 +593,6 @@ fn detection() {
     for path in text_fixtures() {
         assert!(pprof_text::detect(&std::fs::read(&path).unwrap()));
     }
-    for folder in [
-        "pprof",
-        "otlp",
-        "collapsed",
-        "rprof",
-        "cpuprofile",
-        "firefox",
-        "speedscope",
-    ] {
-        for entry in std::fs::read_dir(corpus_dir().join(folder))
-            .into_iter()
-            .flatten()
-        {
-            let path = entry.unwrap().path();
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(!pprof_text::detect(&bytes), "{}", path.display());
-        }
-    }
+    // No corpus file of another format (every format folder) is claimed.
+    support_text::assert_other_formats_not_claimed(pprof_text::detect, "", &[]);
 }

@@ -26,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
     let p = &parsed.profile;
     let violations = p.validate();
     assert!(violations.is_empty(), "invalid profile: {violations:?}");
-    let written = pprof::write(p, &WriteOptions::default()).expect("a read profile writes as pprof");
+    let written =
+        pprof::write(p, &WriteOptions::default()).expect("a read profile writes as pprof");
     let back = pprof::read(&written.bytes, &ReadOptions::default())
         .expect("proftab's pprof output reads back")
         .profile;
@@ -35,7 +36,11 @@ fuzz_target!(|data: &[u8]| {
     }
     for vt in 0..p.values.len() {
         let (name, _) = p.value_type_names(ValueTypeIndex(vt as u32));
-        assert_eq!(type_total(p, name), type_total(&back, name), "total of {name}");
+        assert_eq!(
+            type_total(p, name),
+            type_total(&back, name),
+            "total of {name}"
+        );
     }
 });
 
@@ -45,4 +50,3 @@ fn all_exact(p: &Profile) -> bool {
             && c.values.iter().map(|v| v.abs()).sum::<f64>() < EXACT
     })
 }
-
