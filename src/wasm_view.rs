@@ -5,13 +5,15 @@
 use js_sys::{Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use crate::analysis::diff::{diff_tree_with_frames, Comparison, DiffSummary, Normalization};
+use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::filter::SampleFilter;
 use crate::analysis::flame::{Boxes, Viewport};
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
 use crate::formats::{self, ReadOptions};
-use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
+use crate::model::{Profile, SourceIndex, ValueTypeIndex, NO_INDEX, SAMPLE_TIME};
 
 /// A loaded profile (several files combined, one source each) and its analysis state.
 #[wasm_bindgen]
@@ -19,6 +21,42 @@ pub struct Viewer {
     view: View,
     formats: Vec<String>,
     warnings: Vec<String>,
+    /// The comparison of [`Viewer::compare`], if one was asked for.
+    compare: Option<CompareState>,
+}
+
+/// A comparison asked for and its result under the current options: `view` is `None` after
+/// the options changed, until the next query computes it again.
+struct CompareState {
+    base: Vec<SourceIndex>,
+    new: Vec<SourceIndex>,
+    normalization: Normalization,
+    size_by: SizeBy,
+    view: Option<DiffView>,
+}
+
+impl CompareState {
+    /// The comparison of the view's current value type, transforms and order.
+    fn compute(&self, view: &View) -> Result<DiffView, JsError> {
+        let o = view.options();
+        let c = Comparison {
+            value_type: o.value_type,
+            base: self.base.clone(),
+            new: self.new.clone(),
+            normalization: self.normalization,
+        };
+        let frames = view.frames();
+        let diff = diff_tree_with_frames(view.profile(), &c, &frames.of_location)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let (order, ranks) = (o.order, &frames.name_rank);
+        Ok(DiffView::new(
+            &diff,
+            &o.transforms,
+            order,
+            ranks,
+            self.size_by,
+        ))
+    }
 }
 
 fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
@@ -48,6 +86,31 @@ fn viewport(x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Viewport {
         min_width,
         max_depth,
     }
+}
+
+/// One side of a comparison: the source rows sorted, without repeats; fails when empty.
+fn selection(sources: &[u32], side: &str) -> Result<Vec<SourceIndex>, JsError> {
+    if sources.is_empty() {
+        return Err(JsError::new(&format!(
+            "the {side} has no sources: choose at least one"
+        )));
+    }
+    let mut rows: Vec<u32> = sources.to_vec();
+    rows.sort_unstable();
+    rows.dedup();
+    Ok(rows.into_iter().map(SourceIndex).collect())
+}
+
+fn summary_to_js(s: &DiffSummary, width: f64) -> Object {
+    let o = Object::new();
+    set(&o, "baseTotal", s.base_total);
+    set(&o, "newTotal", s.new_total());
+    set(&o, "newTotalRaw", s.new_total_raw);
+    set(&o, "scale", s.scale);
+    set(&o, "baseSamples", s.base_samples as f64);
+    set(&o, "newSamples", s.new_samples as f64);
+    set(&o, "width", width);
+    o
 }
 
 /// Reads every file, each with its file name as `source_uri`, and combines them.
@@ -117,6 +180,7 @@ impl Viewer {
             view: View::new(files.profile),
             formats: files.formats,
             warnings: files.warnings,
+            compare: None,
         }
     }
 
@@ -215,6 +279,9 @@ impl Viewer {
             sources: (!sources.is_empty()).then(|| sources.iter().map(|&b| b != 0).collect()),
             time_range: (t0.is_finite() && t1.is_finite()).then_some((t0, t1)),
         };
+        if let Some(c) = &mut self.compare {
+            c.view = None;
+        }
         self.view.set_options(ViewOptions {
             value_type: ValueTypeIndex(value_type),
             filter,
@@ -240,6 +307,39 @@ impl Viewer {
         let o = Object::new();
         set(&o, "self", Float64Array::from(&t.self_w[..]));
         set(&o, "total", Float64Array::from(&t.total[..]));
+        o
+    }
+
+    /// The source-line table for the current value type and sample filter: `{labels:
+    /// ["file:line functions"…], frame: Uint32Array (frame id of the line's first function,
+    /// NO_INDEX for none), self, total: Float64Array}`, rows sorted by self.
+    pub fn line_table(&self) -> Object {
+        let t = self.view.line_table();
+        let of_location = &self.view.frames().of_location;
+        let frame: Vec<u32> = t
+            .rows
+            .iter()
+            .map(|r| {
+                r.first_location
+                    .and_then(|l| of_location.get(l.idx()).copied())
+                    .unwrap_or(NO_INDEX)
+            })
+            .collect();
+        let labels = t.rows.iter().map(|r| {
+            let text = if r.functions.is_empty() {
+                r.label()
+            } else {
+                format!("{}  {}", r.label(), r.functions.join(", "))
+            };
+            JsValue::from_str(&text)
+        });
+        let self_w: Vec<f64> = t.rows.iter().map(|r| r.self_value).collect();
+        let total: Vec<f64> = t.rows.iter().map(|r| r.total_value).collect();
+        let o = Object::new();
+        set(&o, "labels", labels.collect::<Array>());
+        set(&o, "frame", Uint32Array::from(&frame[..]));
+        set(&o, "self", Float64Array::from(&self_w[..]));
+        set(&o, "total", Float64Array::from(&total[..]));
         o
     }
 
@@ -298,9 +398,99 @@ impl Viewer {
         Uint32Array::from(&self.view.path(node)[..])
     }
 
+    /// Compares the sources `base_sources` (baseline) with `new_sources` (comparison), rows of
+    /// `info().sources`, on the current value type with the current transforms and order.
+    /// [`Viewer::compare_flame`] and [`Viewer::compare_table`] answer for it from then on,
+    /// under whatever options are set later. `normalized`: scale the comparison to the
+    /// baseline's total. `size_by_base`: box widths from the baseline instead of the
+    /// comparison. Returns `{baseTotal, newTotal, newTotalRaw, scale, baseSamples, newSamples,
+    /// width}` (`width`: the root box's width after transforms). Fails on an empty selection,
+    /// an unknown source, identical selections, or a side without values of the type.
+    pub fn compare(
+        &mut self,
+        base_sources: &[u32],
+        new_sources: &[u32],
+        normalized: bool,
+        size_by_base: bool,
+    ) -> Result<Object, JsError> {
+        self.compare = None;
+        let mut state = CompareState {
+            base: selection(base_sources, "baseline")?,
+            new: selection(new_sources, "comparison")?,
+            normalization: if normalized {
+                Normalization::Scaled
+            } else {
+                Normalization::Absolute
+            },
+            size_by: if size_by_base {
+                SizeBy::Base
+            } else {
+                SizeBy::New
+            },
+            view: None,
+        };
+        if state.base == state.new {
+            return Err(JsError::new(
+                "the baseline and the comparison are the same sources: choose different ones",
+            ));
+        }
+        let dv = state.compute(&self.view)?;
+        let summary = summary_to_js(dv.summary(), dv.width());
+        state.view = Some(dv);
+        self.compare = Some(state);
+        Ok(summary)
+    }
+
+    /// Boxes of the differential flame graph for `[x0, x1)`: the columns of
+    /// [`Viewer::flame`] (widths of the sized side) plus `base` and `new`, both sides' totals per
+    /// box (sums for a merged box). Fails when no comparison was asked for, or when it cannot
+    /// be computed under the current options.
+    pub fn compare_flame(
+        &mut self,
+        x0: f64,
+        x1: f64,
+        min_width: f64,
+        max_depth: u32,
+    ) -> Result<Object, JsError> {
+        let d = self
+            .comparison()?
+            .boxes(&viewport(x0, x1, min_width, max_depth));
+        let o = boxes_to_js(&d.boxes);
+        set(&o, "base", Float64Array::from(&d.base[..]));
+        set(&o, "new", Float64Array::from(&d.new[..]));
+        Ok(o)
+    }
+
+    /// The comparison's function table: `{baseSelf, baseTotal, newSelf, newTotal}` per frame
+    /// id (comparison values scaled). Fails as [`Viewer::compare_flame`] does.
+    pub fn compare_table(&mut self) -> Result<Object, JsError> {
+        let t = self.comparison()?.frame_totals();
+        let o = Object::new();
+        set(&o, "baseSelf", Float64Array::from(&t.base.self_w[..]));
+        set(&o, "baseTotal", Float64Array::from(&t.base.total[..]));
+        set(&o, "newSelf", Float64Array::from(&t.new.self_w[..]));
+        set(&o, "newTotal", Float64Array::from(&t.new.total[..]));
+        Ok(o)
+    }
+
     /// Names of the formats proftab can write.
     pub fn writable_formats() -> Array {
         strings(formats::writable_names())
+    }
+
+    /// The comparison under the current options, computed again after they changed.
+    fn comparison(&mut self) -> Result<&DiffView, JsError> {
+        let state = self
+            .compare
+            .as_mut()
+            .ok_or_else(|| JsError::new("no comparison: call compare() first"))?;
+        if state.view.is_none() {
+            state.view = Some(state.compute(&self.view)?);
+        }
+        state
+            .view
+            .as_ref()
+            .ok_or_else(|| JsError::new("no comparison: call compare() first"))
     }
 
     /// The loaded (combined) profile written as `format`; the writer's warnings are dropped

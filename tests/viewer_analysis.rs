@@ -180,3 +180,56 @@ fn transforms_and_sandwich_keep_totals_on_real_profiles() {
         );
     }
 }
+
+/// The remaining formats: every view the viewer offers works on every readable corpus file
+/// (function tables for every value type, flame layout, time order, sandwich and transforms of
+/// the heaviest function, search, and the line table, whose total is the view's).
+#[test]
+fn every_format_in_every_view() {
+    let dirs = [
+        ("collapsed", Format::Collapsed),
+        ("cpuprofile", Format::Cpuprofile),
+        ("firefox", Format::Firefox),
+        ("otlp", Format::Otlp),
+        ("speedscope", Format::Speedscope),
+    ];
+    for (dir, format) in dirs {
+        for (name, p) in profiles(dir, format) {
+            check_function_tables(&name, &p);
+            let mut view = View::new(p);
+            check_flame_layout(&name, &view);
+            check_other_views(&name, &mut view);
+        }
+    }
+}
+
+fn check_other_views(name: &str, view: &mut View) {
+    let time = view.time_order(&Viewport::all());
+    let has_frames = !view.profile().stacks.prefix.is_empty();
+    assert!(!has_frames || !time.is_empty(), "{name}: empty time order");
+    let lines = view.line_table();
+    assert!(
+        close(lines.total, view.totals().kept),
+        "{name}: line table total"
+    );
+    assert!(view.search("a").is_ok(), "{name}: search");
+    let totals = view.frame_totals().clone();
+    let Some(top) =
+        (0..totals.total.len()).max_by(|&a, &b| totals.total[a].total_cmp(&totals.total[b]))
+    else {
+        return;
+    };
+    let f = top as u32;
+    let callers = view.sandwich(f, SandwichSide::Callers, &Viewport::all());
+    assert!(
+        totals.total[top] == 0.0 || close(callers.width[1], totals.total[top]),
+        "{name}: callers root"
+    );
+    let mut opts = view.options().clone();
+    opts.transforms = vec![Transform::Focus(f), Transform::CollapseRecursion(f)];
+    view.set_options(opts);
+    assert!(
+        close(view.totals().shown, totals.total[top]),
+        "{name}: focus total"
+    );
+}

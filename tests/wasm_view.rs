@@ -127,3 +127,179 @@ fn export_writes_a_readable_profile() {
     assert_eq!(again.totals().to_vec(), v.totals().to_vec());
     assert!(v.export("no-such-format").is_err());
 }
+
+/// Compare mode's baseline: main;work;leaf 2, main;work 1, main;other 1 (4 samples).
+/// Its comparison: main;work;leaf 6, main;fresh 2 (8 samples).
+const NEW_STACKS: &str = "main;work;leaf 6\nmain;fresh 2\n";
+
+fn error_text(e: wasm_bindgen::JsError) -> String {
+    let e = JsValue::from(e).dyn_into::<js_sys::Error>().unwrap();
+    e.message().into()
+}
+
+fn value_type(v: &Viewer, name: &str) -> u32 {
+    let types: Array = get(&v.info(), "valueTypes").dyn_into().unwrap();
+    let at = types
+        .iter()
+        .position(|t| get(t.unchecked_ref(), "type").as_string().unwrap() == name)
+        .unwrap();
+    at as u32
+}
+
+#[wasm_bindgen_test]
+fn compare_table_counts_both_sides_absolute_and_scaled() {
+    let mut v = viewer(&[STACKS, NEW_STACKS]);
+    let names = frame_names(&v);
+    let at = |n: &str| names.iter().position(|x| x == n).unwrap();
+    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
+        .unwrap();
+    let summary = v.compare(&[0], &[1], false, false).unwrap();
+    assert_eq!(get(&summary, "scale").as_f64(), Some(1.0));
+    assert_eq!(get(&summary, "newTotal").as_f64(), Some(8.0));
+    let t = v.compare_table().unwrap();
+    let (bs, bt) = (f64s(&t, "baseSelf"), f64s(&t, "baseTotal"));
+    let (ns, nt) = (f64s(&t, "newSelf"), f64s(&t, "newTotal"));
+    assert_eq!((bs[at("leaf")], ns[at("leaf")]), (2.0, 6.0));
+    assert_eq!((bt[at("work")], nt[at("work")]), (3.0, 6.0));
+    assert_eq!((bt[at("other")], nt[at("other")]), (1.0, 0.0));
+    assert_eq!((bt[at("fresh")], nt[at("fresh")]), (0.0, 2.0));
+    // scaled: the comparison is halved to the baseline's total of 4
+    let summary = v.compare(&[0], &[1], true, false).unwrap();
+    assert_eq!(get(&summary, "scale").as_f64(), Some(0.5));
+    assert_eq!(get(&summary, "newTotalRaw").as_f64(), Some(8.0));
+    let nt = f64s(&v.compare_table().unwrap(), "newTotal");
+    assert_eq!(
+        (nt[at("leaf")], nt[at("fresh")], nt[at("main")]),
+        (3.0, 1.0, 4.0)
+    );
+}
+
+/// Every box of the differential flame graph, and the frame names of all boxes but the root.
+fn whole_compare_flame(v: &mut Viewer, names: &[String]) -> (Object, Vec<String>) {
+    let b = v
+        .compare_flame(f64::NEG_INFINITY, f64::INFINITY, 0.0, u32::MAX)
+        .unwrap();
+    let frames = u32s(&b, "frame")[1..]
+        .iter()
+        .map(|&f| names[f as usize].clone())
+        .collect();
+    (b, frames)
+}
+
+#[wasm_bindgen_test]
+fn compare_flame_boxes_carry_both_totals() {
+    let mut v = viewer(&[STACKS, NEW_STACKS]);
+    let names = frame_names(&v);
+    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
+        .unwrap();
+    v.compare(&[0], &[1], true, false).unwrap();
+    let (b, frames) = whole_compare_flame(&mut v, &names);
+    // widths = scaled comparison: main 4 = work 3 + fresh 1; leaf 3; "other" is gone
+    assert_eq!(frames, ["main", "work", "fresh", "leaf"]);
+    assert_eq!(f64s(&b, "width"), vec![4.0, 4.0, 3.0, 1.0, 3.0]);
+    assert_eq!(f64s(&b, "new"), f64s(&b, "width"));
+    assert_eq!(f64s(&b, "base"), vec![4.0, 4.0, 3.0, 0.0, 2.0]);
+    // sized by the baseline, the gone frame shows and the new one does not
+    let summary = v.compare(&[0], &[1], true, true).unwrap();
+    assert_eq!(get(&summary, "width").as_f64(), Some(4.0));
+    let (b, frames) = whole_compare_flame(&mut v, &names);
+    assert_eq!(frames, ["main", "work", "other", "leaf"]);
+    assert_eq!(f64s(&b, "new"), vec![4.0, 4.0, 3.0, 0.0, 3.0]);
+}
+
+#[wasm_bindgen_test]
+fn compare_follows_the_transforms() {
+    let mut v = viewer(&[STACKS, NEW_STACKS]);
+    let names = frame_names(&v);
+    let work = names.iter().position(|x| x == "work").unwrap() as u32;
+    v.set_options(
+        value_type(&v, "samples"),
+        0,
+        &[],
+        f64::NAN,
+        f64::NAN,
+        &[0, work],
+    )
+    .unwrap();
+    let summary = v.compare(&[0], &[1], false, false).unwrap();
+    // focused on work: baseline 3, comparison 6
+    assert_eq!(get(&summary, "width").as_f64(), Some(6.0));
+    let b = v.compare_flame(0.0, 6.0, 0.0, u32::MAX).unwrap();
+    assert_eq!(f64s(&b, "base")[..2], [3.0, 3.0]);
+    // without the focus the same comparison answers for the whole tree (main 8, base 4)
+    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
+        .unwrap();
+    let b = v.compare_flame(0.0, 8.0, 0.0, u32::MAX).unwrap();
+    assert_eq!(f64s(&b, "width")[..2], [8.0, 8.0]);
+    assert_eq!(f64s(&b, "base")[..2], [4.0, 4.0]);
+}
+
+#[wasm_bindgen_test]
+fn compare_errors_are_clear() {
+    let mut v = viewer(&[STACKS, NEW_STACKS]);
+    let message = |r: Result<Object, wasm_bindgen::JsError>| error_text(r.err().unwrap());
+    assert_eq!(
+        message(v.compare(&[], &[1], true, false)),
+        "the baseline has no sources: choose at least one"
+    );
+    assert_eq!(
+        message(v.compare(&[1, 0], &[0, 1, 1], true, false)),
+        "the baseline and the comparison are the same sources: choose different ones"
+    );
+    assert_eq!(
+        message(v.compare(&[0], &[7], true, false)),
+        "diff: no source with source_id 8"
+    );
+    assert!(message(v.compare_table()).starts_with("no comparison"));
+    v.compare(&[0], &[1], true, false).unwrap();
+    assert!(v.compare_table().is_ok());
+    // a failed request leaves no comparison behind
+    assert!(v.compare(&[0], &[], true, false).is_err());
+    assert!(message(v.compare_table()).starts_with("no comparison"));
+}
+
+#[wasm_bindgen_test]
+fn compare_needs_the_value_type_on_both_sides() {
+    // Rprof has a time value type; collapsed stacks have only sample counts.
+    let rprof = "sample.interval=20000\n\"f\" \"main\" \n\"f\" \"main\" \n";
+    let mut v = viewer(&[rprof, STACKS]);
+    v.set_options(value_type(&v, "time"), 0, &[], f64::NAN, f64::NAN, &[])
+        .unwrap();
+    let err = error_text(v.compare(&[0], &[1], true, false).err().unwrap());
+    assert_eq!(
+        err,
+        "diff: no sample of the comparison selection has a value of type \"time\""
+    );
+}
+
+/// An Rprof with line profiling: two ticks at w.R:5 (in `sim`, calling builtins without a
+/// line), one at w.R:9 (in `f`), and one sample without any line.
+const LINES: &str = concat!(
+    "line profiling: sample.interval=10000\n",
+    "#File 1: w.R\n",
+    "\"rnorm\" 1#5 \"sim\" \n",
+    "\"c\" 1#5 \"sim\" \n",
+    "\"g\" 1#9 \"f\" \n",
+    "\"h\" \n",
+);
+
+#[wasm_bindgen_test]
+fn line_table_rows_point_at_their_functions() {
+    let v = viewer(&[LINES]);
+    let t = v.line_table();
+    let labels: Vec<String> = get(&t, "labels")
+        .dyn_into::<Array>()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_string().unwrap())
+        .collect();
+    assert_eq!(labels, ["w.R:5  sim", "w.R:9  f", "<no location>"]);
+    // Ticks of 10 ms, in nanoseconds (the default value type is time).
+    assert_eq!(f64s(&t, "self"), [2e7, 1e7, 1e7]);
+    assert_eq!(f64s(&t, "total"), [2e7, 1e7, 1e7]);
+    let names = frame_names(&v);
+    let frames = u32s(&t, "frame");
+    assert_eq!(names[frames[0] as usize], "sim");
+    assert_eq!(names[frames[1] as usize], "f");
+    assert_eq!(frames[2], u32::MAX);
+}

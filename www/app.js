@@ -1,8 +1,9 @@
 // proftab viewer: page wiring. Parsing and aggregation run in the worker (wasm); this file
 // holds the UI state, talks to the worker and hands typed-array columns to the canvases.
 import { FlameView, MERGED, NO_NODE } from './flame.js';
-import { FunctionTable } from './table.js';
-import { frameColors } from './colors.js';
+import { FunctionTable, functionColumns } from './table.js';
+import { frameColors, diffColors, diffColorIndex } from './colors.js';
+import { CompareControls, COMPARE_SORT, compareColumns, compareInclude, compareTooltipRows } from './compare.js';
 import { formatValue, percent, formatBytes } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -64,10 +65,17 @@ const S = {
   matched: 0,
   selected: -1,
   table: null,
+  // The table's rows: 'functions', or 'lines' (source lines; `lines` holds the worker's
+  // answer: labels, frame per row, self, total).
+  tableMode: 'functions',
+  lines: null,
   totals: [0, 0, 0],
-  crumbs: [],
   timeDomainKnown: false,
   dark: false,
+  // Compare mode: the sources of each side and the toggles (kept in the URL hash); `result`
+  // is the worker's last answer ({summary, baseSelf, baseTotal, newSelf, newTotal}).
+  compare: { base: [0], new: [1], normalized: true, sizeByBase: false, palette: 'rb', result: null },
+  diffColors: [],
 };
 
 // Read-only hooks for tests and benchmarks.
@@ -126,9 +134,22 @@ function hideProgress() {
 
 // ---------------------------------------------------------------- views
 
+/** "No row" in the worker's index columns. */
+const NO_INDEX = 0xffffffff;
+
 const table = new FunctionTable($('functions'), $('table-filter'), {
-  onSelect: (frame) => selectFrame(frame, true),
+  // In lines mode a row stands for a line: select the function of its first frame.
+  onSelect: (row) => {
+    const frame = S.tableMode === 'lines' && S.lines ? S.lines.frame[row] : row;
+    if (frame !== NO_INDEX) selectFrame(frame, true);
+  },
 });
+
+/** Highlights the table row of `frame` (in lines mode, the first line of that function). */
+function tableSelect(frame) {
+  if (S.tableMode !== 'lines' || S.view === 'compare') return table.select(frame);
+  table.select(S.lines && frame >= 0 ? S.lines.frame.indexOf(frame) : -1);
+}
 
 function frameLabel(f) {
   return S.frames && f < S.frames.names.length ? S.frames.names[f] : '';
@@ -150,16 +171,19 @@ function viewOptions(extra) {
   };
 }
 
+/** After a click on a box of a flame view with breadcrumbs: the path to it as crumbs. */
+function clickFlame(view, info) {
+  if (info.node === 0) view.crumbs = [];
+  else view.crumbs = [...view.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
+  renderCrumbs();
+  if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
+}
+
 const mainView = new FlameView(
   $('main-canvas'),
   viewOptions({
     query: (vp) => call('flame', vp),
-    onClick: (info) => {
-      if (info.node === 0) S.crumbs = [];
-      else S.crumbs = [...mainView.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
-      renderCrumbs();
-      if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
-    },
+    onClick: (info) => clickFlame(mainView, info),
     onZoom: () => scheduleHash(),
     onDrawn: () => {
       if (document.body.dataset.flamegraphDrawn !== '1' && S.loaded) {
@@ -196,23 +220,64 @@ function sandwichView(canvas, side) {
 }
 const callersView = sandwichView($('callers-canvas'), 0);
 const calleesView = sandwichView($('callees-canvas'), 1);
-const allViews = [mainView, timeView, callersView, calleesView];
+
+// The differential flame graph: widths from one side, colour from the change of each box.
+const compareView = new FlameView(
+  $('compare-canvas'),
+  viewOptions({
+    query: (vp) => call('compareFlame', vp),
+    boxColor: (b, i) => S.diffColors[diffColorIndex(b.base[i], b.new[i])],
+    onHover: showCompareTooltip,
+    onClick: (info) => clickFlame(compareView, info),
+    onZoom: () => scheduleHash(),
+  }),
+);
+mainView.crumbs = [];
+compareView.crumbs = [];
+const allViews = [mainView, timeView, callersView, calleesView, compareView];
+const VIEWS = ['flame', 'time', 'sandwich', 'compare'];
 
 function activeViews() {
   if (S.view === 'time') return [timeView];
   if (S.view === 'sandwich') return [callersView, calleesView];
+  if (S.view === 'compare') return [compareView];
   return [mainView];
 }
 
+/** The flame view with breadcrumbs on screen (the flame graph or the differential one). */
+function crumbView() {
+  return S.view === 'compare' ? compareView : mainView;
+}
+
+const compareControls = new CompareControls(S.compare, (what) => {
+  if (what === 'palette') {
+    S.diffColors = diffColors(S.compare.palette, S.dark);
+    compareView.requestDraw();
+    scheduleHash();
+  } else refreshCompare();
+});
+
 new ResizeObserver(() => allViews.forEach((v) => v.resize())).observe($('graph-pane'));
 
+/** Compare mode needs two sources at least. */
+function canCompare() {
+  return !!S.info && S.info.sources.length >= 2;
+}
+
 function setView(view) {
-  S.view = ['flame', 'time', 'sandwich'].includes(view) ? view : 'flame';
+  const was = S.view;
+  S.view = VIEWS.includes(view) && (view !== 'compare' || canCompare()) ? view : 'flame';
   for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b.dataset.view === S.view));
   $('main-box').hidden = S.view !== 'flame';
   $('time-box').hidden = S.view !== 'time';
   $('sandwich-pane').hidden = S.view !== 'sandwich';
-  $('crumbs').hidden = S.view !== 'flame';
+  $('compare-box').hidden = S.view !== 'compare';
+  $('compare-bar').hidden = S.view !== 'compare';
+  $('crumbs').hidden = S.view !== 'flame' && S.view !== 'compare';
+  $('source-label').hidden = !canCompare() || S.view === 'compare';
+  document.body.classList.toggle('comparing', S.view === 'compare');
+  renderCrumbs();
+  if (was === 'compare' && S.view !== 'compare' && S.table) showViewTable();
   updateRangeButton();
   allViews.forEach((v) => v.resize());
   if (S.loaded) refreshActive();
@@ -228,8 +293,76 @@ async function refreshActive() {
     updateRangeButton();
   } else if (S.view === 'sandwich') {
     refreshSandwich();
+  } else if (S.view === 'compare' && S.table) {
+    await refreshCompare();
   }
 }
+
+/** Asks the worker for the comparison of the chosen sources; shows its table and graph. */
+async function refreshCompare() {
+  if (S.view !== 'compare') return;
+  const c = S.compare;
+  compareControls.sync();
+  scheduleHash();
+  let r;
+  try {
+    r = await call('compare', { base: c.base, compared: c.new, normalized: c.normalized, sizeByBase: c.sizeByBase });
+  } catch (e) {
+    c.result = null;
+    compareView.data = null;
+    compareView.requestDraw();
+    table.setData({ names: S.frames.names, columns: compareColumns(emptyTable(), unit()), include: () => false, sortKey: COMPARE_SORT });
+    $('compare-summary').textContent = '';
+    showError(e.message);
+    return;
+  }
+  hideError();
+  c.result = r;
+  compareControls.showSummary(r.summary, unit());
+  table.setData({ names: S.frames.names, columns: compareColumns(r, unit()), include: compareInclude(r), sortKey: COMPARE_SORT });
+  if (S.selected >= 0) table.select(S.selected);
+  compareView.crumbs = [];
+  renderCrumbs();
+  compareView.setDomain(0, r.summary.width, false);
+}
+
+function emptyTable() {
+  const none = new Float64Array(S.frames.names.length);
+  return { baseSelf: none, baseTotal: none, newSelf: none, newTotal: none };
+}
+
+/** The function table of the view (self and total under the current options). */
+function showViewTable() {
+  $('table-filter').placeholder = S.tableMode === 'lines' ? 'Filter lines' : 'Filter functions';
+  if (S.tableMode === 'lines') return showLineTable();
+  const { self, total } = S.table;
+  const columns = functionColumns({ self, total, grand: S.totals[0], unit: unit() });
+  table.setData({ names: S.frames.names, columns, include: (i) => self[i] !== 0 || total[i] !== 0, sortKey: 'self' });
+  if (S.selected >= 0) table.select(S.selected);
+}
+
+let linesGeneration = 0;
+/** The source-line table under the current value type and sample filter (not transforms). */
+async function showLineTable() {
+  const generation = ++linesGeneration;
+  const r = await call('lines', {});
+  if (generation !== linesGeneration || S.tableMode !== 'lines' || S.view === 'compare') return;
+  S.lines = r;
+  const columns = functionColumns({ self: r.self, total: r.total, grand: S.totals[1], unit: unit() });
+  columns[columns.length - 1] = { ...columns[columns.length - 1], key: 'line', label: 'Line' };
+  table.setData({ names: r.labels, columns, include: (i) => r.self[i] !== 0 || r.total[i] !== 0, sortKey: 'self' });
+  tableSelect(S.selected);
+  perf.linesShown = (perf.linesShown || 0) + 1;
+}
+
+function setTableMode(mode) {
+  S.tableMode = mode === 'lines' ? 'lines' : 'functions';
+  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
+  if (S.tableMode !== 'lines') S.lines = null;
+  if (S.loaded && S.table && S.view !== 'compare') showViewTable();
+  scheduleHash();
+}
+$('table-lines').addEventListener('click', () => setTableMode(S.tableMode === 'lines' ? 'functions' : 'lines'));
 
 function refreshSandwich() {
   const f = S.selected;
@@ -248,23 +381,24 @@ function refreshSandwich() {
 
 function selectFrame(frame, fromTable) {
   S.selected = frame;
-  table.select(frame);
+  tableSelect(frame);
   allViews.forEach((v) => v.setHighlight({ selected: frame }));
   if (S.view === 'sandwich' || fromTable === 'sandwich') refreshSandwich();
 }
 
 function renderCrumbs() {
   const nav = $('crumbs');
+  const view = crumbView();
   const items = [];
   const all = document.createElement('button');
   all.textContent = 'all';
   all.addEventListener('click', () => {
-    S.crumbs = [];
+    view.crumbs = [];
     renderCrumbs();
-    mainView.resetZoom();
+    view.resetZoom();
   });
   items.push(all);
-  S.crumbs.forEach((c, k) => {
+  view.crumbs.forEach((c, k) => {
     const sep = document.createElement('span');
     sep.className = 'sep';
     sep.textContent = '›';
@@ -272,9 +406,9 @@ function renderCrumbs() {
     b.textContent = frameLabel(c.frame);
     b.title = frameLabel(c.frame);
     b.addEventListener('click', () => {
-      S.crumbs = S.crumbs.slice(0, k + 1);
+      view.crumbs = view.crumbs.slice(0, k + 1);
       renderCrumbs();
-      mainView.animateTo(c.x, c.x + c.width);
+      view.animateTo(c.x, c.x + c.width);
     });
     items.push(sep, b);
   });
@@ -295,17 +429,9 @@ function showTooltip(info, ev) {
   const whole = S.totals[2];
   const share = (v) => (whole !== all ? `${percent(v, all)} (${percent(v, whole)} of all)` : percent(v, all));
   const rows = [];
-  const name = document.createElement('div');
-  name.className = 'name';
-  if (info.node === NO_NODE) {
-    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
-    name.textContent = `${info.count} frames too narrow to show${mostly}`;
-    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
-  } else if (info.node === 0) {
-    name.textContent = 'all';
+  if (info.node === NO_NODE || info.node === 0) {
     rows.push(['Total', formatValue(info.width, u), share(info.width)]);
   } else {
-    name.textContent = frameLabel(info.frame);
     const isTime = ev.target === $('time-canvas');
     if (isTime) {
       rows.push(['Duration', formatValue(info.width, S.timeIsTime ? 'seconds' : u), '']);
@@ -318,7 +444,44 @@ function showTooltip(info, ev) {
       rows.push(['Function total', formatValue(S.table.total[info.frame], u), share(S.table.total[info.frame])]);
     }
   }
-  const parts = [name];
+  placeTooltip(info, rows, ev);
+}
+
+/** The tooltip's title: the frame's name, `all` for the root, or what a merged box holds. */
+function boxName(info) {
+  const name = document.createElement('div');
+  name.className = 'name';
+  if (info.node === NO_NODE) {
+    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
+    name.textContent = `${info.count} frames too narrow to show${mostly}`;
+  } else name.textContent = info.node === 0 ? 'all' : frameLabel(info.frame);
+  return name;
+}
+
+/** The tooltip of a box of the differential flame graph: both sides and the change. */
+function showCompareTooltip(info, ev) {
+  const r = S.compare.result;
+  const b = compareView.data && compareView.data.b;
+  if (!info || !ev || !r || !b) {
+    $('tooltip').hidden = true;
+    return;
+  }
+  const isFrame = info.node !== NO_NODE && info.node !== 0;
+  const rows = compareTooltipRows({
+    base: b.base[info.index],
+    next: b.new[info.index],
+    summary: r.summary,
+    unit: unit(),
+    t: isFrame ? r : null,
+    frame: info.frame,
+  });
+  placeTooltip(info, rows, ev);
+}
+
+/** Fills the tooltip with the box's name, the file of a frame, and `[label, value, note]` rows. */
+function placeTooltip(info, rows, ev) {
+  const tip = $('tooltip');
+  const parts = [boxName(info)];
   if (info.node !== NO_NODE && info.node !== 0) {
     const file = S.frames.files[info.frame];
     const line = S.frames.lines[info.frame];
@@ -352,6 +515,9 @@ function showTooltip(info, ev) {
   tip.style.left = `${x}px`;
   tip.style.top = `${y}px`;
 }
+
+/** The transform kind that hides a function (merges it into its caller). */
+const HIDE = 1;
 
 const TRANSFORMS = [
   [0, 'Focus on function', 'focus'],
@@ -432,8 +598,10 @@ function renderChips() {
     }));
   }
   chips.push(...S.transforms.map((t, k) => {
-    const what = `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}`;
-    return chip(what, `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}`, () => {
+    const n = t.pattern === undefined ? 0 : t.frames.length;
+    const what = t.pattern === undefined ? `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}` : `hide: ${t.pattern} (${n} function${n === 1 ? '' : 's'})`;
+    const title = t.pattern === undefined ? `${TRANSFORMS[t.kind][1]}: ${frameLabel(t.frame)}` : `Hidden (merged into their callers): ${t.frames.map(frameLabel).join(', ')}`;
+    return chip(what, title, () => {
       S.transforms.splice(k, 1);
       renderChips();
       applyOptions();
@@ -445,7 +613,8 @@ function renderChips() {
 async function applyOptions() {
   const n = S.info.sources.length;
   const sources = S.source < 0 ? [] : Array.from({ length: n }, (_, i) => (i === S.source ? 1 : 0));
-  const transforms = S.transforms.flatMap((t) => [t.kind, t.frame]);
+  // A pattern chip stands for hiding each function it matched (one pass in wasm).
+  const transforms = S.transforms.flatMap((t) => (t.pattern === undefined ? [t.kind, t.frame] : t.frames.flatMap((f) => [HIDE, f])));
   const t0 = performance.now();
   const [t0r, t1r] = S.timeRange || [NaN, NaN];
   const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: t0r, t1: t1r, transforms });
@@ -453,10 +622,9 @@ async function applyOptions() {
   S.table = { self: r.self, total: r.total };
   S.totals = r.totals;
   S.timeDomainKnown = false;
-  S.crumbs = [];
+  mainView.crumbs = [];
   renderCrumbs();
-  table.setData(S.frames.names, r.self, r.total, r.totals[0], unit());
-  if (S.selected >= 0) table.select(S.selected);
+  if (S.view !== 'compare') showViewTable();
   mainView.setDomain(0, r.totals[0], false);
   timeView.data = null;
   await runSearch();
@@ -474,6 +642,33 @@ function renderStatus() {
   $('status').textContent = `${text} · ${fmts}`;
 }
 
+/** The functions each pattern chip hides: what the search matches (a bad pattern, none). */
+async function resolvePatterns() {
+  for (const t of S.transforms) {
+    if (t.pattern === undefined) continue;
+    const r = await call('search', { query: t.pattern }).catch(() => ({ flags: [] }));
+    t.frames = matchedFrames(r.flags);
+  }
+  S.transforms = S.transforms.filter((t) => t.pattern === undefined || t.frames.length > 0);
+}
+
+function matchedFrames(flags) {
+  const out = [];
+  for (let i = 0; i < flags.length; i++) if (flags[i]) out.push(i);
+  return out;
+}
+
+/** Hides every function the current search matches, as one removable chip. */
+function hideMatches() {
+  if (!S.flags || !S.query) return;
+  S.transforms.push({ pattern: S.query, frames: matchedFrames(S.flags) });
+  S.query = '';
+  $('search').value = '';
+  renderChips();
+  applyOptions();
+}
+$('hide-matches').addEventListener('click', hideMatches);
+
 async function runSearch() {
   const q = S.query;
   if (!q) {
@@ -490,6 +685,7 @@ async function runSearch() {
       $('match').textContent = e.message;
     }
   }
+  $('hide-matches').hidden = !S.flags || !S.flags.some((f, i) => f && S.table && S.table.total[i] !== 0);
   allViews.forEach((v) => v.setHighlight({ flags: S.flags }));
 }
 
@@ -532,6 +728,8 @@ async function load(what) {
   S.timeIsTime = false;
   S.selected = -1;
   S.source = -1;
+  S.table = null;
+  resetCompare();
   S.query = $('search').value;
   fillControls();
   applyHash();
@@ -540,8 +738,9 @@ async function load(what) {
   $('empty').hidden = true;
   $('views').hidden = false;
   setView(S.view);
-  renderChips();
   try {
+    await resolvePatterns();
+    renderChips();
     await applyOptions();
     applyHashZoom();
   } catch (e) {
@@ -584,6 +783,8 @@ function fillControls() {
   );
   src.value = '-1';
   $('source-label').hidden = S.info.sources.length < 2;
+  $('compare-tab').hidden = !canCompare();
+  compareControls.setSources(S.info.sources);
   const ex = $('export');
   const formats = S.writable.map((f) => [f, `profile: ${f}`]).concat([['png', 'image: PNG'], ['svg', 'image: SVG']]);
   ex.replaceChildren(
@@ -675,7 +876,8 @@ function svgOf(view) {
       rect.setAttribute('width', Math.max(w - 1, 0.5).toFixed(2));
       rect.setAttribute('height', '17');
       const node = d.b.node[i];
-      rect.setAttribute('fill', frame === MERGED ? '#c8c8cc' : frameColor(frame));
+      const color = view.o.boxColor ? view.o.boxColor(d.b, i) : frameColor(frame);
+      rect.setAttribute('fill', frame === MERGED ? '#c8c8cc' : color);
       const label = node === 0 ? 'all' : node === NO_NODE ? '' : frameLabel(frame);
       const title = document.createElementNS(NS, 'title');
       title.textContent = label;
@@ -711,14 +913,49 @@ function writeHash() {
   if (S.order) h.set('order', 'alpha');
   if (S.icicle) h.set('icicle', '1');
   if (S.query) h.set('search', S.query);
-  for (const tr of S.transforms) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
+  if (S.tableMode === 'lines') h.set('table', 'lines');
+  for (const tr of S.transforms) {
+    if (tr.pattern === undefined) h.append(TRANSFORMS[tr.kind][2], frameLabel(tr.frame));
+    else h.append('hidematch', tr.pattern);
+  }
   if (S.timeRange) h.set('range', S.timeRange.map((x) => x.toPrecision(10)).join(','));
-  const [d0, d1] = mainView.domain;
+  if (S.view === 'compare') writeCompareHash(h);
+  const zoomed = crumbView();
+  const [d0, d1] = zoomed.domain;
   const span = d1 - d0;
-  if (span > 0 && (mainView.vx0 > d0 || mainView.vx1 < d1)) {
-    h.set('zoom', `${((mainView.vx0 - d0) / span).toPrecision(8)},${((mainView.vx1 - d0) / span).toPrecision(8)}`);
+  if (span > 0 && (zoomed.vx0 > d0 || zoomed.vx1 < d1)) {
+    h.set('zoom', `${((zoomed.vx0 - d0) / span).toPrecision(8)},${((zoomed.vx1 - d0) / span).toPrecision(8)}`);
   }
   history.replaceState(null, '', `#${h.toString()}`);
+}
+
+/** Compare state in the hash: `base=0&new=1,2` (source rows), `absolute=1`, `width=base`, `palette=cb`. */
+function writeCompareHash(h) {
+  const c = S.compare;
+  h.set('base', c.base.join(','));
+  h.set('new', c.new.join(','));
+  if (!c.normalized) h.set('absolute', '1');
+  if (c.sizeByBase) h.set('width', 'base');
+  if (c.palette !== 'rb') h.set('palette', c.palette);
+}
+
+/** Default compare state for the loaded sources: the first against all the others. */
+function resetCompare() {
+  const n = S.info.sources.length;
+  Object.assign(S.compare, { base: [0], new: Array.from({ length: n - 1 }, (_, i) => i + 1), result: null });
+}
+
+function readCompareHash(h) {
+  const n = S.info.sources.length;
+  const rows = (key) => (h.get(key) || '').split(',').filter(Boolean).map(Number);
+  const valid = (list) => list.length > 0 && list.every((i) => Number.isInteger(i) && i >= 0 && i < n);
+  const c = S.compare;
+  if (valid(rows('base'))) c.base = rows('base');
+  if (valid(rows('new'))) c.new = rows('new');
+  c.normalized = h.get('absolute') !== '1';
+  c.sizeByBase = h.get('width') === 'base';
+  c.palette = h.get('palette') === 'cb' ? 'cb' : 'rb';
+  S.diffColors = diffColors(c.palette, S.dark);
 }
 
 function readHash() {
@@ -736,6 +973,8 @@ function applyHash() {
   }
   S.order = h.get('order') === 'alpha' ? 1 : 0;
   S.icicle = h.get('icicle') === '1';
+  S.tableMode = h.get('table') === 'lines' ? 'lines' : 'functions';
+  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
   syncToggles();
   if (h.has('search')) {
     S.query = h.get('search');
@@ -743,11 +982,14 @@ function applyHash() {
   }
   const range = (h.get('range') || '').split(',').map(Number);
   S.timeRange = range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null;
+  readCompareHash(h);
   S.transforms = [];
   for (const [key, value] of h) {
     const kind = TRANSFORMS.findIndex((t) => t[2] === key);
     const frame = S.nameIndex.get(value);
     if (kind >= 0 && frame !== undefined) S.transforms.push({ kind, frame });
+    // Resolved to functions by resolvePatterns() once the worker can search.
+    if (key === 'hidematch' && value) S.transforms.push({ pattern: value, frames: [] });
   }
 }
 
@@ -755,8 +997,9 @@ function applyHashZoom() {
   const z = readHash().get('zoom');
   if (!z) return;
   const [a, b] = z.split(',').map(Number);
-  const [d0, d1] = mainView.domain;
-  if (Number.isFinite(a) && Number.isFinite(b) && b > a) mainView.setView(d0 + a * (d1 - d0), d0 + b * (d1 - d0));
+  const view = crumbView();
+  const [d0, d1] = view.domain;
+  if (Number.isFinite(a) && Number.isFinite(b) && b > a) view.setView(d0 + a * (d1 - d0), d0 + b * (d1 - d0));
 }
 
 // ---------------------------------------------------------------- controls
@@ -764,14 +1007,18 @@ function applyHashZoom() {
 function syncToggles() {
   $('order').textContent = S.order ? 'A → Z' : 'Widest first';
   $('icicle').textContent = S.icicle ? 'Icicle ↓' : 'Flame ↑';
-  mainView.inverted = S.icicle;
-  mainView.requestDraw();
+  for (const v of [mainView, compareView]) {
+    v.inverted = S.icicle;
+    v.requestDraw();
+  }
 }
 
 function setTheme(dark) {
   S.dark = dark;
   document.documentElement.classList.toggle('dark', dark);
   if (S.frames) S.colors = frameColors(S.frames, dark);
+  S.diffColors = diffColors(S.compare.palette, dark);
+  compareControls.setDark(dark);
   allViews.forEach((v) => v.themeChanged());
 }
 
@@ -832,12 +1079,13 @@ function wireControls() {
       closeMenu();
       $('tooltip').hidden = true;
       if (tag === 'INPUT') e.target.blur();
-      else if (S.view === 'flame' && S.crumbs.length) {
-        S.crumbs.pop();
+      else if ((S.view === 'flame' || S.view === 'compare') && crumbView().crumbs.length) {
+        const view = crumbView();
+        view.crumbs.pop();
         renderCrumbs();
-        const c = S.crumbs[S.crumbs.length - 1];
-        if (c) mainView.animateTo(c.x, c.x + c.width);
-        else mainView.resetZoom();
+        const c = view.crumbs[view.crumbs.length - 1];
+        if (c) view.animateTo(c.x, c.x + c.width);
+        else view.resetZoom();
       } else selectFrame(-1, false);
       return;
     }

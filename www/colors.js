@@ -53,3 +53,67 @@ export function frameColors(frames, dark) {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- Compare mode
+
+/**
+ * Diverging palettes of the differential flame graph: the colour of "slower" (more in the
+ * comparison) and of "faster" (less), for light and dark pages, each chosen so the frame text
+ * keeps a contrast of about 4:1 or more.
+ * - `rb`: ends of ColorBrewer's RdBu, red slower and blue faster (the default, as in Brendan
+ *   Gregg's differential flame graphs).
+ * - `cb`: Okabe and Ito's colour-universal-design colours, vermillion slower and blue faster.
+ *   Simulated protan, deutan and tritan vision (Machado et al. 2009, full severity) keeps its
+ *   two ends at CIELAB distance 89 or more, where RdBu's fall to 55 for protan viewers (red
+ *   turns dark olive).
+ */
+export const DIFF_PALETTES = {
+  rb: {
+    label: 'Red / blue',
+    light: { slower: [214, 96, 77], faster: [67, 147, 195] },
+    dark: { slower: [178, 24, 43], faster: [33, 102, 172] },
+  },
+  cb: {
+    label: 'Colour-blind safe',
+    light: { slower: [213, 94, 0], faster: [86, 180, 233] },
+    dark: { slower: [190, 80, 0], faster: [0, 100, 170] },
+  },
+};
+
+/** Relative change at which the colour saturates: ±50 %. */
+export const DIFF_SATURATION = 0.5;
+/** Colour steps per side (the legend shows each). */
+export const DIFF_STEPS = 10;
+const NEUTRAL = { light: [232, 232, 235], dark: [58, 58, 64] };
+
+/**
+ * Signed intensity in [-1, 1] of a change from `base` to `next`: the relative change over
+ * DIFF_SATURATION, clamped. Something new in the comparison is +1, something gone -1.
+ */
+export function diffIntensity(base, next) {
+  if (base === next) return 0;
+  if (!(base > 0)) return next > 0 ? 1 : -1;
+  return Math.max(-1, Math.min(1, (next - base) / base / DIFF_SATURATION));
+}
+
+/**
+ * The 2 * DIFF_STEPS + 1 colours (css strings) from fully faster through neutral to fully
+ * slower; `diffColorIndex` picks one.
+ */
+export function diffColors(palette, dark) {
+  const p = (DIFF_PALETTES[palette] || DIFF_PALETTES.rb)[dark ? 'dark' : 'light'];
+  const neutral = NEUTRAL[dark ? 'dark' : 'light'];
+  const out = [];
+  for (let k = -DIFF_STEPS; k <= DIFF_STEPS; k++) {
+    const end = k < 0 ? p.faster : p.slower;
+    const t = Math.abs(k) / DIFF_STEPS;
+    const c = neutral.map((n, j) => Math.round(n + (end[j] - n) * t));
+    out.push(`rgb(${c[0]} ${c[1]} ${c[2]})`);
+  }
+  return out;
+}
+
+/** Index into `diffColors` for a change from `base` to `next`. */
+export function diffColorIndex(base, next) {
+  return Math.round(diffIntensity(base, next) * DIFF_STEPS) + DIFF_STEPS;
+}

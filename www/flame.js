@@ -28,7 +28,9 @@ export class FlameView {
    * @param {HTMLCanvasElement} canvas
    * @param {object} o  query(vp) → Promise<boxes>; label(frame) → string; color(frame) → css;
    *   rootLabel() → string; inverted (root at top); axis (draw a time axis); onHover(hit, ev);
-   *   onClick(hit); onContext(hit, ev); onZoom(); firstRow (lowest depth drawn).
+   *   onClick(hit); onContext(hit, ev); onZoom(); firstRow (lowest depth drawn);
+   *   boxColor(boxes, i) → css (optional: colours boxes by their own data instead of by frame;
+   *   a run of sub-pixel boxes takes the colour of its widest box).
    */
   constructor(canvas, o) {
     this.canvas = canvas;
@@ -326,6 +328,8 @@ export class FlameView {
     const mergedColor = style.getPropertyValue('--merged').trim() || '#bbb';
     const dimColor = style.getPropertyValue('--dimmed').trim() || '#ddd';
     const { flags, selected } = this.highlight;
+    const boxColor = this.o.boxColor;
+    const colorOf = boxColor ? (frame, i) => boxColor(b, i) : (frame) => this.o.color(frame);
     ctx.font = LABEL_FONT;
     ctx.textBaseline = 'middle';
     if (!this.charW) this.charW = ctx.measureText('M').width || 7;
@@ -351,13 +355,15 @@ export class FlameView {
       let runEnd = -1;
       const runFrames = [MERGED, MERGED, MERGED, MERGED];
       const runWidths = [0, 0, 0, 0];
+      let runWidest = -1;
+      let runWidestW = 0;
       const flush = () => {
         if (runStart < 0) return;
         let dominant = MERGED;
         for (let k = 0; k < 4; k++) {
           if (runFrames[k] !== MERGED && runWidths[k] * 2 > runEnd - runStart) dominant = runFrames[k];
         }
-        fill(dominant === MERGED ? mergedColor : flags && !flags[dominant] ? dimColor : this.o.color(dominant));
+        fill(dominant === MERGED ? mergedColor : flags && !flags[dominant] ? dimColor : colorOf(dominant, runWidest));
         ctx.fillRect(runStart, y, Math.max(runEnd - runStart, 0.5), ROW - 1);
         runStart = -1;
       };
@@ -375,6 +381,11 @@ export class FlameView {
             runEnd = px0;
             runFrames.fill(MERGED);
             runWidths.fill(0);
+            runWidestW = -1;
+          }
+          if (pw > runWidestW) {
+            runWidest = i;
+            runWidestW = pw;
           }
           runEnd = Math.max(runEnd, px0 + pw);
           // Width per frame for the first four distinct frames (a merged box from the worker
@@ -395,7 +406,7 @@ export class FlameView {
         const left = Math.max(px0, -1);
         const right = Math.min(px0 + pw, this.cssW + 1);
         const isRoot = node === 0;
-        fill(isRoot ? mergedColor : flags && !flags[frame] ? dimColor : this.o.color(frame));
+        fill(isRoot ? mergedColor : flags && !flags[frame] ? dimColor : colorOf(frame, i));
         ctx.fillRect(left, y, Math.max(right - left - (pw > 3 ? 1 : 0), 1), ROW - 1);
         if (!isRoot && frame === selected) selectedRects.push([left, y, right - left - 1]);
         if (right - left > this.charW * 3 + 6) labels.push(i, left, right, y);

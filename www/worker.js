@@ -101,6 +101,9 @@ const handlers = {
     const totals = viewer.totals();
     return { self: table.self, total: table.total, totals: Array.from(totals) };
   },
+  lines() {
+    return viewer.line_table();
+  },
   flame({ x0, x1, minWidth, maxDepth }) {
     return viewer.flame(x0, x1, minWidth, maxDepth);
   },
@@ -109,6 +112,14 @@ const handlers = {
   },
   sandwich({ frame, side, x0, x1, minWidth, maxDepth }) {
     return viewer.sandwich(frame, side, x0, x1, minWidth, maxDepth);
+  },
+  compare({ base, compared, normalized, sizeByBase }) {
+    const summary = viewer.compare(new Uint32Array(base), new Uint32Array(compared), normalized, sizeByBase);
+    const t = viewer.compare_table();
+    return { summary, baseSelf: t.baseSelf, baseTotal: t.baseTotal, newSelf: t.newSelf, newTotal: t.newTotal };
+  },
+  compareFlame({ x0, x1, minWidth, maxDepth }) {
+    return viewer.compare_flame(x0, x1, minWidth, maxDepth);
   },
   search({ query }) {
     return viewer.search(query);

@@ -57,6 +57,10 @@ pub struct Boxes {
     pub self_w: Vec<f64>,
     /// Number of nodes in the box: 1, or how many siblings were merged.
     pub count: Vec<u32>,
+    /// A second value per box laid out beside the widths (e.g. a comparison's baseline): the
+    /// node's value, for a merged box the sum over its nodes. Empty unless the layout was given
+    /// one ([`flame_boxes_carrying`]); else one entry per box.
+    pub carried: Vec<f64>,
 }
 
 impl Boxes {
@@ -163,12 +167,26 @@ impl Run {
 
 /// Lays out the subtree of [`ROOT`] for `vp`. See the module docs.
 pub fn flame_boxes(tree: &CallTree, w: &Weights, kids: &Children, vp: &Viewport) -> Boxes {
+    flame_boxes_carrying(tree, w, kids, vp, &[])
+}
+
+/// As [`flame_boxes`], also filling [`Boxes::carried`] from `carry` (one value per node of
+/// `tree`; missing entries count as 0). An empty `carry` leaves the column empty.
+pub fn flame_boxes_carrying(
+    tree: &CallTree,
+    w: &Weights,
+    kids: &Children,
+    vp: &Viewport,
+    carry: &[f64],
+) -> Boxes {
     let mut out = Boxes::default();
     let root_w = w.total.first().copied().unwrap_or(0.0);
     if root_w <= 0.0 || vp.x1 <= 0.0 || vp.x0 >= root_w {
         return out;
     }
+    let mut carry = Carry::new(carry);
     out.push(ROOT, MERGED, 0, 0.0, (root_w, w.self_w[0]), 1);
+    carry.push_node(ROOT, &mut out);
     // Breadth-first over emitted boxes: `next` indexes `out`, whose rows grow in order.
     let mut next = 0;
     while next < out.len() {
@@ -177,9 +195,53 @@ pub fn flame_boxes(tree: &CallTree, w: &Weights, kids: &Children, vp: &Viewport)
         if node == NO_INDEX || depth >= vp.max_depth {
             continue;
         }
-        lay_out_children(tree, w, kids.of(node), x, depth + 1, vp, &mut out);
+        let row = Row {
+            depth: depth + 1,
+            vp,
+        };
+        lay_out_children(tree, w, kids.of(node), x, &row, &mut carry, &mut out);
     }
     out
+}
+
+/// The values of [`Boxes::carried`] per node, and the sum over the run being merged.
+struct Carry<'a> {
+    values: &'a [f64],
+    run_sum: f64,
+}
+
+impl<'a> Carry<'a> {
+    fn new(values: &'a [f64]) -> Carry<'a> {
+        Carry {
+            values,
+            run_sum: 0.0,
+        }
+    }
+
+    fn value(&self, node: u32) -> f64 {
+        self.values.get(node as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Records the value of a box just pushed for `node`.
+    fn push_node(&self, node: u32, out: &mut Boxes) {
+        if !self.values.is_empty() {
+            out.carried.push(self.value(node));
+        }
+    }
+
+    /// Records the summed value of a merged box just pushed, and starts a new run.
+    fn push_run(&mut self, out: &mut Boxes) {
+        if !self.values.is_empty() {
+            out.carried.push(self.run_sum);
+        }
+        self.run_sum = 0.0;
+    }
+}
+
+/// The row being laid out.
+struct Row<'a> {
+    depth: u32,
+    vp: &'a Viewport,
 }
 
 fn lay_out_children(
@@ -187,10 +249,11 @@ fn lay_out_children(
     w: &Weights,
     children: &[u32],
     mut x: f64,
-    depth: u32,
-    vp: &Viewport,
+    row: &Row,
+    carry: &mut Carry,
     out: &mut Boxes,
 ) {
+    let (depth, vp) = (row.depth, row.vp);
     let mut run: Option<Run> = None;
     for &c in children {
         let width = w.total[c as usize];
@@ -203,28 +266,31 @@ fn lay_out_children(
                 let frame = tree.frame[c as usize];
                 let r = run.get_or_insert_with(|| Run::new(x));
                 r.add(frame, x, width);
+                carry.run_sum += carry.value(c);
                 if r.width() >= vp.min_width {
-                    flush(&mut run, depth, out);
+                    flush(&mut run, depth, carry, out);
                 }
             } else {
-                flush(&mut run, depth, out);
+                flush(&mut run, depth, carry, out);
             }
         } else {
-            flush(&mut run, depth, out);
+            flush(&mut run, depth, carry, out);
             let frame = tree.frame[c as usize];
             out.push(c, frame, depth, x, (width, w.self_w[c as usize]), 1);
+            carry.push_node(c, out);
         }
         x += width;
         if x >= vp.x1 {
             break;
         }
     }
-    flush(&mut run, depth, out);
+    flush(&mut run, depth, carry, out);
 }
 
-fn flush(run: &mut Option<Run>, depth: u32, out: &mut Boxes) {
+fn flush(run: &mut Option<Run>, depth: u32, carry: &mut Carry, out: &mut Boxes) {
     if let Some(r) = run.take() {
         r.emit(depth, out);
+        carry.push_run(out);
     }
 }
 
@@ -287,6 +353,24 @@ mod tests {
         assert_eq!(out.frame, vec![7, MERGED]);
         assert_eq!(out.count, vec![3, 2]);
         assert_eq!(out.node, vec![NO_INDEX, NO_INDEX]);
+    }
+
+    #[test]
+    fn carried_values_follow_boxes_and_sum_when_merged() {
+        let (tree, w, kids) = sample_tree();
+        // nodes: root, a, b, c, d, e; carry 10 * node id
+        let carry = [0.0, 10.0, 20.0, 30.0, 40.0, 50.0];
+        let all = flame_boxes_carrying(&tree, &w, &kids, &Viewport::all(), &carry);
+        // boxes: root, a, e, b, c, d
+        assert_eq!(all.carried, vec![0.0, 10.0, 50.0, 20.0, 30.0, 40.0]);
+        let vp = Viewport {
+            min_width: 1.5,
+            ..Viewport::all()
+        };
+        let merged = flame_boxes_carrying(&tree, &w, &kids, &vp, &carry);
+        // c and d merge into one box carrying 30 + 40
+        assert_eq!(merged.carried, vec![0.0, 10.0, 50.0, 20.0, 70.0]);
+        assert!(flame_boxes(&tree, &w, &kids, &vp).carried.is_empty());
     }
 
     #[test]

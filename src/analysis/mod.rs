@@ -4,13 +4,16 @@
 //! The viewer's pipeline: [`frames`] gives every function a dense id; [`tree`] turns the stack
 //! table into a call tree by frame; [`transform`] rewrites that tree (focus, hide, collapse
 //! recursion); [`filter`] weighs the chosen samples onto it; [`flame`], [`timeorder`] and
-//! [`sandwich`] lay it out as flat columns; [`view`] keeps it all for one profile.
+//! [`sandwich`] lay it out as flat columns; [`view`] keeps it all for one profile;
+//! [`diff`] and [`diff_view`] do the same for a comparison of two selections of sources.
 
 pub mod diff;
+pub mod diff_view;
 pub mod filter;
 pub mod flame;
 pub mod frames;
 pub mod functions;
+pub mod lines;
 pub mod sandwich;
 pub mod search;
 pub mod timeorder;

@@ -53,11 +53,23 @@ pub fn apply(tree: &CallTree, t: Transform) -> (CallTree, Vec<u32>) {
 }
 
 /// Applies transforms in order; returns the final tree and each original node's final node.
+/// A run of consecutive [`Transform::Hide`]s (as hiding every function that matches a pattern
+/// gives) is applied in one pass: hiding commutes, so the result is the same as one by one.
 pub fn apply_all(tree: &CallTree, transforms: &[Transform]) -> (CallTree, Vec<u32>) {
     let mut current = tree.clone();
     let mut map: Vec<u32> = (0..tree.len() as u32).collect();
-    for &t in transforms {
-        let (next, step) = apply(&current, t);
+    let mut rest = transforms;
+    while let Some(&first) = rest.first() {
+        let hides = rest
+            .iter()
+            .take_while(|t| matches!(t, Transform::Hide(_)))
+            .count();
+        let (next, step) = if hides > 1 {
+            hide_all(&current, &rest[..hides])
+        } else {
+            apply(&current, first)
+        };
+        rest = &rest[hides.max(1)..];
         for m in map.iter_mut() {
             if *m != DROPPED {
                 *m = step.get(*m as usize).copied().unwrap_or(DROPPED);
@@ -66,6 +78,28 @@ pub fn apply_all(tree: &CallTree, transforms: &[Transform]) -> (CallTree, Vec<u3
         current = next;
     }
     (current, map)
+}
+
+/// Hides every frame of `hides` (all [`Transform::Hide`]) in one pass.
+fn hide_all(tree: &CallTree, hides: &[Transform]) -> (CallTree, Vec<u32>) {
+    let frames: Vec<usize> = hides
+        .iter()
+        .filter_map(|t| match *t {
+            Transform::Hide(f) => Some(f as usize),
+            _ => None,
+        })
+        .collect();
+    let mut hidden = vec![false; frames.iter().max().map_or(0, |&m| m + 1)];
+    for f in frames {
+        hidden[f] = true;
+    }
+    map_nodes(tree, |b, parent, frame| {
+        if hidden.get(frame as usize).copied().unwrap_or(false) {
+            parent
+        } else {
+            b.child(parent, frame)
+        }
+    })
 }
 
 /// Rebuilds `tree` choosing each node's new node from its parent's new node and its frame.
@@ -202,6 +236,41 @@ mod tests {
         assert_eq!(got, vec![Some(vec![C]), Some(vec![C])]);
         let got = mapped_paths(paths, &[Transform::Focus(B), Transform::Hide(B)]);
         assert_eq!(got, vec![Some(vec![C]), Some(vec![])]);
+    }
+
+    #[test]
+    fn hiding_several_at_once_equals_one_by_one() {
+        const D: u32 = 3;
+        let paths: &[&[u32]] = &[&[A, B, C, D], &[B, B, A], &[D, C], &[C], &[A, D, B, C, A]];
+        let hides = [Transform::Hide(B), Transform::Hide(D), Transform::Hide(A)];
+        let batched = mapped_paths(paths, &hides);
+        let mut one_by_one: Vec<Option<Vec<u32>>> =
+            paths.iter().map(|p| Some(p.to_vec())).collect();
+        for &t in &hides {
+            let step: Vec<&[u32]> = one_by_one
+                .iter()
+                .map(|p| p.as_deref().unwrap_or(&[]))
+                .collect();
+            one_by_one = mapped_paths(&step, &[t]);
+        }
+        assert_eq!(batched, one_by_one);
+        assert_eq!(
+            batched,
+            vec![
+                Some(vec![C]),
+                Some(vec![]),
+                Some(vec![C]),
+                Some(vec![C]),
+                Some(vec![C])
+            ]
+        );
+        // A run of hides followed by another transform still applies both, in order.
+        let got = mapped_paths(
+            paths,
+            &[Transform::Hide(B), Transform::Hide(D), Transform::Focus(C)],
+        );
+        assert_eq!(got[1], None);
+        assert_eq!(got[4], Some(vec![C, A]));
     }
 
     #[test]

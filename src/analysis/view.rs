@@ -13,6 +13,7 @@
 use crate::analysis::filter::{weigh, SampleFilter};
 use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
+use crate::analysis::lines::{line_table, LineTable};
 use crate::analysis::sandwich::{
     callees, callers, first_occurrences, frame_totals, FrameTotals, WeighedTree,
 };
@@ -148,6 +149,13 @@ impl View {
     /// Self and total per frame id under the current options.
     pub fn frame_totals(&self) -> &FrameTotals {
         &self.totals
+    }
+
+    /// The source-line table of the chosen value type over the samples the filter keeps
+    /// (transforms, which rewrite the call tree by function, do not apply to lines).
+    pub fn line_table(&self) -> LineTable {
+        let keep = self.options.filter.predicate(&self.profile);
+        line_table(&self.profile, self.options.value_type, Some(&keep))
     }
 
     /// Totals of the current view.

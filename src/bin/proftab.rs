@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! proftab info FILE [--json]
-//! proftab top FILE [--type TYPE] [--limit N] [--json]
+//! proftab top FILE [--type TYPE] [--by function|line] [--limit N] [--json]
 //! proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]   (alias: combine)
 //! proftab validate FILE
 //! proftab diff BASE NEW [--type TYPE] [--absolute] [--limit N] [--json]
@@ -17,7 +17,8 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 
-use proftab::analysis::functions::{function_table, FunctionRow, FunctionTable};
+use proftab::analysis::functions::function_table;
+use proftab::analysis::lines::line_table;
 use proftab::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions};
 use proftab::model::combine::combine;
 use proftab::model::{Profile, ValueTypeIndex};
@@ -29,8 +30,10 @@ const USAGE: &str = "\
 usage:
   proftab info FILE [--json]
         format, sources, samples, value types with totals, table row counts, warnings
-  proftab top FILE [--type TYPE] [--limit N] [--json]
-        functions by self and total value, like `go tool pprof -top`
+  proftab top FILE [--type TYPE] [--by function|line] [--limit N] [--json]
+        functions by self and total value, like `go tool pprof -top`; --by line gives
+        source lines (file:line), like summaryRprof(lines = \"show\")$by.line: a sample's
+        self goes to its innermost frame that has a line
   proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]
         write IN (several INs are combined into one profile) as FORMAT, by default the
         format OUT's name implies; --type picks the value type of single-type formats,
@@ -95,7 +98,11 @@ fn run(args: &[String]) -> CliResult {
     };
     match command.as_str() {
         "info" => info(&Args::parse(rest, &["--json"], &[])?),
-        "top" => top(&Args::parse(rest, &["--json"], &["--type", "--limit"])?),
+        "top" => top(&Args::parse(
+            rest,
+            &["--json"],
+            &["--type", "--limit", "--by"],
+        )?),
         "convert" | "combine" => {
             let valued = ["-o", "--to", "--type", "--source"];
             convert(&Args::parse(rest, &[], &valued)?)
@@ -468,38 +475,141 @@ fn parse_limit(args: &Args) -> Result<Option<usize>, Failure> {
 fn top(args: &Args) -> CliResult {
     let path = args.single_file()?;
     let limit = parse_limit(args)?;
+    let by_line = match args.option("--by") {
+        None | Some("function") => false,
+        Some("line") => true,
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--by takes function or line, got {other:?}"
+            )))
+        }
+    };
     let parsed = load(path)?;
     print_warnings(path, &parsed.warnings);
     let p = &parsed.profile;
     let vt = chosen_value_type(p, args.option("--type"))?;
-    let mut table = function_table(p, vt, None);
-    sort_like_pprof(&mut table);
-    let shown = limit.unwrap_or(table.rows.len()).min(table.rows.len());
-    if args.flag("--json") {
-        print_json(&top_json(p, &table, shown))
+    let report = if by_line {
+        line_report(p, vt)
     } else {
-        emit(&top_text(p, &table, shown))
+        function_report(p, vt)
+    };
+    let shown = limit.unwrap_or(report.rows.len()).min(report.rows.len());
+    if args.flag("--json") {
+        print_json(&top_json(p, &report, shown))
+    } else {
+        emit(&top_text(p, &report, shown))
     }
 }
 
-fn top_json(p: &Profile, t: &FunctionTable, shown: usize) -> Value {
-    let (ty, unit) = p.value_type_names(t.value_type);
-    let functions: Vec<Value> = t.rows[..shown]
-        .iter()
-        .map(|r| json!({"name": r.name, "self": num(r.self_value), "total": num(r.total_value)}))
+/// A `top` report: rows sorted as `go tool pprof -top` sorts them.
+struct TopReport {
+    value_type: ValueTypeIndex,
+    total: f64,
+    /// `"functions"` or `"lines"`: the key of the rows in the JSON output.
+    rows_key: &'static str,
+    rows: Vec<TopRow>,
+}
+
+/// One row of a [`TopReport`].
+struct TopRow {
+    name: String,
+    flat: f64,
+    cum: f64,
+    /// Fields of the JSON row beyond name, self and total.
+    extra: Vec<(&'static str, Value)>,
+}
+
+fn function_report(p: &Profile, vt: ValueTypeIndex) -> TopReport {
+    let table = function_table(p, vt, None);
+    let rows = table
+        .rows
+        .into_iter()
+        .map(|r| TopRow {
+            name: r.name,
+            flat: r.self_value,
+            cum: r.total_value,
+            extra: Vec::new(),
+        })
         .collect();
-    json!({"type": ty, "unit": unit, "total": num(t.total), "functions": functions})
+    sorted_report(vt, table.total, "functions", rows)
+}
+
+fn line_report(p: &Profile, vt: ValueTypeIndex) -> TopReport {
+    let table = line_table(p, vt, None);
+    let rows = table
+        .rows
+        .into_iter()
+        .map(|r| {
+            let functions = r.functions.join(", ");
+            let name = match functions.as_str() {
+                "" => r.label(),
+                f => format!("{} {f}", r.label()),
+            };
+            let extra = vec![
+                ("file", r.line.map_or(Value::Null, |_| json!(r.file))),
+                ("line", r.line.map_or(Value::Null, |l| json!(l.line))),
+                ("functions", json!(r.functions)),
+            ];
+            TopRow {
+                name,
+                flat: r.self_value,
+                cum: r.total_value,
+                extra,
+            }
+        })
+        .collect();
+    sorted_report(vt, table.total, "lines", rows)
+}
+
+/// Sorts rows as `go tool pprof -top` does: flat descending, then name, then cum descending.
+fn sorted_report(
+    value_type: ValueTypeIndex,
+    total: f64,
+    rows_key: &'static str,
+    mut rows: Vec<TopRow>,
+) -> TopReport {
+    rows.sort_by(|a, b| {
+        b.flat
+            .abs()
+            .total_cmp(&a.flat.abs())
+            .then_with(|| a.name.cmp(&b.name))
+            .then(b.cum.abs().total_cmp(&a.cum.abs()))
+    });
+    TopReport {
+        value_type,
+        total,
+        rows_key,
+        rows,
+    }
+}
+
+fn top_json(p: &Profile, t: &TopReport, shown: usize) -> Value {
+    let (ty, unit) = p.value_type_names(t.value_type);
+    let rows: Vec<Value> = t.rows[..shown]
+        .iter()
+        .map(|r| {
+            let mut row = serde_json::Map::new();
+            row.insert("name".into(), json!(r.name));
+            for (key, value) in &r.extra {
+                row.insert((*key).into(), value.clone());
+            }
+            row.insert("self".into(), num(r.flat));
+            row.insert("total".into(), num(r.cum));
+            Value::Object(row)
+        })
+        .collect();
+    json!({"type": ty, "unit": unit, "total": num(t.total), t.rows_key: rows})
 }
 
 /// The table of `go tool pprof -top`: header lines, then flat, flat%, sum%, cum, cum%, name,
 /// every value in the one unit pprof would choose for the report.
-fn top_text(p: &Profile, t: &FunctionTable, shown: usize) -> String {
+fn top_text(p: &Profile, t: &TopReport, shown: usize) -> String {
     let (ty, unit) = p.value_type_names(t.value_type);
     let rows = &t.rows[..shown];
     let unit = unit.to_lowercase();
-    let out_unit = report_unit(rows, t.total, &unit);
+    let out_unit = report_unit_of(rows.iter().map(|r| (r.flat, r.cum)), t.total, &unit);
     let label = |v: f64| scaled_label(v, &unit, &out_unit);
-    let flat_sum: f64 = rows.iter().map(|r| r.self_value).sum();
+    let flat_sum: f64 = rows.iter().map(|r| r.flat).sum();
     let mut out = format!("Type: {ty}\n");
     out.push_str(&format!(
         "Showing nodes accounting for {}, {} of {} total\n",
@@ -519,29 +629,18 @@ fn top_text(p: &Profile, t: &FunctionTable, shown: usize) -> String {
     ));
     let mut running = 0.0;
     for r in rows {
-        running += r.self_value;
+        running += r.flat;
         out.push_str(&format!(
             "{:>10} {} {} {:>10} {}  {}\n",
-            label(r.self_value),
-            percentage(r.self_value, t.total),
+            label(r.flat),
+            percentage(r.flat, t.total),
             percentage(running, t.total),
-            label(r.total_value),
-            percentage(r.total_value, t.total),
+            label(r.cum),
+            percentage(r.cum, t.total),
             r.name
         ));
     }
     out
-}
-
-/// Sorts rows as `go tool pprof -top` does: flat descending, then name, then cum descending.
-fn sort_like_pprof(t: &mut FunctionTable) {
-    t.rows.sort_by(|a, b| {
-        b.self_value
-            .abs()
-            .total_cmp(&a.self_value.abs())
-            .then_with(|| a.name.cmp(&b.name))
-            .then(b.total_value.abs().total_cmp(&a.total_value.abs()))
-    });
 }
 
 /// One unit of a family of pprof's `measurement` package.
@@ -655,15 +754,9 @@ fn scale<'a>(value: f64, from: &str, to: Target<'a>) -> (f64, &'a str) {
     }
 }
 
-/// pprof's `selectOutputUnit`: the unit of the smallest non-zero value shown, or a larger one
-/// when that is more than 100 times smaller than the total; the sample unit when the unit
-/// has no family.
-fn report_unit(rows: &[FunctionRow], total: f64, sample_unit: &str) -> String {
-    let pairs = rows.iter().map(|r| (r.self_value, r.total_value));
-    report_unit_of(pairs, total, sample_unit)
-}
-
-/// [`report_unit`] of rows given as `(flat, cum)` pairs.
+/// pprof's `selectOutputUnit` for rows given as `(flat, cum)` pairs: the unit of the smallest
+/// non-zero value shown, or a larger one when that is more than 100 times smaller than the
+/// total; the sample unit when the unit has no family.
 fn report_unit_of(rows: impl Iterator<Item = (f64, f64)>, total: f64, sample_unit: &str) -> String {
     let min = rows
         .map(|(flat, cum)| match flat.abs() {

@@ -1,0 +1,309 @@
+//! The viewer's Compare mode: a [`DiffTree`] with the view's transforms applied, laid out as a
+//! differential flame graph, and its function table.
+//!
+//! The tree is the diff tree's call tree rewritten by [`apply_all`] (focus, hide, collapse
+//! recursion), with each side's self values moved along to the node their call path became;
+//! a node a transform drops takes its values with it. The boxes are sized by one side (the
+//! comparison by default, or the baseline so that frames gone in the comparison show) and
+//! carry both sides' totals, so colour and tooltip need no second query. Siblings are ordered
+//! as the flame graph orders them, by the sized side. The scale of
+//! [`crate::analysis::diff::Normalization::Scaled`] is that of the whole selections, before
+//! transforms, as [`DiffTree`] computed it.
+
+use crate::analysis::diff::{DiffSummary, DiffTree};
+use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
+use crate::analysis::sandwich::{first_occurrences, frame_totals, FrameTotals};
+use crate::analysis::transform::{apply_all, Transform};
+use crate::analysis::tree::{CallTree, Children, Order, Weights, DROPPED};
+
+/// Which side gives the widths of a differential flame graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SizeBy {
+    /// The comparison (default): frames gone in it have no width.
+    #[default]
+    New,
+    /// The baseline: frames new in the comparison have no width.
+    Base,
+}
+
+/// Boxes of a differential flame graph: [`Boxes`] (widths of the sized side) and both sides'
+/// totals per box (for a merged box, the sums over its nodes). All three have one entry per box.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiffBoxes {
+    /// The layout.
+    pub boxes: Boxes,
+    /// Baseline total of each box.
+    pub base: Vec<f64>,
+    /// Comparison total of each box (scaled).
+    pub new: Vec<f64>,
+}
+
+/// Both sides' per-frame totals of a [`DiffView`], indexed by frame id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiffFrameTotals {
+    /// The baseline's self and total per frame.
+    pub base: FrameTotals,
+    /// The comparison's (scaled).
+    pub new: FrameTotals,
+}
+
+/// A comparison ready to draw. Invariants: `base` and `new` have one entry per node of
+/// `tree`, `children` lists every node's children ordered by the sized side.
+#[derive(Clone, Debug)]
+pub struct DiffView {
+    summary: DiffSummary,
+    tree: CallTree,
+    base: Weights,
+    new: Weights,
+    size_by: SizeBy,
+    children: Children,
+    frame_totals: DiffFrameTotals,
+}
+
+impl DiffView {
+    /// `diff` with `transforms` applied, siblings in `order` (`name_rank` as in
+    /// [`crate::analysis::frames::Frames::name_rank`], one entry per frame id), widths from
+    /// `size_by`.
+    pub fn new(
+        diff: &DiffTree,
+        transforms: &[Transform],
+        order: Order,
+        name_rank: &[u32],
+        size_by: SizeBy,
+    ) -> DiffView {
+        let shape = CallTree {
+            parent: diff.parent.clone(),
+            frame: diff.frame.clone(),
+            depth: diff.depth.clone(),
+        };
+        let (tree, map) = apply_all(&shape, transforms);
+        let base = Weights::from_self(&tree, moved(&diff.base_self, &map, tree.len()));
+        let new = Weights::from_self(&tree, moved(&diff.new_self, &map, tree.len()));
+        let sized = if size_by == SizeBy::New { &new } else { &base };
+        let children = Children::new(&tree, sized, order, name_rank);
+        let first = first_occurrences(&tree, &children);
+        let n_frames = name_rank.len();
+        let frame_totals = DiffFrameTotals {
+            base: frame_totals(&tree, &base, &first, n_frames),
+            new: frame_totals(&tree, &new, &first, n_frames),
+        };
+        DiffView {
+            summary: diff.summary.clone(),
+            tree,
+            base,
+            new,
+            size_by,
+            children,
+            frame_totals,
+        }
+    }
+
+    /// Totals and scale of the comparison.
+    pub fn summary(&self) -> &DiffSummary {
+        &self.summary
+    }
+
+    /// The (transformed) call tree.
+    pub fn tree(&self) -> &CallTree {
+        &self.tree
+    }
+
+    /// Baseline weights per node.
+    pub fn base(&self) -> &Weights {
+        &self.base
+    }
+
+    /// Comparison weights per node (scaled).
+    pub fn new_weights(&self) -> &Weights {
+        &self.new
+    }
+
+    /// Which side gives the widths.
+    pub fn size_by(&self) -> SizeBy {
+        self.size_by
+    }
+
+    /// The width of the root box: the sized side's total after transforms.
+    pub fn width(&self) -> f64 {
+        self.sized().0.grand_total()
+    }
+
+    /// Self and total per frame id of both sides, recursion counted once.
+    pub fn frame_totals(&self) -> &DiffFrameTotals {
+        &self.frame_totals
+    }
+
+    /// Boxes for a viewport (x in units of the sized side, root at `[0, width)`).
+    pub fn boxes(&self, vp: &Viewport) -> DiffBoxes {
+        let (sized, other) = self.sized();
+        let boxes = flame_boxes_carrying(&self.tree, sized, &self.children, vp, &other.total);
+        let (base, new) = match self.size_by {
+            SizeBy::New => (boxes.carried.clone(), boxes.width.clone()),
+            SizeBy::Base => (boxes.width.clone(), boxes.carried.clone()),
+        };
+        DiffBoxes { boxes, base, new }
+    }
+
+    /// The frames from the outermost down to `node`.
+    pub fn path(&self, node: u32) -> Vec<u32> {
+        self.tree.path(node)
+    }
+
+    /// `(sized side, other side)`.
+    fn sized(&self) -> (&Weights, &Weights) {
+        match self.size_by {
+            SizeBy::New => (&self.new, &self.base),
+            SizeBy::Base => (&self.base, &self.new),
+        }
+    }
+}
+
+/// Self values per node of a transformed tree of `len` nodes: each old node's value added at
+/// `map[old]`, dropped nodes' values left out.
+fn moved(self_values: &[f64], map: &[u32], len: usize) -> Vec<f64> {
+    let mut out = vec![0.0; len];
+    for (&v, &to) in self_values.iter().zip(map) {
+        if to == DROPPED {
+            continue;
+        }
+        if let Some(slot) = out.get_mut(to as usize) {
+            *slot += v;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::diff::{diff_tree, Comparison, Normalization};
+    use crate::analysis::flame::MERGED;
+    use crate::analysis::frames::Frames;
+    use crate::model::{Profile, ProfileBuilder, SourceIndex, ValueTypeIndex, NO_INDEX};
+
+    /// Baseline: main->a 6, main->b 4, main->gone 2. Comparison: main->a 6, main->b 14,
+    /// main->fresh 3, main->a->b 1 (a recursion-free path through b under a).
+    fn two_sources() -> Profile {
+        let samples: [(usize, &[&str], f64); 7] = [
+            (0, &["main", "a"], 6.0),
+            (0, &["main", "b"], 4.0),
+            (0, &["main", "gone"], 2.0),
+            (1, &["main", "a"], 6.0),
+            (1, &["main", "b"], 14.0),
+            (1, &["main", "fresh"], 3.0),
+            (1, &["main", "a", "b"], 1.0),
+        ];
+        let mut b = ProfileBuilder::new();
+        let vt = b.value_type("samples", "count");
+        let sources = ["base", "new"].map(|uri| b.add_source("manual", Some(uri), None));
+        for (side, path, v) in samples {
+            let locations: Vec<_> = path
+                .iter()
+                .map(|name| {
+                    let f = b.function_named(name, None);
+                    b.location(Some(f), 0)
+                })
+                .collect();
+            let stack = b.stack_root_first(&locations);
+            b.add_sample_with_values(sources[side], stack, &[(vt, v)]);
+        }
+        b.build().unwrap()
+    }
+
+    fn view(transforms: &[Transform], size_by: SizeBy) -> (DiffView, Frames) {
+        let p = two_sources();
+        let c = Comparison {
+            value_type: ValueTypeIndex(0),
+            base: vec![SourceIndex(0)],
+            new: vec![SourceIndex(1)],
+            normalization: Normalization::Absolute,
+        };
+        let (diff, frames) = diff_tree(&p, &c).unwrap();
+        let v = DiffView::new(
+            &diff,
+            transforms,
+            Order::WidestFirst,
+            &frames.name_rank,
+            size_by,
+        );
+        (v, frames)
+    }
+
+    fn names(frames: &Frames, b: &Boxes) -> Vec<String> {
+        b.frame
+            .iter()
+            .map(|&f| match f {
+                MERGED => "*".to_owned(),
+                f => frames.name[f as usize].clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sized_by_the_comparison_widest_first_with_both_totals() {
+        let (v, frames) = view(&[], SizeBy::New);
+        let d = v.boxes(&Viewport::all());
+        // comparison: main 24 = b 14, a 7 (a->b 1), fresh 3; gone has no width
+        assert_eq!(
+            names(&frames, &d.boxes),
+            ["*", "main", "b", "a", "fresh", "b"]
+        );
+        assert_eq!(d.new, vec![24.0, 24.0, 14.0, 7.0, 3.0, 1.0]);
+        assert_eq!(d.base, vec![12.0, 12.0, 4.0, 6.0, 0.0, 0.0]);
+        assert_eq!(d.boxes.x, vec![0.0, 0.0, 0.0, 14.0, 21.0, 14.0]);
+        assert_eq!(v.width(), 24.0);
+    }
+
+    #[test]
+    fn sized_by_the_baseline_shows_gone_frames() {
+        let (v, frames) = view(&[], SizeBy::Base);
+        let d = v.boxes(&Viewport::all());
+        // baseline: main 12 = a 6, b 4, gone 2; fresh and a->b have no width
+        assert_eq!(names(&frames, &d.boxes), ["*", "main", "a", "b", "gone"]);
+        assert_eq!(d.base, vec![12.0, 12.0, 6.0, 4.0, 2.0]);
+        assert_eq!(d.new, vec![24.0, 24.0, 7.0, 14.0, 0.0]);
+    }
+
+    #[test]
+    fn merged_boxes_sum_both_sides() {
+        let (v, frames) = view(&[], SizeBy::New);
+        let vp = Viewport {
+            min_width: 8.0,
+            ..Viewport::all()
+        };
+        let d = v.boxes(&vp);
+        // a (7) and fresh (3) merge: 10 wide, a covers more than half; a->b (1) is alone
+        assert_eq!(names(&frames, &d.boxes), ["*", "main", "b", "a"]);
+        assert_eq!(d.boxes.node[3], NO_INDEX);
+        assert_eq!((d.boxes.width[3], d.new[3], d.base[3]), (10.0, 10.0, 6.0));
+    }
+
+    #[test]
+    fn transforms_move_both_sides() {
+        let a = {
+            let (_, frames) = view(&[], SizeBy::New);
+            frames.find("a").unwrap()
+        };
+        let (v, frames) = view(&[Transform::Hide(a)], SizeBy::New);
+        let d = v.boxes(&Viewport::all());
+        // a hidden: main self 6 + 6, main->b merges 14 + 1 (base 4)
+        assert_eq!(names(&frames, &d.boxes), ["*", "main", "b", "fresh"]);
+        assert_eq!(d.new, vec![24.0, 24.0, 15.0, 3.0]);
+        assert_eq!(d.base, vec![12.0, 12.0, 4.0, 0.0]);
+        let (focused, _) = view(&[Transform::Focus(a)], SizeBy::New);
+        assert_eq!(focused.width(), 7.0);
+        assert_eq!(focused.base().grand_total(), 6.0);
+    }
+
+    #[test]
+    fn frame_totals_count_each_side() {
+        let (v, frames) = view(&[], SizeBy::New);
+        let t = v.frame_totals();
+        let b = frames.find("b").unwrap() as usize;
+        // b: baseline self 4; comparison self 14 + 1, total 15
+        assert_eq!((t.base.self_w[b], t.base.total[b]), (4.0, 4.0));
+        assert_eq!((t.new.self_w[b], t.new.total[b]), (15.0, 15.0));
+        let gone = frames.find("gone").unwrap() as usize;
+        assert_eq!((t.base.total[gone], t.new.total[gone]), (2.0, 0.0));
+    }
+}
