@@ -74,7 +74,7 @@ pub fn detect(bytes: &[u8]) -> bool {
     };
     if complete.contains('\0')
         || looks_like_json_or_rprof(complete)
-        || super::looks_like_pprof_legacy_text(complete)
+        || super::pprof_text::starts_like_legacy_text(complete)
     {
         return false;
     }

@@ -15,6 +15,7 @@ pub mod inline;
 pub(crate) mod json_scan;
 pub mod otlp;
 pub mod pprof;
+pub mod pprof_text;
 pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
@@ -34,6 +35,8 @@ pub enum Format {
     TablesJsonV1,
     /// pprof `profile.proto`, gzipped or raw.
     Pprof,
+    /// pprof's legacy text formats (Go's `debug=1` profiles, C++ and Java text profiles).
+    PprofText,
     /// R's `Rprof` output.
     Rprof,
     /// Brendan Gregg's collapsed / folded stacks.
@@ -49,10 +52,11 @@ pub enum Format {
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 9] = [
+pub const ALL_FORMATS: [Format; 10] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
+    Format::PprofText,
     Format::Rprof,
     Format::Collapsed,
     Format::Firefox,
@@ -68,6 +72,7 @@ impl Format {
             Format::TablesJson => "tables-json",
             Format::TablesJsonV1 => "tables-json-v1",
             Format::Pprof => "pprof",
+            Format::PprofText => "pprof-text",
             Format::Rprof => "rprof",
             Format::Collapsed => "collapsed",
             Format::Firefox => "firefox",
@@ -84,6 +89,7 @@ impl Format {
             Format::TablesJson => &[".json"],
             Format::TablesJsonV1 => &[],
             Format::Pprof => &[".pb.gz", ".pb", ".pprof"],
+            Format::PprofText => &[],
             Format::Rprof => &[".out", ".Rprof", ".rprof"],
             Format::Collapsed => &[".folded", ".collapsed"],
             Format::Firefox => &[".firefox.json"],
@@ -279,6 +285,12 @@ pub fn registry() -> &'static [FormatSpec] {
             write: Some(rprof::write),
         },
         FormatSpec {
+            format: Format::PprofText,
+            detect: Some(pprof_text::detect),
+            read: Some(pprof_text::read),
+            write: None,
+        },
+        FormatSpec {
             format: Format::Collapsed,
             detect: Some(collapsed::detect),
             read: Some(collapsed::read),
@@ -319,46 +331,11 @@ fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
     ReadError::whole(
         "input",
         format!(
-            "unrecognized format ({what} starts with {}){}; proftab reads {}",
+            "unrecognized format ({what} starts with {}); proftab reads {}",
             describe_prefix(bytes),
-            unsupported_format_hint(bytes),
             readable_names().join(", ")
         ),
     )
-}
-
-/// Bytes of the input examined for [`unsupported_format_hint`].
-const HINT_PREFIX_BYTES: usize = 4096;
-
-/// A hint naming a known format proftab does not read, or `""`.
-fn unsupported_format_hint(bytes: &[u8]) -> &'static str {
-    let head = String::from_utf8_lossy(bytes.get(..HINT_PREFIX_BYTES).unwrap_or(bytes));
-    if looks_like_pprof_legacy_text(&head) {
-        ": it looks like one of pprof's legacy text formats, which proftab does not read \
-         (`go tool pprof -proto FILE > FILE.pb.gz` converts them)"
-    } else {
-        ""
-    }
-}
-
-/// True when the first non-blank line is a header of one of pprof's legacy text formats
-/// (`google/pprof:profile/legacy_profile.go`): a `--- heapz 1 ---`-style section marker, a
-/// `heap profile: …` line, or `NAME profile: total N` (Go's debug=1 profiles).
-pub(crate) fn looks_like_pprof_legacy_text(text: &str) -> bool {
-    let first = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    if first.starts_with("--- ") || first.starts_with("heap profile:") {
-        return true;
-    }
-    let mut words = first.split_whitespace();
-    let (_name, profile, total, count) = (words.next(), words.next(), words.next(), words.next());
-    profile == Some("profile:")
-        && total == Some("total")
-        && count.is_some_and(|c| c.bytes().all(|b| b.is_ascii_digit()))
-        && words.next().is_none()
 }
 
 /// Reads `bytes` as `format`.

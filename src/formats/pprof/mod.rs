@@ -27,6 +27,8 @@ mod toplevel;
 mod wire;
 mod write;
 
+pub use read::MAPPING_COLUMNS;
+
 use super::gzip;
 use super::{Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
 use crate::model::Profile;
