@@ -348,6 +348,16 @@ impl Viewer {
         boxes_to_js(&self.view.flame(&viewport(x0, x1, min_width, max_depth)))
     }
 
+    /// Bottom-up flame-graph boxes for `[x0, x1)`: innermost frames at the root, callers
+    /// above (the tree is built on the first call after an option change).
+    pub fn inverted_flame(&mut self, x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Object {
+        boxes_to_js(
+            &self
+                .view
+                .inverted_flame(&viewport(x0, x1, min_width, max_depth)),
+        )
+    }
+
     /// Time-order boxes for `[x0, x1)`; `{..., xMin, xMax, isTime}` describe the axis.
     pub fn time_order(&mut self, x0: f64, x1: f64, min_width: f64, max_depth: u32) -> Object {
         let o = boxes_to_js(

@@ -56,6 +56,8 @@ const S = {
   vt: 0,
   order: 0,
   icicle: false,
+  // The flame graph shows the inverted call tree (innermost functions at the root).
+  bottomUp: false,
   view: 'flame',
   source: -1,
   transforms: [],
@@ -87,6 +89,16 @@ const perf = (window.__proftab = {
   drawTimes: () => activeViews()[0].drawTimes.slice(),
   visibleFrames: () => [...activeViews()[0].visibleFrames()].map(frameLabel).sort(),
   viewRange: () => [activeViews()[0].vx0, activeViews()[0].vx1],
+  // [name, width] of the boxes at `depth` of the active view's data, widest first.
+  rowFrames: (depth) => {
+    const d = activeViews()[0].data;
+    if (!d || depth > d.maxDepth) return [];
+    const out = [];
+    for (let i = d.rowStart[depth]; i < d.rowStart[depth + 1]; i++) {
+      if (d.b.node[i] !== NO_NODE) out.push([frameLabel(d.b.frame[i]), d.b.width[i]]);
+    }
+    return out.sort((a, b) => b[1] - a[1]);
+  },
 });
 
 function setState(state) {
@@ -182,7 +194,7 @@ function clickFlame(view, info) {
 const mainView = new FlameView(
   $('main-canvas'),
   viewOptions({
-    query: (vp) => call('flame', vp),
+    query: (vp) => call(S.bottomUp ? 'invertedFlame' : 'flame', vp),
     onClick: (info) => clickFlame(mainView, info),
     onZoom: () => scheduleHash(),
     onDrawn: () => {
@@ -912,6 +924,7 @@ function writeHash() {
   if (t) h.set('type', t.type);
   if (S.order) h.set('order', 'alpha');
   if (S.icicle) h.set('icicle', '1');
+  if (S.bottomUp) h.set('bottomup', '1');
   if (S.query) h.set('search', S.query);
   if (S.tableMode === 'lines') h.set('table', 'lines');
   for (const tr of S.transforms) {
@@ -973,6 +986,7 @@ function applyHash() {
   }
   S.order = h.get('order') === 'alpha' ? 1 : 0;
   S.icicle = h.get('icicle') === '1';
+  S.bottomUp = h.get('bottomup') === '1';
   S.tableMode = h.get('table') === 'lines' ? 'lines' : 'functions';
   $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
   syncToggles();
@@ -1007,6 +1021,7 @@ function applyHashZoom() {
 function syncToggles() {
   $('order').textContent = S.order ? 'A → Z' : 'Widest first';
   $('icicle').textContent = S.icicle ? 'Icicle ↓' : 'Flame ↑';
+  $('bottom-up').setAttribute('aria-pressed', String(S.bottomUp));
   for (const v of [mainView, compareView]) {
     v.inverted = S.icicle;
     v.requestDraw();
@@ -1047,6 +1062,15 @@ function wireControls() {
   $('icicle').addEventListener('click', () => {
     S.icicle = !S.icicle;
     syncToggles();
+    scheduleHash();
+  });
+  $('bottom-up').addEventListener('click', () => {
+    S.bottomUp = !S.bottomUp;
+    syncToggles();
+    mainView.crumbs = [];
+    renderCrumbs();
+    if (S.loaded) mainView.setDomain(0, S.totals[0]);
+    if (S.view !== 'flame') setView('flame');
     scheduleHash();
   });
   let searchTimer = 0;

@@ -107,6 +107,9 @@ const handlers = {
   flame({ x0, x1, minWidth, maxDepth }) {
     return viewer.flame(x0, x1, minWidth, maxDepth);
   },
+  invertedFlame({ x0, x1, minWidth, maxDepth }) {
+    return viewer.inverted_flame(x0, x1, minWidth, maxDepth);
+  },
   time({ x0, x1, minWidth, maxDepth }) {
     return viewer.time_order(x0, x1, minWidth, maxDepth);
   },

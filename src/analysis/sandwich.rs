@@ -141,6 +141,36 @@ pub fn callers(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
     }
 }
 
+/// The whole tree inverted ("bottom-up"): under the root, every frame that is innermost in
+/// some sample, above it its callers, theirs above them, and so on to the outermost frame.
+/// A node's self weight is that of the original nodes whose reversed path it is, so the
+/// first row holds each frame's self value and the total stays the tree's total.
+pub fn inverted(tree: &CallTree, w: &Weights) -> WeighedTree {
+    let mut b = TreeBuilder::new();
+    let mut self_w: HashMap<u32, f64> = HashMap::new();
+    if let Some(&root_self) = w.self_w.first().filter(|&&v| v != 0.0) {
+        self_w.insert(ROOT, root_self);
+    }
+    for node in (1..tree.len()).filter(|&n| w.self_w[n] != 0.0) {
+        let mut inv = ROOT;
+        let mut up = node as u32;
+        while up != ROOT {
+            inv = b.child(inv, tree.frame[up as usize]);
+            up = tree.parent[up as usize];
+        }
+        *self_w.entry(inv).or_insert(0.0) += w.self_w[node];
+    }
+    let new = b.finish();
+    let mut sw = vec![0.0; new.len()];
+    for (k, v) in self_w {
+        sw[k as usize] += v;
+    }
+    WeighedTree {
+        weights: Weights::from_self(&new, sw),
+        tree: new,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +214,28 @@ mod tests {
         // root -> b(6) -> a(1)
         assert_eq!(c.tree.frame, vec![crate::model::NO_INDEX, B, A]);
         assert_eq!(c.weights.total, vec![6.0, 6.0, 1.0]);
+    }
+
+    #[test]
+    fn inverted_puts_innermost_frames_first() {
+        let (tree, w) = tree();
+        let inv = inverted(&tree, &w);
+        let paths: Vec<(Vec<u32>, f64)> = (1..inv.tree.len() as u32)
+            .filter(|&n| inv.weights.self_w[n as usize] != 0.0)
+            .map(|n| (inv.tree.path(n), inv.weights.self_w[n as usize]))
+            .collect();
+        // b <- a <- main (3), b <- main (2), a <- b <- a <- main (1)
+        assert_eq!(paths.len(), 3);
+        assert!(paths.contains(&(vec![B, A, MAIN], 3.0)));
+        assert!(paths.contains(&(vec![B, MAIN], 2.0)));
+        assert!(paths.contains(&(vec![A, B, A, MAIN], 1.0)));
+        // The first row: self per frame; the total is kept.
+        let first_row: Vec<(u32, f64)> = (1..inv.tree.len())
+            .filter(|&n| inv.tree.parent[n] == ROOT)
+            .map(|n| (inv.tree.frame[n], inv.weights.total[n]))
+            .collect();
+        assert_eq!(first_row, vec![(B, 5.0), (A, 1.0)]);
+        assert_eq!(inv.weights.total[ROOT as usize], w.total[ROOT as usize]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
 use crate::analysis::lines::{line_table, LineTable};
 use crate::analysis::sandwich::{
-    callees, callers, first_occurrences, frame_totals, FrameTotals, WeighedTree,
+    callees, callers, first_occurrences, frame_totals, inverted, FrameTotals, WeighedTree,
 };
 use crate::analysis::search::{matched_total, Matcher};
 use crate::analysis::timeorder::{time_layout, TimeLayout};
@@ -85,6 +85,8 @@ pub struct View {
     totals: FrameTotals,
     time: Option<TimeLayout>,
     sandwich: Option<(u32, WeighedTree, Children, WeighedTree, Children)>,
+    /// The bottom-up tree of the current weights, built on first use.
+    inverted: Option<(WeighedTree, Children)>,
 }
 
 impl View {
@@ -111,6 +113,7 @@ impl View {
             totals: FrameTotals::default(),
             time: None,
             sandwich: None,
+            inverted: None,
         };
         v.retree();
         v
@@ -219,6 +222,22 @@ impl View {
         self.children
             .sort(tree, &self.weights, self.options.order, ranks);
         self.sandwich = None;
+        self.inverted = None;
+    }
+
+    /// Boxes of the bottom-up (inverted) flame graph for a viewport: innermost frames at the
+    /// root, their callers above; same total as [`View::flame`].
+    pub fn inverted_flame(&mut self, vp: &Viewport) -> Boxes {
+        if self.inverted.is_none() {
+            let inv = inverted(self.tree(), &self.weights);
+            let order = self.options.order;
+            let kids = Children::new(&inv.tree, &inv.weights, order, &self.frames.name_rank);
+            self.inverted = Some((inv, kids));
+        }
+        let Some((inv, kids)) = &self.inverted else {
+            return Boxes::default();
+        };
+        flame_boxes(&inv.tree, &inv.weights, kids, vp)
     }
 
     /// Flame-graph boxes for a viewport (x in value units, root at `[0, shown)`).

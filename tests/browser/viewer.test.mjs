@@ -456,6 +456,32 @@ test("hiding every function a pattern matches: one chip, weight kept, restored f
   await page.close();
 });
 
+test("bottom-up: the inverted flame graph has each function's self value in its first row", async (t) => {
+  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  const rows = await tableRows(page, 3);
+  const topDown = await page.evaluate(() => window.__proftab.rowFrames(1));
+  const pixels = await pixelSum(page, "#main-canvas");
+  await page.click("#bottom-up");
+  await page.waitForFunction((before) => JSON.stringify(window.__proftab.rowFrames(1)) !== before, JSON.stringify(topDown));
+  await page.waitForTimeout(250);
+  assert.equal(await page.getAttribute("#bottom-up", "aria-pressed"), "true");
+  const first = await page.evaluate(() => window.__proftab.rowFrames(1));
+  // The widest first-row box is the function with the largest self value, as wide as its self.
+  assert.equal(first[0][0], rows[0][4]);
+  const share = first[0][1] / (await page.evaluate(() => window.__proftab.state.totals[0]));
+  assert.equal(`${(100 * share).toFixed(1)}%`, rows[0][1]);
+  assert.notEqual(await pixelSum(page, "#main-canvas"), pixels);
+  await page.waitForFunction(() => location.hash.includes("bottomup=1"));
+  await screenshot(page, "viewer-bottom-up-pprof");
+  await page.click("#bottom-up");
+  await page.waitForFunction((before) => JSON.stringify(window.__proftab.rowFrames(1)) === before, JSON.stringify(topDown));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("canvases are drawn at the device pixel ratio (crisp on HiDPI)", async (t) => {
   if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
   const { page, problems } = await readyPage();
