@@ -207,6 +207,18 @@ fn check_other_views(name: &str, view: &mut View) {
     let time = view.time_order(&Viewport::all());
     let has_frames = !view.profile().stacks.prefix.is_empty();
     assert!(!has_frames || !time.is_empty(), "{name}: empty time order");
+    let shown = view.totals().shown;
+    let bottom_up = view.inverted_flame(&Viewport::all());
+    assert!(
+        shown == 0.0 || close(bottom_up.width[0], shown),
+        "{name}: bottom-up total"
+    );
+    let first_row: f64 = (0..bottom_up.len())
+        .filter(|&i| bottom_up.depth[i] == 1)
+        .map(|i| bottom_up.width[i])
+        .sum();
+    let self_sum: f64 = view.frame_totals().self_w.iter().sum();
+    assert!(close(first_row, self_sum), "{name}: bottom-up first row");
     let lines = view.line_table();
     assert!(
         close(lines.total, view.totals().kept),
