@@ -255,7 +255,9 @@ pub(super) fn is_panic_start(text: &str) -> bool {
     text.split_once(": ").is_some_and(|(sig, _)| {
         sig.len() > 3
             && sig.starts_with("SIG")
-            && sig.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+            && sig
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
     })
 }
 
@@ -295,7 +297,10 @@ mod tests {
             })
         );
         let h = parse_header("goroutine 1 gp=0xc000002380 m=0 mp=0x5a8d00 [running]:");
-        assert_eq!(h.as_ref().map(|h| (h.id, h.m, h.pointers)), Ok((1, Some("0"), true)));
+        assert_eq!(
+            h.as_ref().map(|h| (h.id, h.m, h.pointers)),
+            Ok((1, Some("0"), true))
+        );
         assert!(parse_header("goroutine 1 [running]").is_err());
         assert!(parse_header("goroutine 99999999999999999999 [running]:").is_err());
         assert!(parse_header("goroutine 1 x=1 [running]:").is_err());
@@ -325,7 +330,10 @@ mod tests {
                 registers: true
             })
         );
-        assert_eq!(parse_file("\tC:/x/y.go:3").map(|f| f.file), Some("C:/x/y.go"));
+        assert_eq!(
+            parse_file("\tC:/x/y.go:3").map(|f| f.file),
+            Some("C:/x/y.go")
+        );
         assert_eq!(parse_file("/x.go:3"), None);
         assert_eq!(
             parse_created_by("created by main.main in goroutine 1"),

@@ -67,8 +67,8 @@ pub const LOC_PC_OFFSET: &str = ".pc_offset";
 /// Bytes of the input [`detect`] looks at.
 const DETECT_PREFIX_BYTES: usize = 64 * 1024;
 
-/// True when the first line that is not blank is a goroutine header (`goroutine N [… ]:` or
-/// `goroutine N gp=… ]:`), or a panic / fatal error / signal line followed, before any line that
+/// True when the first line that is not blank starts like a goroutine header (`goroutine N [`
+/// or `goroutine N gp=`), or a panic / fatal error / signal line followed, before any line that
 /// is not part of such a message, by a goroutine header.
 pub fn detect(bytes: &[u8]) -> bool {
     let head = bytes.get(..DETECT_PREFIX_BYTES).unwrap_or(bytes);
@@ -86,15 +86,11 @@ pub fn detect(bytes: &[u8]) -> bool {
     grammar::is_panic_start(first) && lines.any(is_header_start)
 }
 
-/// `goroutine N [… ]:` or `goroutine N gp=… ]:`: a whole header line, as [`detect`]
-/// requires it.
+/// `goroutine N [` or `goroutine N gp=`: the start of a header, as [`detect`] requires it.
 fn is_header_start(text: &str) -> bool {
-    let Some(rest) = text.trim_end().strip_prefix("goroutine ") else {
+    let Some(rest) = text.strip_prefix("goroutine ") else {
         return false;
     };
-    if !rest.ends_with("]:") {
-        return false;
-    }
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0
         && rest
@@ -127,7 +123,6 @@ mod tests {
             "goroutine profile: total 3\n",
             "panic: boom\n",
             "main;goroutine 1 [x] 3\n",
-            "goroutine 1 [running] 5\n",
             "",
         ] {
             assert!(!detect(no.as_bytes()), "{no:?}");

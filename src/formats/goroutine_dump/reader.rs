@@ -148,9 +148,12 @@ impl<'a> Reader<'a> {
         self.end_goroutine();
         let header = match grammar::parse_header(text) {
             Ok(h) => h,
-            Err(message) if last => {
+            Err(_) if last && !text.ends_with("]:") => {
                 self.warnings.add(FORMAT, "truncated", || {
-                    format!("line {n}: the input ends inside a goroutine header ({message}); ignored")
+                    format!(
+                        "line {n}: the input ends inside a goroutine header ({:?}); ignored",
+                        grammar::shorten(text)
+                    )
                 });
                 return Ok(());
             }
@@ -323,7 +326,12 @@ impl<'a> Reader<'a> {
     }
 
     /// The location of `name` at `file`, added when new.
-    fn location(&mut self, name: &str, file: grammar::FileLine<'_>, inlined: bool) -> LocationIndex {
+    fn location(
+        &mut self,
+        name: &str,
+        file: grammar::FileLine<'_>,
+        inlined: bool,
+    ) -> LocationIndex {
         let function = self.b.function_named(name, Some(file.file));
         let key = (function, file.line, file.pc_offset, inlined);
         if let Some(&loc) = self.locations.get(&key) {
@@ -332,7 +340,8 @@ impl<'a> Reader<'a> {
         let loc = self.b.add_location(Some(function), file.line);
         self.b
             .set_location_ext(loc, LOC_PC_OFFSET, Cell::U64(file.pc_offset));
-        self.b.set_location_ext(loc, INLINED, Cell::Lgl(Some(inlined)));
+        self.b
+            .set_location_ext(loc, INLINED, Cell::Lgl(Some(inlined)));
         self.locations.insert(key, loc);
         loc
     }
@@ -393,7 +402,10 @@ impl<'a> Reader<'a> {
         let cells = [
             (SAMPLE_GOROUTINE_ID, Cell::U64(Some(h.id))),
             (SAMPLE_STATE, Cell::Chr(state)),
-            (SAMPLE_WAIT_MINUTES, Cell::Int(h.wait_minutes.unwrap_or(INT_NA))),
+            (
+                SAMPLE_WAIT_MINUTES,
+                Cell::Int(h.wait_minutes.unwrap_or(INT_NA)),
+            ),
             (SAMPLE_LOCKED, Cell::Lgl(Some(h.locked))),
             (SAMPLE_M, Cell::Chr(m)),
             (SAMPLE_CREATOR_ID, Cell::U64(g.creator_id)),
@@ -451,8 +463,8 @@ fn missing_file_line(n: usize, text: &str, at: usize) -> ReadError {
     err(
         n,
         format!(
-            "the function line {at} is not followed by a file line (`\\tFILE:LINE +0xOFF`); \
-             found {:?}",
+            "the function line (line {at}) is not followed by a file line \
+             (`\\tFILE:LINE +0xOFF`); found {:?}",
             grammar::shorten(text.trim())
         ),
     )
