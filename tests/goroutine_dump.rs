@@ -18,7 +18,6 @@ mod support_text;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use proftab::analysis::functions::function_table;
 use proftab::formats::goroutine_dump::{
@@ -30,7 +29,7 @@ use proftab::formats::{inline::INLINED, pprof, Format, WriteOptions};
 use proftab::model::{Cell, Profile, SampleIndex, ValueTypeIndex, INT_NA};
 use support_text::{
     assert_other_formats_not_claimed, assert_valid, check_invalid_fixtures, files_in, fixture,
-    go_top, read_path, truncation_sweep,
+    go_output, go_top, read_path, truncation_sweep,
 };
 
 /// The dump fixtures (`*.txt` but the debug=1 twin, which is pprof-text).
@@ -144,23 +143,9 @@ fn headers_become_columns() {
 
 /// `go tool pprof -traces` of `file`: the stacks (innermost first) with their counts.
 fn go_traces(file: &std::path::Path) -> Option<Vec<(u64, Vec<String>)>> {
-    let out = match Command::new("go")
-        .args(["tool", "pprof", "-symbolize=none", "-traces"])
-        .arg(file)
-        .output()
-    {
-        Ok(out) => out,
-        Err(_) => {
-            eprintln!("SKIP: `go` not found; go tool pprof comparison not run");
-            return None;
-        }
-    };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let args = ["tool", "pprof", "-symbolize=none", "-traces"].map(str::to_owned);
+    let file = file.display().to_string();
+    let text = go_output(&[&args[..], &[file]].concat())?;
     let mut traces = Vec::new();
     for block in text.split("-----------+").skip(1) {
         let mut stack: Option<(u64, Vec<String>)> = None;
