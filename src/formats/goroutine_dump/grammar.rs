@@ -217,12 +217,14 @@ fn is_hex(s: &str) -> bool {
 /// creator's name and goroutine.
 pub(super) fn parse_created_by(text: &str) -> Option<(&str, Option<u64>)> {
     let rest = text.strip_prefix("created by ")?;
-    if let Some((name, id)) = rest.rsplit_once(" in goroutine ") {
-        if let Ok(id) = parse_goroutine_id(id) {
-            return Some((name, Some(id)));
-        }
-    }
-    Some((rest, None))
+    let (name, id) = match rest.rsplit_once(" in goroutine ") {
+        Some((name, id)) => match parse_goroutine_id(id) {
+            Ok(id) => (name, Some(id)),
+            Err(_) => (rest, None),
+        },
+        None => (rest, None),
+    };
+    (!name.trim().is_empty()).then_some((name, id))
 }
 
 /// The number of frames an elision line says were left out: `...additional frames
@@ -339,6 +341,8 @@ mod tests {
             parse_created_by("created by main.main in goroutine 1"),
             Some(("main.main", Some(1)))
         );
+        assert_eq!(parse_created_by("created by  in goroutine 1"), None);
+        assert_eq!(parse_created_by("created by "), None);
         assert_eq!(parse_elided("...12 frames elided..."), Some(Some(12)));
         assert!(is_panic_start("SIGQUIT: quit"));
         assert!(!is_panic_start("SIG: x"));
