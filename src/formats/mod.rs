@@ -10,6 +10,7 @@ pub mod collapsed;
 pub mod cpuprofile;
 pub mod error;
 pub mod firefox;
+pub mod goroutine_dump;
 pub mod gzip;
 pub mod inline;
 pub(crate) mod json_scan;
@@ -49,10 +50,12 @@ pub enum Format {
     Otlp,
     /// Chrome / Node `.cpuprofile` (and Chrome traces wrapping one).
     Cpuprofile,
+    /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
+    GoroutineDump,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 10] = [
+pub const ALL_FORMATS: [Format; 11] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -63,6 +66,7 @@ pub const ALL_FORMATS: [Format; 10] = [
     Format::Speedscope,
     Format::Otlp,
     Format::Cpuprofile,
+    Format::GoroutineDump,
 ];
 
 impl Format {
@@ -79,6 +83,7 @@ impl Format {
             Format::Speedscope => "speedscope",
             Format::Otlp => "otlp",
             Format::Cpuprofile => "cpuprofile",
+            Format::GoroutineDump => "goroutine-dump",
         }
     }
 
@@ -96,6 +101,7 @@ impl Format {
             Format::Speedscope => &[".speedscope.json"],
             Format::Otlp => &[".otlp"],
             Format::Cpuprofile => &[".cpuprofile"],
+            Format::GoroutineDump => &[],
         }
     }
 
@@ -288,6 +294,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::PprofText,
             detect: Some(pprof_text::detect),
             read: Some(pprof_text::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::GoroutineDump,
+            detect: Some(goroutine_dump::detect),
+            read: Some(goroutine_dump::read),
             write: None,
         },
         FormatSpec {

@@ -29,7 +29,7 @@ test("import { Profile } from the browser entry works without calling init", asy
     }
     return { formats: formats().map((f) => f.name), noIndex: NO_INDEX, error };
   }, `${server.url}js/web.mjs`);
-  assert.equal(result.formats.length, 10);
+  assert.equal(result.formats.length, 11);
   assert.equal(result.noIndex, 0xffffffff);
   assert.equal(result.error.isError, true);
   assert.match(result.error.message, /^input: unrecognized format \(.*01 02 03\); proftab reads /);

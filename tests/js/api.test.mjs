@@ -199,7 +199,7 @@ describe("formats", () => {
     assert.deepEqual(Profile.formats(), list);
     assert.deepEqual(
       list.map((f) => f.name),
-      ["tables-json", "tables-json-v1", "pprof", "pprof-text", "rprof", "collapsed", "firefox", "speedscope", "otlp", "cpuprofile"],
+      ["tables-json", "tables-json-v1", "pprof", "pprof-text", "rprof", "collapsed", "firefox", "speedscope", "otlp", "cpuprofile", "goroutine-dump"],
     );
     const pprof = list.find((f) => f.name === "pprof");
     assert.deepEqual(pprof.extensions, [".pb.gz", ".pb", ".pprof"]);

@@ -79,7 +79,7 @@ test("the installed package throws Errors for unreadable input", () => {
      console.log(JSON.stringify(result));`,
     file,
   );
-  assert.equal(out.formats, 10);
+  assert.equal(out.formats, 11);
   assert.equal(out.noIndex, 0xffffffff);
   assert.match(out.error, /^input: unrecognized format \(.*89 50 4e 47\); proftab reads /);
 });

@@ -255,7 +255,20 @@ pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>
         args.push("-unit=ns".to_owned());
     }
     args.push(file.display().to_string());
-    let out = match std::process::Command::new("go").args(&args).output() {
+    let text = go_output(&args)?;
+    let rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("flat"))
+        .skip(1)
+        .filter_map(parse_top_row)
+        .collect();
+    Some(rows)
+}
+
+/// stdout of `go ARGS` (which must succeed); `None` (after printing `SKIP:`) when Go is
+/// missing.
+pub fn go_output(args: &[String]) -> Option<String> {
+    let out = match std::process::Command::new("go").args(args).output() {
         Ok(out) => out,
         Err(_) => {
             eprintln!("SKIP: `go` not found; go tool pprof comparison not run");
@@ -264,17 +277,10 @@ pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>
     };
     assert!(
         out.status.success(),
-        "go tool pprof failed: {}",
+        "go {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let rows = text
-        .lines()
-        .skip_while(|l| !l.trim_start().starts_with("flat"))
-        .skip(1)
-        .filter_map(parse_top_row)
-        .collect();
-    Some(rows)
+    Some(String::from_utf8(out.stdout).unwrap())
 }
 
 fn parse_top_row(line: &str) -> Option<TopRow> {
