@@ -21,16 +21,21 @@ fn corpus() -> PathBuf {
 
 /// Every readable corpus file of `dir` whose format proftab can read, parsed.
 fn profiles(dir: &str, format: Format) -> Vec<(String, Profile)> {
+    profiles_in(&corpus().join(dir), format)
+}
+
+/// Every readable file of `dir`, parsed (at least one must be of `format`).
+fn profiles_in(dir: &std::path::Path, format: Format) -> Vec<(String, Profile)> {
     if !format.can_read() {
         eprintln!("SKIP: {} is not registered yet", format.name());
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(corpus().join(dir))
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     paths.sort();
-    for path in paths {
+    for path in paths.into_iter().filter(|p| p.is_file()) {
         let bytes = std::fs::read(&path).unwrap();
         if let Ok(parsed) = read_any(&bytes, &ReadOptions::default()) {
             out.push((path.display().to_string(), parsed.profile));
@@ -182,6 +187,7 @@ fn transforms_and_sandwich_keep_totals_on_real_profiles() {
 }
 
 /// The remaining formats: every view the viewer offers works on every readable corpus file
+/// (and on the recorded fixtures of the two formats the corpus lacks)
 /// (function tables for every value type, flame layout, time order, sandwich and transforms of
 /// the heaviest function, search, and the line table, whose total is the view's).
 #[test]
@@ -193,8 +199,14 @@ fn every_format_in_every_view() {
         ("otlp", Format::Otlp),
         ("speedscope", Format::Speedscope),
     ];
-    for (dir, format) in dirs {
-        for (name, p) in profiles(dir, format) {
+    let fixtures = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+    let recorded = [
+        (fixtures.join("pprof-text"), Format::PprofText),
+        (fixtures.join("goroutine-dump"), Format::GoroutineDump),
+    ];
+    let corpus_dirs = dirs.into_iter().map(|(d, f)| (corpus().join(d), f));
+    for (dir, format) in corpus_dirs.chain(recorded) {
+        for (name, p) in profiles_in(&dir, format) {
             check_function_tables(&name, &p);
             let mut view = View::new(p);
             check_flame_layout(&name, &view);
