@@ -130,6 +130,11 @@ pub fn callers(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
         }
         *self_w.entry(inv).or_insert(0.0) += weight[node];
     }
+    finish_weighed(b, self_w)
+}
+
+/// The tree built in `b`, with the self weight of each of its nodes in `self_w`.
+fn finish_weighed(b: TreeBuilder, self_w: HashMap<u32, f64>) -> WeighedTree {
     let new = b.finish();
     let mut sw = vec![0.0; new.len()];
     for (k, v) in self_w {
@@ -160,15 +165,7 @@ pub fn inverted(tree: &CallTree, w: &Weights) -> WeighedTree {
         }
         *self_w.entry(inv).or_insert(0.0) += w.self_w[node];
     }
-    let new = b.finish();
-    let mut sw = vec![0.0; new.len()];
-    for (k, v) in self_w {
-        sw[k as usize] += v;
-    }
-    WeighedTree {
-        weights: Weights::from_self(&new, sw),
-        tree: new,
-    }
+    finish_weighed(b, self_w)
 }
 
 #[cfg(test)]
