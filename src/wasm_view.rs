@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::analysis::diff::{diff_tree_with_frames, Comparison, DiffSummary, Normalization};
 use crate::analysis::diff_view::{DiffView, SizeBy};
+use crate::analysis::facets::{facet_mask, facets, Facet};
 use crate::analysis::filter::SampleFilter;
 use crate::analysis::flame::{Boxes, Viewport};
 use crate::analysis::transform::Transform;
@@ -23,6 +24,8 @@ pub struct Viewer {
     warnings: Vec<String>,
     /// The comparison of [`Viewer::compare`], if one was asked for.
     compare: Option<CompareState>,
+    /// What samples can be filtered by, found once.
+    facets: Vec<Facet>,
 }
 
 /// A comparison asked for and its result under the current options: `view` is `None` after
@@ -149,6 +152,20 @@ fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
     crate::model::combine::combine(&profiles).map_err(|e| JsError::new(&e.to_string()))
 }
 
+impl Viewer {
+    /// The sample mask of value `value` of facet `index` (`None` for a negative index).
+    fn facet_mask(&self, index: i32, value: &str) -> Result<Option<Vec<bool>>, JsError> {
+        let Ok(i) = usize::try_from(index) else {
+            return Ok(None);
+        };
+        let f = self
+            .facets
+            .get(i)
+            .ok_or_else(|| JsError::new(&format!("no facet {index}")))?;
+        Ok(Some(facet_mask(self.view.profile(), &f.source, value)))
+    }
+}
+
 /// Files read and combined into one profile, before any analysis (a separate step so the page
 /// can show "parsing" and "analysing" as two phases).
 #[wasm_bindgen]
@@ -176,11 +193,13 @@ impl LoadedFiles {
 impl Viewer {
     /// Builds the call tree and the view of the default value type of loaded files.
     pub fn analyse(files: LoadedFiles) -> Viewer {
+        let facets = facets(&files.profile);
         Viewer {
             view: View::new(files.profile),
             formats: files.formats,
             warnings: files.warnings,
             compare: None,
+            facets,
         }
     }
 
@@ -250,7 +269,8 @@ impl Viewer {
     /// Sets the options. `order`: 0 widest first, 1 alphabetical. `sources`: one byte per
     /// source (1 = keep), empty for all. `t0`/`t1`: time range, NaN for none. `transforms`:
     /// pairs `(kind, frame)` with kind 0 focus, 1 hide, 2 collapse recursion, 3 collapse
-    /// direct recursion.
+    /// direct recursion. `facet`: an index into `facets()` (negative for none) whose value
+    /// `facet_value` samples must have.
     #[allow(clippy::too_many_arguments)]
     pub fn set_options(
         &mut self,
@@ -260,6 +280,8 @@ impl Viewer {
         t0: f64,
         t1: f64,
         transforms: &[u32],
+        facet: i32,
+        facet_value: &str,
     ) -> Result<(), JsError> {
         let n_types = self.view.profile().values.len() as u32;
         if value_type >= n_types.max(1) {
@@ -278,6 +300,7 @@ impl Viewer {
         let filter = SampleFilter {
             sources: (!sources.is_empty()).then(|| sources.iter().map(|&b| b != 0).collect()),
             time_range: (t0.is_finite() && t1.is_finite()).then_some((t0, t1)),
+            samples: self.facet_mask(facet, facet_value)?,
         };
         if let Some(c) = &mut self.compare {
             c.view = None;
@@ -293,6 +316,30 @@ impl Viewer {
             },
         });
         Ok(())
+    }
+
+    /// The facets samples can be filtered by: `[{name, values: [..], samples: Uint32Array}]`,
+    /// values most frequent first (see `analysis::facets`).
+    pub fn facets(&self) -> Array {
+        self.facets
+            .iter()
+            .map(|f| {
+                let o = Object::new();
+                set(&o, "name", f.name.as_str());
+                set(
+                    &o,
+                    "values",
+                    strings(f.values.iter().map(|(v, _)| v.as_str())),
+                );
+                let counts: Vec<u32> = f
+                    .values
+                    .iter()
+                    .map(|&(_, n)| u32::try_from(n).unwrap_or(u32::MAX))
+                    .collect();
+                set(&o, "samples", Uint32Array::from(&counts[..]));
+                JsValue::from(o)
+            })
+            .collect()
     }
 
     /// `[shown, kept, all]` totals of the current value type.

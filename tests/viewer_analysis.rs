@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use proftab::analysis::facets::{facet_mask, facets, FacetSource};
 use proftab::analysis::flame::Viewport;
 use proftab::analysis::functions::function_table;
 use proftab::analysis::transform::Transform;
@@ -125,10 +126,16 @@ fn check_flame_layout(name: &str, view: &View) {
 
 #[test]
 fn pprof_views_agree_with_function_table() {
+    let mut label_facets = 0;
     for (name, p) in profiles("pprof", Format::Pprof) {
+        label_facets += check_facets(&name, &p);
         check_function_tables(&name, &p);
         check_flame_layout(&name, &View::new(p));
     }
+    assert!(
+        label_facets >= 2,
+        "pprof labels give facets ({label_facets})"
+    );
 }
 
 #[test]
@@ -215,7 +222,25 @@ fn every_format_in_every_view() {
     }
 }
 
+/// Each facet value's sample count is the number of samples its mask keeps.
+fn check_facets(name: &str, p: &Profile) -> usize {
+    let all = facets(p);
+    for f in &all {
+        for (value, n) in f.values.iter().take(3) {
+            let kept = facet_mask(p, &f.source, value)
+                .iter()
+                .filter(|&&k| k)
+                .count();
+            assert_eq!(kept, *n, "{name}: facet {} = {value}", f.name);
+        }
+    }
+    all.iter()
+        .filter(|f| matches!(f.source, FacetSource::Label(_)))
+        .count()
+}
+
 fn check_other_views(name: &str, view: &mut View) {
+    check_facets(name, view.profile());
     let time = view.time_order(&Viewport::all());
     let has_frames = !view.profile().stacks.prefix.is_empty();
     assert!(!has_frames || !time.is_empty(), "{name}: empty time order");

@@ -74,14 +74,15 @@ fn options_transforms_search_and_sandwich() {
     let types: Array = get(&v.info(), "valueTypes").dyn_into().unwrap();
     let vt = types.length() - 1;
     // focus on work: 3 of 4 samples remain
-    v.set_options(vt, 1, &[], f64::NAN, f64::NAN, &[0, work])
+    v.set_options(vt, 1, &[], f64::NAN, f64::NAN, &[0, work], -1, "")
         .unwrap();
     assert_eq!(v.totals().to_vec(), vec![3.0, 4.0, 4.0]);
     // an unknown transform kind is an error, not a panic
     assert!(v
-        .set_options(vt, 0, &[], f64::NAN, f64::NAN, &[9, 0])
+        .set_options(vt, 0, &[], f64::NAN, f64::NAN, &[9, 0], -1, "")
         .is_err());
-    v.set_options(vt, 0, &[], f64::NAN, f64::NAN, &[]).unwrap();
+    v.set_options(vt, 0, &[], f64::NAN, f64::NAN, &[], -1, "")
+        .unwrap();
     let found = v.search("/^(LEAF|other)$/").unwrap();
     assert_eq!(get(&found, "matched").as_f64(), Some(3.0));
     assert!(v.search("/(/").is_err());
@@ -100,8 +101,17 @@ fn several_files_are_combined_with_one_source_each() {
     assert_eq!(sources.length(), 2);
     assert_eq!(v.totals().to_vec()[0], 9.0);
     let types: Array = get(&v.info(), "valueTypes").dyn_into().unwrap();
-    v.set_options(types.length() - 1, 0, &[0, 1], f64::NAN, f64::NAN, &[])
-        .unwrap();
+    v.set_options(
+        types.length() - 1,
+        0,
+        &[0, 1],
+        f64::NAN,
+        f64::NAN,
+        &[],
+        -1,
+        "",
+    )
+    .unwrap();
     assert_eq!(v.totals().to_vec(), vec![5.0, 5.0, 9.0]);
 }
 
@@ -151,8 +161,17 @@ fn compare_table_counts_both_sides_absolute_and_scaled() {
     let mut v = viewer(&[STACKS, NEW_STACKS]);
     let names = frame_names(&v);
     let at = |n: &str| names.iter().position(|x| x == n).unwrap();
-    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
-        .unwrap();
+    v.set_options(
+        value_type(&v, "samples"),
+        0,
+        &[],
+        f64::NAN,
+        f64::NAN,
+        &[],
+        -1,
+        "",
+    )
+    .unwrap();
     let summary = v.compare(&[0], &[1], false, false).unwrap();
     assert_eq!(get(&summary, "scale").as_f64(), Some(1.0));
     assert_eq!(get(&summary, "newTotal").as_f64(), Some(8.0));
@@ -190,8 +209,17 @@ fn whole_compare_flame(v: &mut Viewer, names: &[String]) -> (Object, Vec<String>
 fn compare_flame_boxes_carry_both_totals() {
     let mut v = viewer(&[STACKS, NEW_STACKS]);
     let names = frame_names(&v);
-    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
-        .unwrap();
+    v.set_options(
+        value_type(&v, "samples"),
+        0,
+        &[],
+        f64::NAN,
+        f64::NAN,
+        &[],
+        -1,
+        "",
+    )
+    .unwrap();
     v.compare(&[0], &[1], true, false).unwrap();
     let (b, frames) = whole_compare_flame(&mut v, &names);
     // widths = scaled comparison: main 4 = work 3 + fresh 1; leaf 3; "other" is gone
@@ -219,6 +247,8 @@ fn compare_follows_the_transforms() {
         f64::NAN,
         f64::NAN,
         &[0, work],
+        -1,
+        "",
     )
     .unwrap();
     let summary = v.compare(&[0], &[1], false, false).unwrap();
@@ -227,8 +257,17 @@ fn compare_follows_the_transforms() {
     let b = v.compare_flame(0.0, 6.0, 0.0, u32::MAX).unwrap();
     assert_eq!(f64s(&b, "base")[..2], [3.0, 3.0]);
     // without the focus the same comparison answers for the whole tree (main 8, base 4)
-    v.set_options(value_type(&v, "samples"), 0, &[], f64::NAN, f64::NAN, &[])
-        .unwrap();
+    v.set_options(
+        value_type(&v, "samples"),
+        0,
+        &[],
+        f64::NAN,
+        f64::NAN,
+        &[],
+        -1,
+        "",
+    )
+    .unwrap();
     let b = v.compare_flame(0.0, 8.0, 0.0, u32::MAX).unwrap();
     assert_eq!(f64s(&b, "width")[..2], [8.0, 8.0]);
     assert_eq!(f64s(&b, "base")[..2], [4.0, 4.0]);
@@ -263,8 +302,17 @@ fn compare_needs_the_value_type_on_both_sides() {
     // Rprof has a time value type; collapsed stacks have only sample counts.
     let rprof = "sample.interval=20000\n\"f\" \"main\" \n\"f\" \"main\" \n";
     let mut v = viewer(&[rprof, STACKS]);
-    v.set_options(value_type(&v, "time"), 0, &[], f64::NAN, f64::NAN, &[])
-        .unwrap();
+    v.set_options(
+        value_type(&v, "time"),
+        0,
+        &[],
+        f64::NAN,
+        f64::NAN,
+        &[],
+        -1,
+        "",
+    )
+    .unwrap();
     let err = error_text(v.compare(&[0], &[1], true, false).err().unwrap());
     assert_eq!(
         err,
@@ -302,4 +350,32 @@ fn line_table_rows_point_at_their_functions() {
     assert_eq!(names[frames[0] as usize], "sim");
     assert_eq!(names[frames[1] as usize], "f");
     assert_eq!(frames[2], u32::MAX);
+}
+
+/// Collapsed stacks of two Rprof runs (`Rprof(append = TRUE)`): the run is a facet.
+const TWO_RUNS: &str = concat!(
+    "sample.interval=10000\n\"leaf\" \"main\" \n\"leaf\" \"main\" \n",
+    "sample.interval=10000\n\"other\" \"main\" \n",
+);
+
+#[wasm_bindgen_test]
+fn a_facet_value_filters_the_samples() {
+    let mut v = viewer(&[TWO_RUNS]);
+    let facets = v.facets();
+    assert_eq!(facets.length(), 1);
+    let f: Object = facets.get(0).dyn_into().unwrap();
+    assert_eq!(get(&f, "name").as_string().unwrap(), "rprof_run");
+    assert_eq!(u32s(&f, "samples"), [2, 1]);
+    let samples = value_type(&v, "samples");
+    v.set_options(samples, 0, &[], f64::NAN, f64::NAN, &[], 0, "2")
+        .unwrap();
+    assert_eq!(v.totals().to_vec(), vec![1.0, 1.0, 3.0]);
+    let names = frame_names(&v);
+    let table = v.function_table();
+    let other = names.iter().position(|n| n == "other").unwrap();
+    assert_eq!(f64s(&table, "self")[other], 1.0);
+    let err = v
+        .set_options(samples, 0, &[], f64::NAN, f64::NAN, &[], 5, "x")
+        .unwrap_err();
+    assert_eq!(error_text(err), "no facet 5");
 }

@@ -58,6 +58,10 @@ const S = {
   icicle: false,
   // The flame graph shows the inverted call tree (innermost functions at the root).
   bottomUp: false,
+  // What samples can be filtered by ([{name, values, samples}]), and the chosen
+  // {index, value} (null: all samples).
+  facets: [],
+  facet: null,
   view: 'flame',
   source: -1,
   transforms: [],
@@ -609,6 +613,14 @@ function renderChips() {
       applyOptions();
     }));
   }
+  if (S.facet) {
+    const name = S.facets[S.facet.index].name;
+    chips.push(chip(`${name} = ${S.facet.value}`, `Only samples whose ${name} is ${S.facet.value}`, () => {
+      S.facet = null;
+      renderChips();
+      applyOptions();
+    }));
+  }
   chips.push(...S.transforms.map((t, k) => {
     const n = t.pattern === undefined ? 0 : t.frames.length;
     const what = t.pattern === undefined ? `${TRANSFORMS[t.kind][2]}: ${frameLabel(t.frame)}` : `hide: ${t.pattern} (${n} function${n === 1 ? '' : 's'})`;
@@ -629,7 +641,9 @@ async function applyOptions() {
   const transforms = S.transforms.flatMap((t) => (t.pattern === undefined ? [t.kind, t.frame] : t.frames.flatMap((f) => [HIDE, f])));
   const t0 = performance.now();
   const [t0r, t1r] = S.timeRange || [NaN, NaN];
-  const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: t0r, t1: t1r, transforms });
+  const facet = S.facet ? S.facet.index : -1;
+  const facetValue = S.facet ? S.facet.value : '';
+  const r = await call('options', { valueType: S.vt, order: S.order, sources, t0: t0r, t1: t1r, transforms, facet, facetValue });
   perf.optionsMs = performance.now() - t0;
   S.table = { self: r.self, total: r.total };
   S.totals = r.totals;
@@ -731,6 +745,8 @@ async function load(what) {
   showProgress({ phase: 'layout', text: 'Drawing…' });
   S.info = r.info;
   S.frames = r.frames;
+  S.facets = r.facets;
+  S.facet = null;
   S.writable = r.writable;
   S.nameIndex = new Map(r.frames.names.map((n, i) => [n, i]));
   S.colors = frameColors(S.frames, S.dark);
@@ -795,6 +811,7 @@ function fillControls() {
   );
   src.value = '-1';
   $('source-label').hidden = S.info.sources.length < 2;
+  fillFacets();
   $('compare-tab').hidden = !canCompare();
   compareControls.setSources(S.info.sources);
   const ex = $('export');
@@ -807,6 +824,49 @@ function fillControls() {
       return o;
     }),
   );
+}
+
+/** `name=value` from the URL hash as a facet choice, when the profile has it. */
+function facetFromHash(text) {
+  if (!text) return null;
+  const eq = text.indexOf('=');
+  const [name, value] = [text.slice(0, eq), text.slice(eq + 1)];
+  const index = S.facets.findIndex((f) => f.name === name && f.values.includes(value));
+  return eq > 0 && index >= 0 ? { index, value } : null;
+}
+
+/** The sample filter menu: one group per facet, each value with its number of samples. */
+function fillFacets() {
+  const select = $('facet');
+  const first = document.createElement('option');
+  first.value = '';
+  first.textContent = 'Filter samples…';
+  const groups = S.facets.map((f, i) => {
+    const g = document.createElement('optgroup');
+    g.label = f.name;
+    g.append(
+      ...f.values.map((v, k) => {
+        const o = document.createElement('option');
+        o.value = `${i}:${k}`;
+        o.textContent = `${v} (${f.samples[k]})`;
+        return o;
+      }),
+    );
+    return g;
+  });
+  select.replaceChildren(first, ...groups);
+  select.value = '';
+  select.hidden = S.facets.length === 0;
+}
+
+function chooseFacet(choice) {
+  const [i, k] = choice.split(':').map(Number);
+  const f = S.facets[i];
+  if (!f || !(k < f.values.length)) return;
+  S.facet = { index: i, value: f.values[k] };
+  $('facet').value = '';
+  renderChips();
+  applyOptions();
 }
 
 const CANCELLED = 'Loading cancelled.';
@@ -925,6 +985,7 @@ function writeHash() {
   if (S.order) h.set('order', 'alpha');
   if (S.icicle) h.set('icicle', '1');
   if (S.bottomUp) h.set('bottomup', '1');
+  if (S.facet) h.set('filter', `${S.facets[S.facet.index].name}=${S.facet.value}`);
   if (S.query) h.set('search', S.query);
   if (S.tableMode === 'lines') h.set('table', 'lines');
   for (const tr of S.transforms) {
@@ -987,6 +1048,7 @@ function applyHash() {
   S.order = h.get('order') === 'alpha' ? 1 : 0;
   S.icicle = h.get('icicle') === '1';
   S.bottomUp = h.get('bottomup') === '1';
+  S.facet = facetFromHash(h.get('filter'));
   S.tableMode = h.get('table') === 'lines' ? 'lines' : 'functions';
   $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
   syncToggles();
@@ -1049,6 +1111,9 @@ function wireControls() {
   $('value-type').addEventListener('change', (e) => {
     S.vt = Number(e.target.value);
     applyOptions();
+  });
+  $('facet').addEventListener('change', (e) => {
+    if (e.target.value) chooseFacet(e.target.value);
   });
   $('source').addEventListener('change', (e) => {
     S.source = Number(e.target.value);

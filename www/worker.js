@@ -93,10 +93,10 @@ const handlers = {
     const analyseMs = performance.now() - t0 - parseMs;
     if (viewer) viewer.free();
     viewer = next;
-    return { info: viewer.info(), frames: frameData(), writable: Viewer.writable_formats(), parseMs, analyseMs };
+    return { info: viewer.info(), frames: frameData(), facets: viewer.facets(), writable: Viewer.writable_formats(), parseMs, analyseMs };
   },
-  options({ valueType, order, sources, t0, t1, transforms }) {
-    viewer.set_options(valueType, order, new Uint8Array(sources), t0, t1, new Uint32Array(transforms));
+  options({ valueType, order, sources, t0, t1, transforms, facet, facetValue }) {
+    viewer.set_options(valueType, order, new Uint8Array(sources), t0, t1, new Uint32Array(transforms), facet, facetValue);
     const table = viewer.function_table();
     const totals = viewer.totals();
     return { self: table.self, total: table.total, totals: Array.from(totals) };

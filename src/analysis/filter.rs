@@ -11,12 +11,16 @@ pub struct SampleFilter {
     /// Keeps samples whose `samples..time` lies in `[from, to)`; samples without a time are
     /// kept. `None` keeps all.
     pub time_range: Option<(f64, f64)>,
+    /// `samples[i]` says whether sample row `i` is kept (a facet's value, see
+    /// [`crate::analysis::facets`]); rows beyond its end are not. `None` keeps all.
+    pub samples: Option<Vec<bool>>,
 }
 
 impl SampleFilter {
     /// True when the filter keeps everything.
     pub fn is_all(&self) -> bool {
         self.time_range.is_none()
+            && self.samples.is_none()
             && self
                 .sources
                 .as_ref()
@@ -39,7 +43,11 @@ impl SampleFilter {
                 (Some((from, to)), Some(&t)) if !t.is_nan() => t >= from && t < to,
                 _ => true,
             };
-            src_ok && time_ok
+            let sample_ok = self
+                .samples
+                .as_ref()
+                .is_none_or(|keep| keep.get(s).copied().unwrap_or(false));
+            src_ok && time_ok && sample_ok
         }
     }
 }
@@ -123,13 +131,19 @@ mod tests {
         assert_eq!(all.weights.grand_total(), 6.0);
         let only_b = SampleFilter {
             sources: Some(vec![false, true]),
-            time_range: None,
+            ..SampleFilter::default()
         };
         assert_eq!(weigh(&p, vt, &only_b, &tree, &map).kept_total, 3.0);
         let early = SampleFilter {
-            sources: None,
             time_range: Some((0.5, 2.0)),
+            ..SampleFilter::default()
         };
         assert_eq!(weigh(&p, vt, &early, &tree, &map).kept_total, 2.0);
+        let first_two = SampleFilter {
+            samples: Some(vec![true, true]),
+            ..SampleFilter::default()
+        };
+        let by_hand: f64 = (0..2).filter_map(|s| p.values[0].get(s)).sum();
+        assert_eq!(weigh(&p, vt, &first_two, &tree, &map).kept_total, by_hand);
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod diff;
 pub mod diff_view;
+pub mod facets;
 pub mod filter;
 pub mod flame;
 pub mod frames;

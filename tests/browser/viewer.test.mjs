@@ -482,6 +482,36 @@ test("bottom-up: the inverted flame graph has each function's self value in its 
   await page.close();
 });
 
+test("filtering samples by a facet: goroutine state of a Go dump, kept in the hash", async () => {
+  const DUMP = path.join(ROOT, "tests/fixtures/goroutine-dump/goroutines.txt");
+  // Counted independently: headers `goroutine N [chan receive, ...]:` whose state is "chan receive".
+  const states = [...fs.readFileSync(DUMP, "utf8").matchAll(/^goroutine \d+ \[([^\]]*)\]:$/gm)].map((m) => m[1].split(", ")[0]);
+  const waiting = states.filter((s) => s === "chan receive").length;
+  assert.ok(waiting >= 2 && waiting < states.length);
+  const { page, problems } = await readyPage();
+  await dropFiles(page, "body", [file(DUMP)]);
+  await drawn(page);
+  assert.match(await page.textContent("#status"), new RegExp(`^${states.length} in ${states.length} samples`));
+  const option = await page.$eval("#facet optgroup[label=goroutine_state]", (g) =>
+    [...g.querySelectorAll("option")].map((o) => [o.value, o.textContent]).find(([, t]) => t.startsWith("chan receive (")));
+  assert.equal(option[1], `chan receive (${waiting})`);
+  await page.selectOption("#facet", option[0]);
+  await page.waitForFunction(() => document.querySelector("#chips .chip span")?.textContent === "goroutine_state = chan receive");
+  await page.waitForFunction((n) => document.getElementById("status").textContent.startsWith(`${n} in `), waiting);
+  const rows = await tableRows(page, 100);
+  assert.ok(rows.every((r) => Number(r[2]) <= waiting), "no function above the filtered total");
+  await page.waitForFunction(() => location.hash.includes("filter=goroutine_state%3Dchan+receive"));
+  await page.reload();
+  await page.waitForSelector("body[data-ready=\"1\"]");
+  await dropFiles(page, "body", [file(DUMP)]);
+  await drawn(page);
+  assert.equal(await page.textContent("#chips .chip span"), "goroutine_state = chan receive");
+  await page.click("#chips .chip button");
+  await page.waitForFunction((n) => document.getElementById("status").textContent.startsWith(`${n} in ${n} samples`), states.length);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("canvases are drawn at the device pixel ratio (crisp on HiDPI)", async (t) => {
   if (!fs.existsSync(RPROF_MEMORY)) return skip(t, `${RPROF_MEMORY} is missing`);
   const { page, problems } = await readyPage();
