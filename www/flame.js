@@ -406,7 +406,9 @@ export class FlameView {
         const left = Math.max(px0, -1);
         const right = Math.min(px0 + pw, this.cssW + 1);
         const isRoot = node === 0;
-        fill(isRoot ? mergedColor : flags && !flags[frame] ? dimColor : colorOf(frame, i));
+        // The root is grey, unless boxes are coloured by their own data (the differential
+        // graph, where the root's change is the change of the whole selection).
+        fill(isRoot && !boxColor ? mergedColor : flags && !flags[frame] && !isRoot ? dimColor : colorOf(frame, i));
         ctx.fillRect(left, y, Math.max(right - left - (pw > 3 ? 1 : 0), 1), ROW - 1);
         if (!isRoot && frame === selected) selectedRects.push([left, y, right - left - 1]);
         if (right - left > this.charW * 3 + 6) labels.push(i, left, right, y);
