@@ -26,6 +26,9 @@ pub struct Viewer {
     compare: Option<CompareState>,
     /// What samples can be filtered by, found once.
     facets: Vec<Facet>,
+    /// The facet value whose mask the view's filter holds, so that other option changes
+    /// reuse the mask instead of scanning the labels again.
+    facet_choice: Option<(usize, String)>,
 }
 
 /// A comparison asked for and its result under the current options: `view` is `None` after
@@ -153,16 +156,26 @@ fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
 }
 
 impl Viewer {
-    /// The sample mask of value `value` of facet `index` (`None` for a negative index).
-    fn facet_mask(&self, index: i32, value: &str) -> Result<Option<Vec<bool>>, JsError> {
+    /// The sample mask of value `value` of facet `index` (`None` for a negative index); the
+    /// view's current mask when that is the same choice.
+    fn facet_mask(&mut self, index: i32, value: &str) -> Result<Option<Vec<bool>>, JsError> {
         let Ok(i) = usize::try_from(index) else {
+            self.facet_choice = None;
             return Ok(None);
         };
         let f = self
             .facets
             .get(i)
             .ok_or_else(|| JsError::new(&format!("no facet {index}")))?;
-        Ok(Some(facet_mask(self.view.profile(), &f.source, value)))
+        let current = &self.view.options().filter.samples;
+        if let (Some((j, v)), Some(mask)) = (&self.facet_choice, current) {
+            if *j == i && v == value {
+                return Ok(Some(mask.clone()));
+            }
+        }
+        let mask = facet_mask(self.view.profile(), &f.source, value);
+        self.facet_choice = Some((i, value.to_owned()));
+        Ok(Some(mask))
     }
 }
 
@@ -200,6 +213,7 @@ impl Viewer {
             warnings: files.warnings,
             compare: None,
             facets,
+            facet_choice: None,
         }
     }
 

@@ -261,7 +261,16 @@ fn check_other_views(name: &str, view: &mut View) {
         close(lines.total, view.totals().kept),
         "{name}: line table total"
     );
-    assert!(view.search("a").is_ok(), "{name}: search");
+    let (flags, matched) = view.search("/^[a-m]/").unwrap();
+    assert_eq!(
+        flags.len(),
+        view.frames().len(),
+        "{name}: one search flag per frame"
+    );
+    assert!(
+        matched <= shown * (1.0 + 1e-9),
+        "{name}: matched share above 100%"
+    );
     let totals = view.frame_totals().clone();
     let Some(top) =
         (0..totals.total.len()).max_by(|&a, &b| totals.total[a].total_cmp(&totals.total[b]))

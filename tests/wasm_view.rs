@@ -156,22 +156,20 @@ fn value_type(v: &Viewer, name: &str) -> u32 {
     at as u32
 }
 
+/// Sets the value type called `name` and `transforms` (pairs of kind and frame id), every
+/// other option at its default.
+fn choose(v: &mut Viewer, name: &str, transforms: &[u32]) {
+    let vt = value_type(v, name);
+    v.set_options(vt, 0, &[], f64::NAN, f64::NAN, transforms, -1, "")
+        .unwrap();
+}
+
 #[wasm_bindgen_test]
 fn compare_table_counts_both_sides_absolute_and_scaled() {
     let mut v = viewer(&[STACKS, NEW_STACKS]);
     let names = frame_names(&v);
     let at = |n: &str| names.iter().position(|x| x == n).unwrap();
-    v.set_options(
-        value_type(&v, "samples"),
-        0,
-        &[],
-        f64::NAN,
-        f64::NAN,
-        &[],
-        -1,
-        "",
-    )
-    .unwrap();
+    choose(&mut v, "samples", &[]);
     let summary = v.compare(&[0], &[1], false, false).unwrap();
     assert_eq!(get(&summary, "scale").as_f64(), Some(1.0));
     assert_eq!(get(&summary, "newTotal").as_f64(), Some(8.0));
@@ -209,17 +207,7 @@ fn whole_compare_flame(v: &mut Viewer, names: &[String]) -> (Object, Vec<String>
 fn compare_flame_boxes_carry_both_totals() {
     let mut v = viewer(&[STACKS, NEW_STACKS]);
     let names = frame_names(&v);
-    v.set_options(
-        value_type(&v, "samples"),
-        0,
-        &[],
-        f64::NAN,
-        f64::NAN,
-        &[],
-        -1,
-        "",
-    )
-    .unwrap();
+    choose(&mut v, "samples", &[]);
     v.compare(&[0], &[1], true, false).unwrap();
     let (b, frames) = whole_compare_flame(&mut v, &names);
     // widths = scaled comparison: main 4 = work 3 + fresh 1; leaf 3; "other" is gone
@@ -240,34 +228,14 @@ fn compare_follows_the_transforms() {
     let mut v = viewer(&[STACKS, NEW_STACKS]);
     let names = frame_names(&v);
     let work = names.iter().position(|x| x == "work").unwrap() as u32;
-    v.set_options(
-        value_type(&v, "samples"),
-        0,
-        &[],
-        f64::NAN,
-        f64::NAN,
-        &[0, work],
-        -1,
-        "",
-    )
-    .unwrap();
+    choose(&mut v, "samples", &[0, work]);
     let summary = v.compare(&[0], &[1], false, false).unwrap();
     // focused on work: baseline 3, comparison 6
     assert_eq!(get(&summary, "width").as_f64(), Some(6.0));
     let b = v.compare_flame(0.0, 6.0, 0.0, u32::MAX).unwrap();
     assert_eq!(f64s(&b, "base")[..2], [3.0, 3.0]);
     // without the focus the same comparison answers for the whole tree (main 8, base 4)
-    v.set_options(
-        value_type(&v, "samples"),
-        0,
-        &[],
-        f64::NAN,
-        f64::NAN,
-        &[],
-        -1,
-        "",
-    )
-    .unwrap();
+    choose(&mut v, "samples", &[]);
     let b = v.compare_flame(0.0, 8.0, 0.0, u32::MAX).unwrap();
     assert_eq!(f64s(&b, "width")[..2], [8.0, 8.0]);
     assert_eq!(f64s(&b, "base")[..2], [4.0, 4.0]);
@@ -302,17 +270,7 @@ fn compare_needs_the_value_type_on_both_sides() {
     // Rprof has a time value type; collapsed stacks have only sample counts.
     let rprof = "sample.interval=20000\n\"f\" \"main\" \n\"f\" \"main\" \n";
     let mut v = viewer(&[rprof, STACKS]);
-    v.set_options(
-        value_type(&v, "time"),
-        0,
-        &[],
-        f64::NAN,
-        f64::NAN,
-        &[],
-        -1,
-        "",
-    )
-    .unwrap();
+    choose(&mut v, "time", &[]);
     let err = error_text(v.compare(&[0], &[1], true, false).err().unwrap());
     assert_eq!(
         err,
@@ -374,6 +332,14 @@ fn a_facet_value_filters_the_samples() {
     let table = v.function_table();
     let other = names.iter().position(|n| n == "other").unwrap();
     assert_eq!(f64s(&table, "self")[other], 1.0);
+    // Another value type with the same facet value keeps the same samples (the mask reused).
+    let time = value_type(&v, "time");
+    v.set_options(time, 0, &[], f64::NAN, f64::NAN, &[], 0, "2")
+        .unwrap();
+    assert_eq!(v.totals().to_vec(), vec![1e7, 1e7, 3e7]);
+    v.set_options(time, 0, &[], f64::NAN, f64::NAN, &[], 0, "1")
+        .unwrap();
+    assert_eq!(v.totals().to_vec(), vec![2e7, 2e7, 3e7]);
     let err = v
         .set_options(samples, 0, &[], f64::NAN, f64::NAN, &[], 5, "x")
         .unwrap_err();

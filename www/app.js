@@ -368,12 +368,11 @@ async function showLineTable() {
   columns[columns.length - 1] = { ...columns[columns.length - 1], key: 'line', label: 'Line' };
   table.setData({ names: r.labels, columns, include: (i) => r.self[i] !== 0 || r.total[i] !== 0, sortKey: 'self' });
   tableSelect(S.selected);
-  perf.linesShown = (perf.linesShown || 0) + 1;
 }
 
 function setTableMode(mode) {
   S.tableMode = mode === 'lines' ? 'lines' : 'functions';
-  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
+  syncToggles();
   if (S.tableMode !== 'lines') S.lines = null;
   if (S.loaded && S.table && S.view !== 'compare') showViewTable();
   scheduleHash();
@@ -1050,7 +1049,6 @@ function applyHash() {
   S.bottomUp = h.get('bottomup') === '1';
   S.facet = facetFromHash(h.get('filter'));
   S.tableMode = h.get('table') === 'lines' ? 'lines' : 'functions';
-  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
   syncToggles();
   if (h.has('search')) {
     S.query = h.get('search');
@@ -1084,6 +1082,7 @@ function syncToggles() {
   $('order').textContent = S.order ? 'A → Z' : 'Widest first';
   $('icicle').textContent = S.icicle ? 'Icicle ↓' : 'Flame ↑';
   $('bottom-up').setAttribute('aria-pressed', String(S.bottomUp));
+  $('table-lines').setAttribute('aria-pressed', String(S.tableMode === 'lines'));
   for (const v of [mainView, compareView]) {
     v.inverted = S.icicle;
     v.requestDraw();

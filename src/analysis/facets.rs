@@ -8,13 +8,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::formats::pprof::LABELS_TABLE;
 use crate::model::{Cell, ColumnData, ExtTable, Profile, INT_NA, SAMPLE_TIME};
 
 /// Most distinct values a facet may have.
 pub const MAX_FACET_VALUES: usize = 500;
-
-/// The extension table of sample labels (as the pprof and OTLP readers write it).
-const LABELS_TABLE: &str = "sample_labels";
 
 /// Where a facet's values come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,9 +58,8 @@ pub fn facet_mask(p: &Profile, source: &FacetSource, value: &str) -> Vec<bool> {
 /// `(sample row, value text)` of every cell of the facet from `source`.
 fn facet_cells(p: &Profile, source: &FacetSource) -> Vec<(usize, String)> {
     match source {
-        FacetSource::Label(key) => label_cells(p)
+        FacetSource::Label(key) => label_cells(p, Some(key))
             .into_iter()
-            .filter(|(_, k, _)| k == key)
             .map(|(s, _, v)| (s, v))
             .collect(),
         FacetSource::Column(name) => p
@@ -74,17 +71,21 @@ fn facet_cells(p: &Profile, source: &FacetSource) -> Vec<(usize, String)> {
     }
 }
 
-/// `(sample row, key, value)` of every row of `sample_labels`; numeric labels read as the
-/// number and its unit (`"512 bytes"`).
-fn label_cells(p: &Profile) -> Vec<(usize, String, String)> {
+/// `(sample row, key, value)` of the rows of `sample_labels` (of key `only_key`, when given);
+/// numeric labels read as the number and its unit (`"512 bytes"`).
+fn label_cells(p: &Profile, only_key: Option<&str>) -> Vec<(usize, String, String)> {
     let Some(t) = p.ext_table(LABELS_TABLE) else {
         return Vec::new();
     };
     let (Some(ids), Some(keys)) = (t.columns.int("sample_id"), t.columns.chr("key")) else {
         return Vec::new();
     };
+    let wanted = only_key.map(|k| p.strings.find(k));
     let mut out = Vec::new();
     for (row, (&id, &key)) in ids.iter().zip(keys).enumerate() {
+        if wanted.is_some_and(|w| w != Some(key)) {
+            continue;
+        }
         let Some(sample) = usize::try_from(id).ok().and_then(|id| id.checked_sub(1)) else {
             continue;
         };
@@ -128,7 +129,7 @@ fn column_cells(p: &Profile, col: &ColumnData) -> Vec<(usize, String)> {
 
 fn label_facets(p: &Profile) -> Vec<Facet> {
     let mut by_key: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
-    for (s, key, value) in label_cells(p) {
+    for (s, key, value) in label_cells(p, None) {
         by_key.entry(key).or_default().push((s, value));
     }
     by_key

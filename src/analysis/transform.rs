@@ -82,16 +82,15 @@ pub fn apply_all(tree: &CallTree, transforms: &[Transform]) -> (CallTree, Vec<u3
 
 /// Hides every frame of `hides` (all [`Transform::Hide`]) in one pass.
 fn hide_all(tree: &CallTree, hides: &[Transform]) -> (CallTree, Vec<u32>) {
-    let frames: Vec<usize> = hides
-        .iter()
-        .filter_map(|t| match *t {
-            Transform::Hide(f) => Some(f as usize),
-            _ => None,
-        })
-        .collect();
-    let mut hidden = vec![false; frames.iter().max().map_or(0, |&m| m + 1)];
-    for f in frames {
-        hidden[f] = true;
+    let mut hidden: Vec<bool> = Vec::new();
+    for &t in hides {
+        if let Transform::Hide(f) = t {
+            let f = f as usize;
+            if f >= hidden.len() {
+                hidden.resize(f + 1, false);
+            }
+            hidden[f] = true;
+        }
     }
     map_nodes(tree, |b, parent, frame| {
         if hidden.get(frame as usize).copied().unwrap_or(false) {

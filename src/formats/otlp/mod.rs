@@ -33,10 +33,10 @@ use super::{gzip, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Writ
 /// Format name used in errors and warnings.
 pub const NAME: &str = "otlp";
 
-/// Extension table of mappings (shared with pprof).
-pub const MAPPINGS: &str = "mappings";
-/// Extension table of per-sample labels (shared with pprof).
-pub const SAMPLE_LABELS: &str = "sample_labels";
+/// Extension table of mappings (the one the pprof reader writes).
+pub const MAPPINGS: &str = super::pprof::MAPPINGS_TABLE;
+/// Extension table of per-sample labels (the one the pprof reader writes).
+pub const SAMPLE_LABELS: &str = super::pprof::LABELS_TABLE;
 /// Extension table of resource, scope and profile attributes per source.
 pub const SOURCE_ATTRIBUTES: &str = "source_attributes";
 
