@@ -17,6 +17,7 @@
 
 pub mod analysis;
 pub mod formats;
+pub mod hash;
 pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

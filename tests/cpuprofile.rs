@@ -393,7 +393,7 @@ fn stacks_leave_out_the_root_node() {
     .profile;
     let root_frames = (0..p.stacks.prefix.len())
         .filter(|&s| p.stacks.prefix[s] == u32::MAX)
-        .map(|s| proftab::analysis::functions::frame_display_name(p_ref(&p), p.stacks.location[s]))
+        .map(|s| p_ref(&p).frame_display_name(p.stacks.location[s]))
         .collect::<Vec<_>>();
     assert!(
         !root_frames.iter().any(|n| n == "(root)"),

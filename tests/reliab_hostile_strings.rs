@@ -11,7 +11,6 @@ mod reliab_common;
 
 use std::collections::BTreeMap;
 
-use proftab::analysis::functions::frame_display_name;
 use proftab::formats::{read_any, registry, write_as, Format, ReadOptions, WriteOptions};
 use proftab::model::{Profile, ProfileBuilder, SampleIndex};
 
@@ -126,7 +125,7 @@ fn named_stacks(p: &Profile) -> BTreeMap<Vec<String>, f64> {
         let stack = SampleIndex::from_usize(s).and_then(|i| p.sample_stack(i));
         let mut names: Vec<String> = p
             .frames_leaf_first(stack)
-            .map(|loc| frame_display_name(p, loc))
+            .map(|loc| p.frame_display_name(loc))
             .collect();
         names.reverse();
         *out.entry(names).or_insert(0.0) += column.get(s).unwrap_or(0.0);

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::functions::{frame_display_name, frame_key, FrameKey};
+use crate::analysis::functions::{frame_key, FrameKey};
 use crate::model::{LocationIndex, Profile, StringId, INT_NA};
 
 /// Name of the location extension column holding OpenTelemetry frame types (seed 003).
@@ -70,7 +70,7 @@ impl Frames {
             .find(|&l| l != 0 && l != INT_NA)
             .unwrap_or(0);
         self.key.push(key);
-        self.name.push(frame_display_name(p, loc));
+        self.name.push(p.frame_display_name(loc));
         self.file.push(file);
         self.line.push(line);
         self.frame_type.push(ty.unwrap_or(StringId::NA));

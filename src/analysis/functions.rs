@@ -43,26 +43,6 @@ pub struct FunctionTable {
     pub rows: Vec<FunctionRow>,
 }
 
-/// The display name of a frame: the function's name, else the location's address in hex, else
-/// `<unknown>`.
-pub fn frame_display_name(p: &Profile, loc: LocationIndex) -> String {
-    match p.location_function(loc) {
-        Some(f) => p.str(p.functions.name[f.idx()]).to_owned(),
-        None => {
-            location_address(p, loc).map_or_else(|| "<unknown>".to_owned(), |a| format!("{a:#x}"))
-        }
-    }
-}
-
-fn location_address(p: &Profile, loc: LocationIndex) -> Option<u64> {
-    p.locations
-        .ext
-        .u64(".address")?
-        .get(loc.idx())
-        .copied()
-        .flatten()
-}
-
 /// The row key of a location.
 pub fn frame_key(p: &Profile, loc: LocationIndex) -> FrameKey {
     match p.location_function(loc) {
@@ -133,7 +113,7 @@ pub fn function_table_from_weights(
             let row = *index.entry(key).or_insert_with(|| {
                 rows.push(FunctionRow {
                     key,
-                    name: frame_display_name(p, loc),
+                    name: p.frame_display_name(loc),
                     self_value: 0.0,
                     total_value: 0.0,
                 });

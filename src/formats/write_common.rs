@@ -2,7 +2,6 @@
 
 use super::error::{Warning, WriteError};
 use super::WriteOptions;
-use crate::analysis::functions::frame_display_name;
 use crate::model::{LocationIndex, Profile, StackIndex, ValueTypeIndex};
 
 /// The value type to write: the one named by [`WriteOptions::value_type`], else the profile's
@@ -84,9 +83,9 @@ pub(crate) fn frames_root_first(
     frames
 }
 
-/// The display name of a location (see [`frame_display_name`]).
+/// The display name of a location (see [`Profile::frame_display_name`]).
 pub(crate) fn location_name(profile: &Profile, loc: LocationIndex) -> String {
-    frame_display_name(profile, loc)
+    profile.frame_display_name(loc)
 }
 
 /// Formats a finite value the shortest way that reads back to the same `f64`: integers without

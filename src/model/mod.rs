@@ -5,6 +5,7 @@ pub mod builder;
 pub mod columns;
 pub mod combine;
 pub mod convert;
+pub mod ext;
 pub mod ids;
 mod load;
 pub mod logical;

@@ -21,7 +21,7 @@ pub const META_VERSION: &str = "version";
 /// Meta key naming the default value type (as pprof's `default_sample_type`).
 pub const META_DEFAULT_TYPE: &str = "default_sample_type";
 /// Name of the per-sample timestamp extension column (seconds from the start of the source).
-pub const SAMPLE_TIME: &str = ".time";
+pub const SAMPLE_TIME: &str = super::ext::samples::TIME;
 
 /// `meta`: key/value rows in order. Keys may repeat only when a reader keeps a list (e.g.
 /// `pprof.profile.comment`).
@@ -233,6 +233,27 @@ impl Profile {
         stack
             .and_then(|s| self.stacks.depth.get(s.idx()))
             .map_or(0, |&d| d as usize)
+    }
+
+    /// The display name of a frame: the function's name, else the location's address in hex
+    /// (`0x…`), else `<unknown>`. Every writer and view names a frame this way.
+    pub fn frame_display_name(&self, loc: LocationIndex) -> String {
+        match self.location_function(loc) {
+            Some(f) => self.str(self.functions.name[f.idx()]).to_owned(),
+            None => self
+                .location_address(loc)
+                .map_or_else(|| "<unknown>".to_owned(), |a| format!("{a:#x}")),
+        }
+    }
+
+    /// The `locations..address` cell of a location, where the profile has that column.
+    pub fn location_address(&self, loc: LocationIndex) -> Option<u64> {
+        self.locations
+            .ext
+            .u64(super::ext::locations::ADDRESS)?
+            .get(loc.idx())
+            .copied()
+            .flatten()
     }
 
     /// The function row of a location (`None` for NA).

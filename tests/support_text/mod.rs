@@ -87,7 +87,7 @@ pub fn stack_text(p: &Profile, s: usize) -> String {
     let stack = p.sample_stack(SampleIndex(s as u32));
     let mut names: Vec<String> = p
         .frames_leaf_first(stack)
-        .map(|loc| proftab::analysis::functions::frame_display_name(p, loc))
+        .map(|loc| p.frame_display_name(loc))
         .collect();
     names.reverse();
     names.join(";")

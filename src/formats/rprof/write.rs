@@ -21,7 +21,6 @@ use std::ops::Range;
 use super::fxhash::FxHashMap;
 use super::header::Header;
 use super::*;
-use crate::analysis::functions::frame_display_name;
 use crate::formats::{Warning, Warnings, WriteError, WriteOptions, Written};
 use crate::model::{
     FunctionIndex, LocationIndex, Profile, SampleIndex, StackIndex, StringId, ValueTypeIndex,
@@ -683,7 +682,7 @@ impl<'p> Writer<'p> {
     /// The name to write: the function's name made safe for one Rprof line.
     fn frame_name(&mut self, loc: LocationIndex, f: Option<FunctionIndex>) -> String {
         let p = self.p;
-        let mut name = frame_display_name(p, loc);
+        let mut name = p.frame_display_name(loc);
         if let Some(f) = f {
             let system = p.functions.system_name.get(f.idx()).copied();
             let own = p.functions.name.get(f.idx()).copied();
