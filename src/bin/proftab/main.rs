@@ -34,8 +34,11 @@ use std::process::ExitCode;
 use args::{Matches, Parsed, Verb};
 use output::{emit, say, CliResult, Failure};
 
+/// What runs a command, given its parsed arguments.
+type Run = fn(&Matches) -> CliResult;
+
 /// The commands, in the order `proftab help` lists them, with what runs each.
-const COMMANDS: [(&Verb, fn(&Matches) -> CliResult); 6] = [
+const COMMANDS: [(&Verb, Run); 6] = [
     (&info::VERB, info::run),
     (&top::VERB, top::run),
     (&convert::CONVERT, convert::run),
