@@ -13,33 +13,49 @@ use proftab::analysis::diff::{diff_functions, Comparison, FunctionDiff, Normaliz
 use proftab::model::combine::combine;
 use proftab::model::{Profile, SourceIndex};
 
-use super::{
-    display_name, emit, load, num, parse_limit, print_json, print_warnings, report_unit_of,
-    scaled_label, Args, CliResult, Failure,
+use crate::args::{Files, Matches, Opt, Verb, JSON, LIMIT};
+use crate::input::{display_name, load_warning};
+use crate::output::{emit, num, print_json, CliResult, Failure};
+use crate::units::{report_unit_of, scaled_label};
+
+/// The command line of `proftab diff`.
+pub const VERB: Verb = Verb {
+    name: "diff",
+    synopsis: "BASE NEW [--type TYPE] [--absolute] [--limit N] [--json]",
+    about: "functions by change of self value from BASE to NEW, largest regression first;
+NEW is scaled to BASE's total unless --absolute; a combined file counts as one group",
+    options: &[
+        Opt {
+            name: "--type",
+            value: Some("TYPE"),
+            help: "the value type compared, one both files have (default: BASE's default type)",
+        },
+        Opt {
+            name: "--absolute",
+            value: None,
+            help: "compare the values as recorded instead of scaling NEW to BASE's total",
+        },
+        LIMIT,
+        JSON,
+    ],
+    files: Files::Read,
 };
 
-/// Flags of `proftab diff`.
-pub const FLAGS: &[&str] = &["--json", "--absolute"];
-/// Options with a value of `proftab diff`.
-pub const VALUED: &[&str] = &["--type", "--limit"];
-
 /// Runs `proftab diff`.
-pub fn run(args: &Args) -> CliResult {
-    let [base_path, new_path] = args.positional.as_slice() else {
+pub fn run(args: &Matches) -> CliResult {
+    let [base_path, new_path] = args.operands.as_slice() else {
         return Err(Failure::usage(format!(
             "diff needs two files, BASE and NEW; got {}",
-            args.positional.len()
+            args.operands.len()
         )));
     };
-    let limit = parse_limit(args)?;
-    let base = load(base_path)?;
-    print_warnings(base_path, &base.warnings);
-    let new = load(new_path)?;
-    print_warnings(new_path, &new.warnings);
+    let limit = args.limit()?;
+    let base = load_warning(base_path)?;
+    let new = load_warning(new_path)?;
     let type_name = compared_type(
         (base_path, &base.profile),
         (new_path, &new.profile),
-        args.option("--type"),
+        args.value("--type"),
     )?;
     let base_sources = base.profile.sources.source_type.len();
     let new_sources = new.profile.sources.source_type.len();
@@ -61,7 +77,7 @@ pub fn run(args: &Args) -> CliResult {
     };
     let d = diff_functions(&p, &c).map_err(|e| Failure::failed(e.to_string()))?;
     let shown = limit.unwrap_or(d.rows.len()).min(d.rows.len());
-    if args.flag("--json") {
+    if args.flag(JSON.name) {
         print_json(&diff_json(&p, &d, shown))
     } else {
         let names = [display_name(base_path), display_name(new_path)];

@@ -1,0 +1,130 @@
+//! `proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]` (alias
+//! `combine`): write the inputs, combined into one profile when there are several, in another
+//! format.
+//!
+//! Invariants: the output format is `--to`, else the one OUT's file name implies (never
+//! guessed); every check of the command line (`-o`, inputs, format, writability) happens
+//! before any input is read; `--type` and `--source` are checked against the read profile
+//! before anything is written.
+
+use proftab::formats::{self, Format, WriteOptions};
+use proftab::model::Profile;
+
+use crate::args::{chosen_value_type, Files, Matches, Opt, Verb};
+use crate::input::{display_name, load_combined, print_warnings};
+use crate::output::{write_bytes, CliResult, Failure};
+
+/// The options of `convert` and `combine`.
+const OPTIONS: &[Opt] = &[
+    Opt {
+        name: "-o",
+        value: Some("OUT"),
+        help: "the output file; `-` is standard output (then name the format with --to)",
+    },
+    Opt {
+        name: "--to",
+        value: Some("FORMAT"),
+        help: "the output format (default: the one OUT's name implies)",
+    },
+    Opt {
+        name: "--type",
+        value: Some("TYPE"),
+        help: "the value type written by single-type formats (default: the profile's default)",
+    },
+    Opt {
+        name: "--source",
+        value: Some("ID"),
+        help: "the source (1-based) written by single-run formats such as Rprof",
+    },
+];
+
+const SYNOPSIS: &str = "IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]";
+
+/// The command line of `proftab convert`.
+pub const CONVERT: Verb = Verb {
+    name: "convert",
+    synopsis: SYNOPSIS,
+    about: "write IN (several INs are combined into one profile) as FORMAT, by default the
+format OUT's name implies; --type picks the value type of single-type formats,
+--source the one source written by single-run formats (Rprof)",
+    options: OPTIONS,
+    files: Files::ReadWrite,
+};
+
+/// The command line of `proftab combine`, the same command as `convert`.
+pub const COMBINE: Verb = Verb {
+    name: "combine",
+    synopsis: SYNOPSIS,
+    about: "the same as convert",
+    options: OPTIONS,
+    files: Files::ReadWrite,
+};
+
+/// Runs `proftab convert` (and `combine`).
+pub fn run(args: &Matches) -> CliResult {
+    let out = args
+        .value("-o")
+        .ok_or_else(|| Failure::usage("convert needs -o OUT"))?;
+    if args.operands.is_empty() {
+        return Err(Failure::usage("convert needs at least one input file"));
+    }
+    let format = output_format(args, out)?;
+    if !format.can_write() {
+        return Err(Failure::failed(format!(
+            "cannot write {}: not supported yet; proftab writes: {}",
+            format.name(),
+            writable()
+        )));
+    }
+    let profile = load_combined(&args.operands)?;
+    let value_type = args.value("--type").map(str::to_owned);
+    if let Some(t) = value_type.as_deref() {
+        chosen_value_type(&profile, Some(t))?;
+    }
+    let options = WriteOptions {
+        value_type,
+        source_id: parse_source(args, &profile)?,
+    };
+    let written = formats::write_as(format, &profile, &options)
+        .map_err(|e| Failure::failed(e.to_string()))?;
+    print_warnings(out, &written.warnings);
+    write_bytes(out, &written.bytes)
+}
+
+/// The names of the formats proftab writes, from the formats registry.
+fn writable() -> String {
+    formats::writable_names().join(", ")
+}
+
+/// The output format: `--to`, else from OUT's file name.
+fn output_format(args: &Matches, out: &str) -> Result<Format, Failure> {
+    if let Some(name) = args.value("--to") {
+        return Format::from_name(name).ok_or_else(|| {
+            Failure::usage(format!(
+                "unknown format {name:?} for --to; proftab writes: {}",
+                writable()
+            ))
+        });
+    }
+    Format::from_path(out).ok_or_else(|| {
+        Failure::usage(format!(
+            "cannot tell the output format from {:?}; name it with --to (one of: {})",
+            display_name(out),
+            writable()
+        ))
+    })
+}
+
+/// `--source ID`: a 1-based source id of `profile`.
+fn parse_source(args: &Matches, profile: &Profile) -> Result<Option<usize>, Failure> {
+    let Some(v) = args.value("--source") else {
+        return Ok(None);
+    };
+    let n = profile.sources.source_type.len();
+    match v.parse::<usize>() {
+        Ok(id) if (1..=n).contains(&id) => Ok(Some(id)),
+        _ => Err(Failure::usage(format!(
+            "--source needs a source id from 1 to {n}, got {v:?}"
+        ))),
+    }
+}

@@ -1,0 +1,77 @@
+//! Reading the CLI's input files: `-` is standard input, the format is recognised by content,
+//! read warnings go to standard error, several inputs can be combined into one profile.
+//!
+//! Invariant: a file is named in messages as given on the command line, standard input as
+//! `<stdin>`; a file that cannot be read or parsed is a failure (status 1).
+
+use std::io::Read;
+
+use proftab::formats::{self, Parsed, ReadOptions, Warning};
+use proftab::model::combine::combine;
+use proftab::model::Profile;
+
+use crate::output::{say, Failure};
+
+/// The bytes of `path` (`-` for standard input).
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
+    if path == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Failure::failed(format!("cannot read standard input: {e}")))?;
+        return Ok(buf);
+    }
+    std::fs::read(path).map_err(|e| Failure::failed(format!("cannot read {path}: {e}")))
+}
+
+/// How a file is named in messages.
+pub fn display_name(path: &str) -> &str {
+    if path == "-" {
+        "<stdin>"
+    } else {
+        path
+    }
+}
+
+/// The read options for `path`: its name becomes the source URI (none for standard input).
+pub fn read_options(path: &str) -> ReadOptions {
+    ReadOptions {
+        source_uri: (path != "-").then(|| path.to_owned()),
+        ..ReadOptions::default()
+    }
+}
+
+/// Reads and parses `path` in whatever format its content shows.
+pub fn load(path: &str) -> Result<Parsed, Failure> {
+    let bytes = read_bytes(path)?;
+    formats::read_any(&bytes, &read_options(path))
+        .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))
+}
+
+/// [`load`], then the read warnings printed on standard error.
+pub fn load_warning(path: &str) -> Result<Parsed, Failure> {
+    let parsed = load(path)?;
+    print_warnings(path, &parsed.warnings);
+    Ok(parsed)
+}
+
+/// Prints `warning: FILE: …` on standard error for every warning.
+pub fn print_warnings(path: &str, warnings: &[Warning]) {
+    for w in warnings {
+        say(&format!("warning: {}: {w}", display_name(path)));
+    }
+}
+
+/// Reads every input; several are combined into one profile.
+pub fn load_combined(paths: &[String]) -> Result<Profile, Failure> {
+    let mut profiles = Vec::with_capacity(paths.len());
+    for path in paths {
+        profiles.push(load_warning(path)?.profile);
+    }
+    if profiles.len() == 1 {
+        return profiles
+            .pop()
+            .ok_or_else(|| Failure::failed("no input profile"));
+    }
+    combine(&profiles).map_err(|e| Failure::failed(format!("cannot combine the inputs: {e}")))
+}
