@@ -1,14 +1,16 @@
 //! Chrome / Node `.cpuprofile`, the old V8 format and Chrome traces.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support_text;
+mod support;
 
 use std::collections::{BTreeMap, HashMap};
 
 use proftab::formats::{self, cpuprofile, Format, Limits, ReadOptions};
 use proftab::model::{Profile, StackIndex, META_DEFAULT_TYPE, SAMPLE_TIME};
 use serde_json::Value;
-use support_text::*;
+use support::corpus::*;
+use support::profile::*;
+use support::text::*;
 
 fn corpus_file(name: &str) -> std::path::PathBuf {
     corpus().join("cpuprofile").join(name)

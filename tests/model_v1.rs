@@ -3,17 +3,17 @@
 //! `v1_from_v2`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+mod support;
 
 use std::collections::HashMap;
 
-use common::*;
 use proftab::model::convert::{profile_from_v1, tables_from_profile};
 use proftab::model::v1::{is_package_version, v1_source_type};
 use proftab::model::{
     profile_from_tables, v1_from_v2, v2_from_v1, validate_profile, validate_v1, Profile,
     ProfileBuilder, Table, Tables, Values,
 };
+use support::tables::*;
 
 fn check(t: &Tables) -> Vec<String> {
     texts(&validate_v1(t))
@@ -599,7 +599,7 @@ fn v1_from_rprof(text: &str) -> (Tables, Vec<Vec<i32>>) {
 }
 
 fn rprof_profile_1() -> (Tables, Vec<Vec<i32>>) {
-    let path = corpus().join("rprof/profile-1.out");
+    let path = support::corpus::corpus().join("rprof/profile-1.out");
     let text = std::fs::read_to_string(&path).expect("corpus file rprof/profile-1.out");
     v1_from_rprof(&text)
 }
