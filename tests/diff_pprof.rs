@@ -15,9 +15,7 @@ use proftab::model::combine::combine;
 use proftab::model::{Profile, SourceIndex};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/diff")
-        .join(name)
+    support::corpus::fixture("diff").join(name)
 }
 
 fn read(name: &str) -> Profile {

@@ -372,7 +372,7 @@ fn assert_columns(table: &Value, columns: &[&str], what: &str) {
 
 #[test]
 fn written_file_has_every_field_of_the_current_schema() {
-    // Required fields of profile.ts at PROCESSED_PROFILE_VERSION 70 (formats.md §4.2).
+    // Required fields of profile.ts at PROCESSED_PROFILE_VERSION 70 (docs/formats/firefox.md).
     let w = firefox::write(&rich_profile(), &WriteOptions::default()).unwrap();
     let v: Value = serde_json::from_slice(&w.bytes).unwrap();
     for k in ["meta", "libs", "shared", "threads"] {

@@ -1,5 +1,5 @@
-//! One mutation test per rule of seed 000 (v2): a valid document, one change, the expected
-//! violations. Plus the physical `Profile::validate`.
+//! One mutation test per rule of the v2 table model (docs/model.md): a valid document, one
+//! change, the expected violations. Plus the physical `Profile::validate`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

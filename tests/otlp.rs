@@ -735,7 +735,7 @@ fn sources_without_samples_survive() {
     assert_eq!((back.sources.source_type.len(), back.num_samples()), (1, 0));
 }
 
-/// The structural rules of open-telemetry/sig-profiling `profcheck` (formats.md §3.2) that a
+/// The structural rules of open-telemetry/sig-profiling `profcheck` (docs/formats/otlp.md) that a
 /// writer controls; returns the first broken one.
 fn profcheck(bytes: &[u8]) -> Result<(), String> {
     let data = ProfilesData::decode(bytes).map_err(|e| e.to_string())?;

@@ -1,4 +1,4 @@
-//! The Rprof reader on real files: the model it builds, the formats.md §1.5 oracle values
+//! The Rprof reader on real files: the model it builds, the docs/formats/rprof.md oracle values
 //! (R 4.2.2 `summaryRprof()`), detection, and robustness sweeps (every prefix, seeded
 //! mutations: never a panic, and whatever is read can be written).
 
@@ -88,7 +88,7 @@ fn oracle_table_of_formats_md() {
 
 #[test]
 fn memory_matches_summary_rprof_mem_total() {
-    // formats.md §1.5: mem.total 21.1 MiB for "foo", 8.0 for "sample", 6.7 for "sample.int";
+    // docs/formats/rprof.md: mem.total 21.1 MiB for "foo", 8.0 for "sample", 6.7 for "sample.int";
     // hand check: Σ over samples 2..9 of 8Δsmall + 8Δlarge + Δnodes = 22 079 136 bytes, and
     // "foo" is in every sample.
     let p = corpus("rprof/aprof-testthat-foo.prof");
