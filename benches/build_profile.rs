@@ -43,7 +43,7 @@ use common::{cpu_time, CountingAlloc, CURRENT, PEAK};
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
 
-#[path = "../tests/common/rng.rs"]
+#[path = "../tests/support/rng.rs"]
 mod rng;
 use rng::Rng;
 

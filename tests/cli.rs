@@ -1,6 +1,8 @@
 //! The `proftab` binary end to end: JSON shapes, human output, exit codes and messages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -8,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use proftab::formats::{self, Format, WriteOptions};
 use proftab::model::{Cell, Profile, ProfileBuilder, META_DEFAULT_TYPE};
 use serde_json::Value;
+use support::corpus::{corpus, fixture};
 
 fn proftab(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_proftab"))
@@ -420,11 +423,8 @@ fn validate_accepts_a_valid_profile() {
 fn validate_lists_every_violation() {
     // Three faults put in by hand: function_id 9 does not exist, an empty function name,
     // and sample 2 has two frames at depth 1.
-    let file = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/cli/validate-violations.json"
-    );
-    let o = proftab(&["validate", file], None);
+    let file = fixture("cli/validate-violations.json");
+    let o = proftab(&["validate", path_str(&file)], None);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     for needle in [
@@ -459,19 +459,11 @@ fn validate_of_unreadable_input_fails() {
     );
 }
 
-/// Where the shared corpus lives.
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("PROFTAB_CORPUS").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
-        PathBuf::from,
-    )
-}
-
 /// Every corpus file of a readable format: `info --json` either succeeds with the directory's
 /// format and a consistent table count, or fails with a message; never a panic.
 #[test]
 fn corpus_files_give_info_or_a_message() {
-    let root = corpus_dir();
+    let root = corpus();
     let Ok(dirs) = std::fs::read_dir(&root) else {
         eprintln!("SKIP: no corpus at {}", root.display());
         return;
@@ -534,7 +526,7 @@ fn top_text_equals_go_tool_pprof() {
         eprintln!("SKIP: go is not installed; cannot compare with go tool pprof -top");
         return;
     }
-    let Ok(files) = std::fs::read_dir(corpus_dir().join("pprof")) else {
+    let Ok(files) = std::fs::read_dir(corpus().join("pprof")) else {
         eprintln!("SKIP: no pprof corpus");
         return;
     };
@@ -562,7 +554,7 @@ fn top_text_equals_go_tool_pprof() {
 /// `-sample_index`).
 #[test]
 fn top_type_selects_like_sample_index() {
-    let path = corpus_dir().join("pprof/parca-alloc_objects.pb.gz");
+    let path = corpus().join("pprof/parca-alloc_objects.pb.gz");
     if !Format::Pprof.can_read() || !path.exists() {
         eprintln!("SKIP: pprof is not readable yet or the corpus file is missing");
         return;

@@ -12,9 +12,8 @@ use proftab::model::{tables_from_profile, Tables};
 /// Number of generated cases per property.
 const CASES: usize = 200;
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+mod support;
+use support::rng::Rng;
 
 const NAMES: [&str; 6] = ["main", "run", "parse", "alloc", "gc", "loop"];
 const FILES: [Option<&str>; 3] = [Some("a.go"), Some("b.R"), None];

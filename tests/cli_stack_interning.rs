@@ -5,9 +5,8 @@
 
 use proftab::model::{LocationIndex, ProfileBuilder};
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+mod support;
+use support::rng::Rng;
 
 #[test]
 fn cached_stacks_equal_per_frame_interning() {

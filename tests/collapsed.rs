@@ -1,11 +1,13 @@
 //! Collapsed / folded stacks: detection, reading, writing, round trips, bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support_text;
+mod support;
 
 use proftab::formats::{self, collapsed, Format, ReadOptions, WriteOptions};
 use proftab::model::META_DEFAULT_TYPE;
-use support_text::*;
+use support::corpus::*;
+use support::profile::*;
+use support::text::*;
 
 fn read_corpus(name: &str) -> formats::Parsed {
     read_path(Format::Collapsed, &corpus().join("collapsed").join(name))

@@ -10,20 +10,24 @@
 //!   (regenerate with `PROFTAB_BLESS=1 cargo test --test corpus_all`, then review the diff).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod reliab_common;
+mod support;
 
 use std::path::Path;
 
 use proftab::formats::{read_any, Format};
-use reliab_common::*;
+use support::corpus::*;
+use support::golden;
+use support::profile::*;
+use support::reliability::*;
 
 /// Corpus files no reader reads yet (e.g. while their reader is written on another branch);
 /// each must fail with a clear error. Remove a line when its reader lands: the test fails
 /// until you do. (Empty since the OTLP and Firefox readers landed.)
 const NOT_YET_READABLE: &[&str] = &[];
 
-/// The expected outcomes of `invalid/`, one `file<TAB>outcome` line each.
-const INVALID_OUTCOMES: &str = "tests/fixtures/corpus_invalid_outcomes.txt";
+/// The expected outcomes of `invalid/`, one `file<TAB>outcome` line each (under
+/// `tests/fixtures`).
+const INVALID_OUTCOMES: &str = "corpus_invalid_outcomes.txt";
 
 /// The format a corpus folder holds.
 fn folder_format(folder: &str) -> Format {
@@ -177,32 +181,7 @@ fn invalid_outcomes() -> String {
 
 #[test]
 fn invalid_corpus_files_give_their_recorded_outcomes() {
-    let actual = invalid_outcomes();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(INVALID_OUTCOMES);
-    if std::env::var_os("PROFTAB_BLESS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-        eprintln!("wrote {}", path.display());
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with PROFTAB_BLESS=1 to create it)",
-            path.display()
-        )
-    });
-    let (exp, act): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    for line in &act {
-        assert!(
-            exp.contains(line),
-            "new or changed outcome:\n{line}\n(expected file:\n{expected})"
-        );
-    }
-    for line in &exp {
-        assert!(
-            act.contains(line),
-            "outcome no longer seen:\n{line}\n(actual:\n{actual})"
-        );
-    }
+    golden::check(&fixture(INVALID_OUTCOMES), &invalid_outcomes());
 }
 
 /// pprof's legacy text formats are read as `pprof-text`, never as folded stacks, even when

@@ -1,14 +1,17 @@
 //! Chrome / Node `.cpuprofile`, the old V8 format and Chrome traces.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support_text;
+mod support;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use proftab::formats::{self, cpuprofile, Format, Limits, ReadOptions};
+use proftab::hash::HashMap;
 use proftab::model::{Profile, StackIndex, META_DEFAULT_TYPE, SAMPLE_TIME};
 use serde_json::Value;
-use support_text::*;
+use support::corpus::*;
+use support::profile::*;
+use support::text::*;
 
 fn corpus_file(name: &str) -> std::path::PathBuf {
     corpus().join("cpuprofile").join(name)
@@ -53,8 +56,8 @@ fn json_frame_key(cf: &Value) -> String {
 /// Per node path: sum of the `timeDeltas` of the samples of that node, from the JSON alone.
 fn json_self_times(doc: &Value) -> BTreeMap<String, f64> {
     let nodes = doc["nodes"].as_array().unwrap();
-    let mut parent: HashMap<i64, i64> = HashMap::new();
-    let mut by_id: HashMap<i64, &Value> = HashMap::new();
+    let mut parent: HashMap<i64, i64> = HashMap::default();
+    let mut by_id: HashMap<i64, &Value> = HashMap::default();
     for n in nodes {
         let id = n["id"].as_i64().unwrap();
         by_id.insert(id, n);

@@ -5,9 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+mod support;
+use support::rng::Rng;
 
 use proftab::analysis::diff::{
     diff_functions, diff_summary, diff_tree, diff_tree_with_frames, Comparison, DiffError,

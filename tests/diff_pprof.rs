@@ -3,8 +3,7 @@
 //! Absolute deltas are judged by `go tool pprof -top -diff_base`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/cli_json.rs"]
-mod cli_json;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,9 +15,7 @@ use proftab::model::combine::combine;
 use proftab::model::{Profile, SourceIndex};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/diff")
-        .join(name)
+    support::corpus::fixture("diff").join(name)
 }
 
 fn read(name: &str) -> Profile {
@@ -155,7 +152,7 @@ fn cli_names_the_extra_hot_function_first() {
     for extra in [&["--absolute"][..], &[]] {
         let (base, new) = (base.to_str().unwrap(), new.to_str().unwrap());
         let args = [&["diff", base, new, "--json"][..], extra].concat();
-        let v = cli_json::run_json(env!("CARGO_BIN_EXE_proftab"), &args);
+        let v = support::cli::run_json(env!("CARGO_BIN_EXE_proftab"), &args);
         assert_eq!(
             (v["type"].as_str(), v["unit"].as_str()),
             (Some("cpu"), Some("nanoseconds"))

@@ -2,14 +2,14 @@
 //! value-type handling and invalid inputs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod fmt_json_common;
+mod support;
 
-use fmt_json_common::{
-    assert_valid, check_invalid_fixtures, corpus, corpus_files, frame_text, sample_lines, totals,
-};
 use proftab::formats::{self, firefox, Format, ReadOptions, WriteOptions};
 use proftab::model::{Profile, ProfileBuilder, SAMPLE_TIME};
 use serde_json::Value;
+use support::corpus::{corpus, corpus_bytes};
+use support::json::{check_invalid_fixtures, frame_text, sample_lines, totals};
+use support::profile::assert_valid;
 
 fn is_gecko(name: &str) -> bool {
     name.starts_with("gecko-format-")
@@ -17,7 +17,7 @@ fn is_gecko(name: &str) -> bool {
 
 #[test]
 fn corpus_detection_ignores_the_file_name() {
-    for (name, bytes) in corpus_files("firefox") {
+    for (name, bytes) in corpus_bytes("firefox") {
         assert_eq!(formats::detect(&bytes), Some(Format::Firefox), "{name}");
         let with_name = ReadOptions {
             source_uri: Some(name.clone()),
@@ -71,7 +71,7 @@ fn gecko_location(p: &Profile, l: proftab::model::LocationIndex) -> String {
 
 #[test]
 fn gecko_profiles_match_an_independent_python_walk() {
-    for (name, bytes) in corpus_files("firefox")
+    for (name, bytes) in corpus_bytes("firefox")
         .into_iter()
         .filter(|(n, _)| is_gecko(n))
     {
@@ -128,7 +128,7 @@ fn stacks_like_oracle(p: &Profile) -> String {
 #[test]
 fn corpus_stacks_match_an_independent_python_walk() {
     let mut checked = 0;
-    for (name, bytes) in corpus_files("firefox")
+    for (name, bytes) in corpus_bytes("firefox")
         .into_iter()
         .filter(|(n, _)| !is_gecko(n))
     {
@@ -184,7 +184,7 @@ fn corpus_sample_counts_and_weights() {
 
 #[test]
 fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
-    for (name, bytes) in corpus_files("firefox")
+    for (name, bytes) in corpus_bytes("firefox")
         .into_iter()
         .filter(|(n, _)| !is_gecko(n))
     {
@@ -372,7 +372,7 @@ fn assert_columns(table: &Value, columns: &[&str], what: &str) {
 
 #[test]
 fn written_file_has_every_field_of_the_current_schema() {
-    // Required fields of profile.ts at PROCESSED_PROFILE_VERSION 70 (formats.md §4.2).
+    // Required fields of profile.ts at PROCESSED_PROFILE_VERSION 70 (docs/formats/firefox.md).
     let w = firefox::write(&rich_profile(), &WriteOptions::default()).unwrap();
     let v: Value = serde_json::from_slice(&w.bytes).unwrap();
     for k in ["meta", "libs", "shared", "threads"] {

@@ -14,7 +14,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support_text;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,10 +27,10 @@ use proftab::formats::goroutine_dump::{
 };
 use proftab::formats::{inline::INLINED, pprof, Format, WriteOptions};
 use proftab::model::{Cell, Profile, SampleIndex, ValueTypeIndex, INT_NA};
-use support_text::{
-    assert_other_formats_not_claimed, assert_valid, check_invalid_fixtures, files_in, fixture,
-    go_output, go_top, read_path, truncation_sweep,
-};
+use support::corpus::{files_in, fixture};
+use support::go::{go_output, go_top};
+use support::profile::{assert_valid, read_path};
+use support::text::{assert_other_formats_not_claimed, check_invalid_fixtures, truncation_sweep};
 
 /// The dump fixtures (`*.txt` but the debug=1 twin, which is pprof-text).
 fn dumps() -> Vec<PathBuf> {
@@ -77,8 +77,8 @@ fn one_sample_per_goroutine_header() {
         let p = &parsed.profile;
         assert_valid(p, &path.display().to_string());
         assert_eq!(p.num_samples(), headers, "{}", path.display());
-        assert_eq!(support_text::total(p, "goroutine"), headers as f64);
-        support_text::assert_detected(Format::GoroutineDump, &path);
+        assert_eq!(support::text::total(p, "goroutine"), headers as f64);
+        support::text::assert_detected(Format::GoroutineDump, &path);
     }
 }
 

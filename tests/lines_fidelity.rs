@@ -4,11 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/rprof.rs"]
 mod support;
-
-#[path = "support/cli_json.rs"]
-mod cli_json;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,19 +26,9 @@ type ByLine = BTreeMap<String, (f64, f64)>;
 type RByLine = (PathBuf, Result<(f64, ByLine), String>);
 
 fn summary_rprof_by_line(files: &[PathBuf]) -> Vec<RByLine> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_by_line.R");
-    let out = Command::new("Rscript")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("run Rscript");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = support::r::run_rscript("rprof_by_line.R", files);
     let mut result: Vec<RByLine> = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in out.lines() {
         let fields: Vec<&str> = line.split('\t').collect();
         match fields[..] {
             ["FILE", path, "ERROR", message] => {
@@ -122,10 +108,10 @@ fn judged_by_r(key: &str) -> bool {
 
 #[test]
 fn rprof_line_table_matches_summary_rprof_by_line() {
-    if !support::have_tool("Rscript", "rprof_line_table_matches_summary_rprof_by_line") {
+    if !support::cli::have_tool("Rscript", "rprof_line_table_matches_summary_rprof_by_line") {
         return;
     }
-    let files: Vec<PathBuf> = support::valid_files()
+    let files: Vec<PathBuf> = support::r::valid_files()
         .into_iter()
         .filter(|p| has_line_profiling(p))
         .collect();
@@ -215,10 +201,10 @@ fn go_top_lines(path: &Path) -> Option<(f64, GoLines)> {
 
 #[test]
 fn pprof_line_table_matches_go_top_lines() {
-    if !support::have_tool("go", "pprof_line_table_matches_go_top_lines") {
+    if !support::cli::have_tool("go", "pprof_line_table_matches_go_top_lines") {
         return;
     }
-    let path = support::fixture_dir("pprof").join("cpu.pb.gz");
+    let path = support::corpus::fixture("pprof").join("cpu.pb.gz");
     let (go_total, go_rows) = go_top_lines(&path).expect("go tool pprof -top -lines");
     let p = read(&path);
     let t = line_table(&p, p.value_type_index("cpu").unwrap(), None);
@@ -265,7 +251,7 @@ fn pprof_line_table_matches_go_top_lines() {
 fn cli_prints_the_table(path: &Path, value_type: &str, ours: &BTreeMap<String, (f64, f64)>) {
     let path = path.display().to_string();
     let args = ["top", "--by", "line", "--json", "--type", value_type, &path];
-    let v = cli_json::run_json(env!("CARGO_BIN_EXE_proftab"), &args);
+    let v = support::cli::run_json(env!("CARGO_BIN_EXE_proftab"), &args);
     let rows = v["lines"].as_array().unwrap();
     let printed: BTreeMap<String, (f64, f64)> = rows
         .iter()

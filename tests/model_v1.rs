@@ -1,19 +1,19 @@
-//! The legacy v1 format (seed 001): one mutation test per rule, the dispatch of
+//! The legacy v1 format (docs/model.md): one mutation test per rule, the dispatch of
 //! `validate_profile`, `v2_from_v1` (by hand and on a real Rprof file), `profile_from_v1` and
 //! `v1_from_v2`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+mod support;
 
-use std::collections::HashMap;
+use proftab::hash::HashMap;
 
-use common::*;
 use proftab::model::convert::{profile_from_v1, tables_from_profile};
 use proftab::model::v1::{is_package_version, v1_source_type};
 use proftab::model::{
     profile_from_tables, v1_from_v2, v2_from_v1, validate_profile, validate_v1, Profile,
     ProfileBuilder, Table, Tables, Values,
 };
+use support::tables::*;
 
 fn check(t: &Tables) -> Vec<String> {
     texts(&validate_v1(t))
@@ -492,11 +492,11 @@ fn v2_from_v1_refuses_invalid_input() {
 /// (name, file, line) and functions by (name, file), stacks inner-first, and consecutive
 /// identical lines are run-length encoded into `value` (v1's "consecutive samples").
 fn v1_from_rprof(text: &str) -> (Tables, Vec<Vec<i32>>) {
-    let mut functions: HashMap<(String, i32), i32> = HashMap::new();
+    let mut functions: HashMap<(String, i32), i32> = HashMap::default();
     let mut function_rows: Vec<(String, i32)> = Vec::new();
-    let mut locations: HashMap<(String, i32, i32), i32> = HashMap::new();
+    let mut locations: HashMap<(String, i32, i32), i32> = HashMap::default();
     let mut location_rows: Vec<(i32, i32)> = Vec::new();
-    let mut files: HashMap<i32, String> = HashMap::new();
+    let mut files: HashMap<i32, String> = HashMap::default();
     let mut lines: Vec<Vec<i32>> = Vec::new();
     for line in text.lines().skip(1) {
         if let Some(rest) = line.strip_prefix("#File ") {
@@ -599,7 +599,7 @@ fn v1_from_rprof(text: &str) -> (Tables, Vec<Vec<i32>>) {
 }
 
 fn rprof_profile_1() -> (Tables, Vec<Vec<i32>>) {
-    let path = corpus().join("rprof/profile-1.out");
+    let path = support::corpus::corpus().join("rprof/profile-1.out");
     let text = std::fs::read_to_string(&path).expect("corpus file rprof/profile-1.out");
     v1_from_rprof(&text)
 }
@@ -614,7 +614,8 @@ fn v2_from_v1_on_rprof_profile_1() {
     // 19 runs of consecutive identical lines, three of them of two lines.
     assert_eq!(values.len(), 19);
     let total: i32 = values.iter().flatten().sum();
-    // summaryRprof: sampling.time 0.44 s at 0.02 s per sample = 22 samples (formats.md 1.5).
+    // summaryRprof: sampling.time 0.44 s at 0.02 s per sample = 22 samples
+    // (docs/formats/rprof.md).
     assert_eq!(total, 22);
     assert_eq!(lines.len(), 22);
 

@@ -1,15 +1,15 @@
-//! One mutation test per rule of seed 000 (v2): a valid document, one change, the expected
-//! violations. Plus the physical `Profile::validate`.
+//! One mutation test per rule of the v2 table model (docs/model.md): a valid document, one
+//! change, the expected violations. Plus the physical `Profile::validate`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+mod support;
 
-use common::*;
 use proftab::model::validate::{MAX_ROWS_PER_RULE, V2_TABLES};
 use proftab::model::{
     validate_v2, Cell, ColumnKind, FunctionIndex, FunctionKey, Profile, ProfileBuilder, StringId,
     Tables, Values, Violation, INT_NA,
 };
+use support::tables::*;
 
 /// The violations of `t` as text.
 fn check(t: &Tables) -> Vec<String> {

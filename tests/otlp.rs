@@ -3,13 +3,10 @@
 //! `go tool pprof` (when the pprof format and Go are available).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod fmt_json_common;
+mod support;
 
 use std::collections::BTreeSet;
 
-use fmt_json_common::{
-    assert_valid, check_invalid_fixtures, corpus, corpus_files, sample_lines, totals,
-};
 use proftab::formats::otlp::proto::{
     self, AnyValue, ArrayValue, Function, KeyValueAndUnit, Line, Location, ProfilesData,
     ProfilesDictionary, ResourceProfiles, Sample, SampleV19, ScopeProfiles, Stack, Value,
@@ -18,6 +15,10 @@ use proftab::formats::otlp::proto::{
 use proftab::formats::{self, otlp, Format, ReadOptions, WriteOptions};
 use proftab::model::{Cell, Profile, ProfileBuilder, SAMPLE_TIME};
 use prost::Message;
+use support::corpus::{corpus, corpus_bytes, file_name, fixture};
+use support::go::{fixture_files, GoPprof};
+use support::json::{check_invalid_fixtures, sample_lines, totals};
+use support::profile::assert_valid;
 
 fn read(bytes: &[u8]) -> Profile {
     otlp::read(bytes, &ReadOptions::default()).unwrap().profile
@@ -29,7 +30,7 @@ fn write(p: &Profile) -> Vec<u8> {
 
 #[test]
 fn corpus_detection_ignores_the_file_name() {
-    for (name, bytes) in corpus_files("otlp") {
+    for (name, bytes) in corpus_bytes("otlp") {
         assert_eq!(formats::detect(&bytes), Some(Format::Otlp), "{name}");
         assert_eq!(Format::from_path(&name), Some(Format::Otlp), "{name}");
         let with_name = ReadOptions {
@@ -115,7 +116,7 @@ fn corpus_files_are_v18_and_read_completely() {
 
 #[test]
 fn corpus_round_trip_keeps_tables_and_writes_identical_bytes() {
-    for (name, bytes) in corpus_files("otlp") {
+    for (name, bytes) in corpus_bytes("otlp") {
         let first = read(&bytes);
         assert_valid(&first, &name);
         let written = write(&first);
@@ -450,10 +451,7 @@ fn truncations_and_bit_flips_never_panic() {
 #[test]
 #[ignore]
 fn generate_invalid_fixtures() {
-    let dir = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/invalid/otlp"
-    ));
+    let dir = &fixture("invalid/otlp");
     std::fs::create_dir_all(dir).unwrap();
     let ok_sample = || {
         Sample {
@@ -713,7 +711,7 @@ fn no_other_corpus_file_is_taken_for_otlp_or_firefox() {
         "speedscope",
         "invalid",
     ] {
-        for (name, bytes) in corpus_files(dir) {
+        for (name, bytes) in corpus_bytes(dir) {
             assert!(!otlp::detect(&bytes), "{dir}/{name} sniffed as OTLP");
             assert!(
                 !formats::firefox::detect(&bytes),
@@ -737,7 +735,7 @@ fn sources_without_samples_survive() {
     assert_eq!((back.sources.source_type.len(), back.num_samples()), (1, 0));
 }
 
-/// The structural rules of open-telemetry/sig-profiling `profcheck` (formats.md §3.2) that a
+/// The structural rules of open-telemetry/sig-profiling `profcheck` (docs/formats/otlp.md) that a
 /// writer controls; returns the first broken one.
 fn profcheck(bytes: &[u8]) -> Result<(), String> {
     let data = ProfilesData::decode(bytes).map_err(|e| e.to_string())?;
@@ -842,13 +840,13 @@ fn profcheck(bytes: &[u8]) -> Result<(), String> {
 
 #[test]
 fn written_files_follow_the_profcheck_rules() {
-    let mut profiles: Vec<(String, Profile)> = corpus_files("otlp")
+    let mut profiles: Vec<(String, Profile)> = corpus_bytes("otlp")
         .into_iter()
         .map(|(n, b)| (n, read(&b)))
         .collect();
     profiles.push(("rich".into(), rich_profile(true)));
     profiles.push(("rich without times".into(), rich_profile(false)));
-    for (n, b) in corpus_files("firefox")
+    for (n, b) in corpus_bytes("firefox")
         .into_iter()
         .filter(|(n, _)| !n.starts_with("gecko"))
     {
@@ -881,58 +879,20 @@ fn lookalike_profiles_of_different_sources_stay_apart() {
     assert_eq!(back.sources.source_type.len(), 2);
     assert_eq!(sample_lines(&p), sample_lines(&back));
 }
-/// `go tool pprof -symbolize=none ARGS FILE`.
-fn go_pprof(args: &[&str], file: &std::path::Path, scratch: &std::path::Path) -> String {
-    let out = std::process::Command::new("go")
-        .args(["tool", "pprof", "-symbolize=none"])
-        .args(args)
-        .arg(file)
-        .env("PPROF_TMPDIR", scratch)
-        .env("PPROF_BINARY_PATH", scratch)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "go tool pprof {args:?} {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 #[test]
 fn pprof_to_otlp_to_pprof_keeps_go_tool_pprof_output() {
     use proftab::formats::pprof;
-    if !std::process::Command::new("go")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!(
-            "SKIP: `go` not found; pprof -> OTLP -> pprof is not compared with go tool pprof"
-        );
+    let Some(go) = GoPprof::find() else {
         return;
-    }
-    let scratch = std::env::temp_dir().join(format!("proftab-otlp-pprof-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
+    };
+    let scratch = go.scratch();
     let mut failures = Vec::new();
     let mut checked = 0;
     // The corpus plus the Go runtime/pprof fixtures (inlining, labels, several types).
-    let mut files = corpus_files("pprof");
-    let fixtures =
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pprof"));
-    let mut names: Vec<_> = std::fs::read_dir(fixtures)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    names.sort();
-    for path in names
-        .into_iter()
-        .filter(|p| p.to_string_lossy().ends_with(".pb.gz"))
-    {
-        let name = format!("fixture-{}", path.file_name().unwrap().to_string_lossy());
+    let mut files = corpus_bytes("pprof");
+    for path in fixture_files() {
+        let name = format!("fixture-{}", file_name(&path));
         files.push((name, std::fs::read(&path).unwrap()));
     }
     for (name, bytes) in files {
@@ -956,7 +916,11 @@ fn pprof_to_otlp_to_pprof_keeps_go_tool_pprof_output() {
         views.push(vec!["-traces".to_owned()]);
         for view in views {
             let args: Vec<&str> = view.iter().map(String::as_str).collect();
-            let (want, got) = (go_pprof(&args, &a, &scratch), go_pprof(&args, &b, &scratch));
+            let run = |file: &std::path::Path| {
+                go.run(&args, file)
+                    .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+            };
+            let (want, got) = (run(&a), run(&b));
             if want != got {
                 let line = want
                     .lines()
@@ -972,7 +936,7 @@ fn pprof_to_otlp_to_pprof_keeps_go_tool_pprof_output() {
         }
         checked += 1;
     }
-    std::fs::remove_dir_all(&scratch).ok();
+    std::fs::remove_dir_all(scratch).ok();
     assert!(checked >= 23, "{checked} files");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -980,7 +944,7 @@ fn pprof_to_otlp_to_pprof_keeps_go_tool_pprof_output() {
 #[test]
 fn gzipped_files_are_read_too() {
     use proftab::formats::gzip::gzip;
-    for (name, bytes) in corpus_files("otlp") {
+    for (name, bytes) in corpus_bytes("otlp") {
         let packed = gzip(&bytes);
         assert_eq!(formats::detect(&packed), Some(Format::Otlp), "{name}");
         assert_eq!(

@@ -2,21 +2,24 @@
 //! panic, a hang or a silently wrong profile.
 //!
 //! * the pprof files of shared/corpus/invalid;
-//! * the files of tests/fixtures/invalid/pprof, each with its expected message in
-//!   `expected.txt` (regenerate them with `cargo test --test pprof_bad_input -- --ignored`);
+//! * the files of tests/fixtures/invalid/pprof, each with its expected message in the golden
+//!   file `expected.txt` (regenerate both with `cargo test --test pprof_bad_input -- --ignored`,
+//!   the messages alone with `PROFTAB_BLESS=1 cargo test --test pprof_bad_input`);
 //! * generated sweeps over the corpus: every 97th-byte truncation of the raw protobuf and of
 //!   the gzip stream, garbage after the gzip stream, a small decompression cap.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod pprof_common;
+mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use pprof_common::*;
 use proftab::formats::pprof::{self, schema};
 use proftab::formats::{gzip, read_any, Limits, ReadOptions};
 use prost::Message;
+use support::corpus::*;
+use support::go::*;
+use support::golden;
 
 fn read(bytes: &[u8]) -> Result<proftab::formats::Parsed, proftab::formats::ReadError> {
     pprof::read(bytes, &ReadOptions::default())
@@ -34,7 +37,23 @@ fn outcome(bytes: &[u8]) -> String {
 }
 
 fn invalid_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invalid/pprof")
+    fixture("invalid/pprof")
+}
+
+/// The golden file of the invalid fixtures: a header, then `file<TAB>outcome` per case.
+fn expected_path() -> PathBuf {
+    invalid_dir().join("expected.txt")
+}
+
+/// The text of [`expected_path`] for the fixtures as `bytes_of(name)` gives them.
+fn expected_text(bytes_of: impl Fn(&str) -> Vec<u8>) -> String {
+    let mut text = String::from(
+        "# file<TAB>what proftab's pprof reader says (written by write_invalid_fixtures)\n",
+    );
+    for (name, _) in invalid_cases() {
+        text.push_str(&format!("{name}\t{}\n", outcome(&bytes_of(name))));
+    }
+    text
 }
 
 #[test]
@@ -74,30 +93,26 @@ fn corpus_invalid_files_are_rejected() {
 
 #[test]
 fn fixture_files_give_their_expected_errors() {
-    let expected = std::fs::read_to_string(invalid_dir().join("expected.txt")).unwrap();
-    let go = GoPprof::find();
-    let mut seen = 0;
-    for line in expected
-        .lines()
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
-        let (file, want) = line.split_once('\t').expect("file<TAB>message");
-        let bytes = std::fs::read(invalid_dir().join(file)).unwrap();
-        let got = outcome(&bytes);
-        assert_eq!(got, want, "{file}");
-        // The judge agrees: go tool pprof rejects exactly the files proftab rejects.
-        if let Some(go) = &go {
-            let go_ok = go.run(&["-raw"], &invalid_dir().join(file)).is_ok();
-            assert_eq!(
-                go_ok,
-                got.starts_with("ok"),
-                "{file}: go tool pprof disagrees"
-            );
-        }
-        seen += 1;
+    let read = |name: &str| std::fs::read(invalid_dir().join(name)).unwrap();
+    golden::check(&expected_path(), &expected_text(read));
+    let files = files_in(&invalid_dir()).len() - 1;
+    assert_eq!(
+        invalid_cases().len(),
+        files,
+        "every fixture needs a line in expected.txt"
+    );
+    // The judge agrees: go tool pprof rejects exactly the files proftab rejects.
+    let Some(go) = GoPprof::find() else {
+        return;
+    };
+    for (file, _) in invalid_cases() {
+        let go_ok = go.run(&["-raw"], &invalid_dir().join(file)).is_ok();
+        assert_eq!(
+            go_ok,
+            outcome(&read(file)).starts_with("ok"),
+            "{file}: go tool pprof disagrees"
+        );
     }
-    let files = std::fs::read_dir(invalid_dir()).unwrap().count() - 1;
-    assert_eq!(seen, files, "every fixture needs a line in expected.txt");
 }
 
 /// Raw (inflated) bytes of every pprof file of the corpus.
@@ -431,15 +446,12 @@ fn invalid_cases() -> Vec<(&'static str, Vec<u8>)> {
 #[ignore = "writes tests/fixtures/invalid/pprof; run by hand after changing the cases"]
 fn write_invalid_fixtures() {
     std::fs::create_dir_all(invalid_dir()).unwrap();
-    let mut expected = String::from(
-        "# file<TAB>what proftab's pprof reader says (written by write_invalid_fixtures)\n",
-    );
-    for (name, bytes) in invalid_cases() {
-        std::fs::write(invalid_dir().join(name), &bytes).unwrap();
-        let got = outcome(&bytes);
-        expected.push_str(&format!("{name}\t{got}\n"));
+    let cases = invalid_cases();
+    for (name, bytes) in &cases {
+        std::fs::write(invalid_dir().join(name), bytes).unwrap();
     }
-    std::fs::write(invalid_dir().join("expected.txt"), expected).unwrap();
+    let bytes_of = |name: &str| cases.iter().find(|c| c.0 == name).unwrap().1.clone();
+    golden::write(&expected_path(), &expected_text(bytes_of));
 }
 
 #[test]

@@ -10,11 +10,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/cli_json.rs"]
-mod cli_json;
-mod pprof_common;
+mod support;
 
-use pprof_common::*;
+use support::corpus::*;
+use support::go::*;
 
 #[test]
 fn corpus_round_trip_prints_the_same() {
@@ -118,7 +117,7 @@ fn function_table_matches_go_top() {
 fn cli_top(path: &std::path::Path, value_type: &str) -> Option<(f64, Vec<TopRow>)> {
     let exe = option_env!("CARGO_BIN_EXE_proftab")?;
     let path = path.display().to_string();
-    let v = cli_json::run_json(exe, &["top", "--json", "--type", value_type, &path]);
+    let v = support::cli::run_json(exe, &["top", "--json", "--type", value_type, &path]);
     let rows = v["functions"]
         .as_array()
         .unwrap()

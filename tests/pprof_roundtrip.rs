@@ -3,11 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod pprof_common;
+mod support;
 
-use pprof_common::*;
 use proftab::formats::{detect, gzip, pprof, read_any, Format, ReadOptions, WriteOptions};
 use proftab::model::{Cell, ColumnData, Profile, ProfileBuilder};
+use support::corpus::*;
+use support::go::*;
 
 fn write(p: &Profile) -> Vec<u8> {
     pprof::write(p, &WriteOptions::default()).unwrap().bytes

@@ -7,7 +7,7 @@
 //! listed pair that starts to round-trip fails the test too, so the table stays true.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod reliab_common;
+mod support;
 
 use std::collections::BTreeMap;
 
@@ -177,7 +177,7 @@ fn fate(f: Format, h: &Hostile) -> Result<Fate, String> {
     if back.format != read_back_format(f) {
         return Err(format!("its output reads as {}", back.format.name()));
     }
-    reliab_common::assert_valid(&back.profile, h.label);
+    support::profile::assert_valid(&back.profile, h.label);
     if named_stacks(&back.profile) == named_stacks(&profile) {
         return Ok(Fate::Carried);
     }

@@ -13,17 +13,16 @@
 //! the mutation count (nightly runs).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod reliab_common;
-#[path = "common/rng.rs"]
-mod rng;
+mod support;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use proftab::formats::{gzip, read_any, Format, ReadOptions, ALL_FORMATS};
-use reliab_common::*;
-use rng::Rng;
+use support::corpus::*;
+use support::reliability::*;
+use support::rng::Rng;
 
 /// Largest input swept.
 const MAX_INPUT_BYTES: usize = 64 * 1024;

@@ -4,9 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/cli_json.rs"]
-mod cli_json;
-#[path = "support/rprof.rs"]
 mod support;
 
 use std::path::Path;
@@ -17,7 +14,7 @@ const PROFTAB: Option<&str> = option_env!("CARGO_BIN_EXE_proftab");
 /// `proftab top FILE --type TYPE --json` as (name, self, total) rows and the total.
 fn top(bin: &str, file: &Path, value_type: &str) -> Vec<(String, f64, f64)> {
     let file = file.display().to_string();
-    let json = cli_json::run_json(bin, &["top", &file, "--type", value_type, "--json"]);
+    let json = support::cli::run_json(bin, &["top", &file, "--type", value_type, "--json"]);
     assert_eq!(json["type"], value_type);
     json["functions"]
         .as_array()
@@ -38,7 +35,7 @@ fn cli_table_tsv(bin: &str, file: &Path, memory: bool) -> String {
     let counts = top(bin, file, "samples");
     let mem = memory.then(|| top(bin, file, "memory_increase"));
     let mut out = String::new();
-    support::push_table_rows(&mut out, &counts, mem.as_deref());
+    support::r::push_table_rows(&mut out, &counts, mem.as_deref());
     out
 }
 
@@ -48,10 +45,10 @@ fn top_json_agrees_with_summary_rprof() {
         eprintln!("SKIP: proftab top: this build has no proftab binary");
         return;
     };
-    if !support::have_tool("Rscript", "proftab top vs summaryRprof") {
+    if !support::cli::have_tool("Rscript", "proftab top vs summaryRprof") {
         return;
     }
-    support::assert_tables_agree_with_r(
+    support::r::assert_tables_agree_with_r(
         "rprof-cli",
         "proftab top disagrees with summaryRprof",
         |_, _, path| {

@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/rprof.rs"]
 mod support;
 
 use proftab::formats::{read_any, rprof, ReadOptions, WriteOptions};
@@ -28,7 +27,7 @@ fn expected_lines(p: &Profile) -> Option<f64> {
 
 #[test]
 fn other_formats_write_as_rprof_or_say_why_not() {
-    let corpus = support::corpus_dir();
+    let corpus = support::corpus::corpus();
     let mut written = 0;
     for dir in [
         "collapsed",

@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/rprof.rs"]
 mod support;
 
 use std::fmt::Write as _;
@@ -24,21 +23,25 @@ struct Case {
 }
 
 fn cases(scratch: &Path) -> Vec<Case> {
-    let mut cases: Vec<Case> = support::valid_files()
+    let mut cases: Vec<Case> = support::r::valid_files()
         .into_iter()
         .map(|p| Case {
-            id: support::short_name(&p),
+            id: support::corpus::file_name(&p),
             original: p,
             repair: false,
         })
         .collect();
-    cases.extend(support::damaged_corpus_files().into_iter().map(|p| Case {
-        id: support::short_name(&p),
-        original: p,
-        repair: true,
-    }));
+    cases.extend(
+        support::r::damaged_corpus_files()
+            .into_iter()
+            .map(|p| Case {
+                id: support::corpus::file_name(&p),
+                original: p,
+                repair: true,
+            }),
+    );
     // A Windows copy of the combined fixture: CRLF line ends (R's readLines accepts them).
-    let lf = std::fs::read(support::fixture_dir("rprof").join("combined.out")).unwrap();
+    let lf = std::fs::read(support::corpus::fixture("rprof").join("combined.out")).unwrap();
     let crlf = String::from_utf8(lf).unwrap().replace('\n', "\r\n");
     let crlf_path = scratch.join("combined-crlf.out");
     std::fs::write(&crlf_path, crlf).unwrap();
@@ -109,7 +112,7 @@ fn function_table_tsv(p: &Profile) -> String {
     for r in counts
         .rows
         .iter()
-        .filter(|r| support::comparable_name(&r.name))
+        .filter(|r| support::r::comparable_name(&r.name))
     {
         writeln!(
             out,
@@ -137,7 +140,7 @@ fn prepare(scratch: &Path, cases: &[Case]) -> String {
         std::fs::write(&roundtrip, &written.bytes).unwrap();
         let table = scratch.join(format!("{i}-table.tsv"));
         std::fs::write(&table, function_table_tsv(&parsed.profile)).unwrap();
-        manifest.push_str(&support::manifest_line(
+        manifest.push_str(&support::r::manifest_line(
             &case.id,
             &case.original,
             Some(&roundtrip),
@@ -150,13 +153,13 @@ fn prepare(scratch: &Path, cases: &[Case]) -> String {
 
 #[test]
 fn summary_rprof_agrees_after_round_trip() {
-    if !support::have_tool("Rscript", "rprof fidelity") {
+    if !support::cli::have_tool("Rscript", "rprof fidelity") {
         return;
     }
-    let scratch = support::scratch_dir("rprof-fidelity");
+    let scratch = support::corpus::scratch_dir("rprof-fidelity");
     let cases = cases(&scratch);
-    let results = support::run_r_compare(&scratch, &prepare(&scratch, &cases));
-    support::assert_results_ok(&results, true, "summaryRprof disagrees");
+    let results = support::r::run_r_compare(&scratch, &prepare(&scratch, &cases));
+    support::r::assert_results_ok(&results, true, "summaryRprof disagrees");
     for case in &cases {
         let of_case: Vec<&String> = results
             .iter()

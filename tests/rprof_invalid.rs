@@ -4,10 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/rprof.rs"]
 mod support;
 
 use proftab::formats::{rprof, ReadOptions};
+use support::corpus::{corpus, fixture};
+use support::golden;
 
 /// The outcome of reading `bytes`, in the `.expected` format.
 fn outcome(bytes: &[u8]) -> String {
@@ -29,30 +30,15 @@ fn outcome(bytes: &[u8]) -> String {
 
 #[test]
 fn invalid_fixtures_give_the_expected_messages() {
-    let dir = support::fixture_dir("invalid/rprof");
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "out"))
-        .collect();
-    inputs.sort();
-    assert!(inputs.len() >= 20, "only {} fixtures", inputs.len());
-    for input in inputs {
-        let expected = std::fs::read_to_string(input.with_extension("expected"))
-            .unwrap_or_else(|_| panic!("{} has no .expected file", input.display()));
-        let got = outcome(&std::fs::read(&input).unwrap());
-        assert_eq!(got, expected, "{}", input.display());
-    }
+    let dir = fixture("invalid/rprof");
+    let n = golden::check_cases(&dir, golden::check, |_, bytes| outcome(bytes));
+    assert!(n >= 20, "only {n} fixtures");
 }
 
 #[test]
 fn damaged_corpus_files_read_with_warnings() {
-    let files = support::damaged_corpus_files();
-    assert!(
-        !files.is_empty(),
-        "no corpus at {}",
-        support::corpus_dir().display()
-    );
+    let files = support::r::damaged_corpus_files();
+    assert!(!files.is_empty(), "no corpus at {}", corpus().display());
     for path in files {
         let parsed = rprof::read(&std::fs::read(&path).unwrap(), &ReadOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -70,7 +56,7 @@ fn truncated_corpus_file_drops_only_its_last_line() {
     // rprof-aprof-truncated-4096.out: a header and 68 sample lines, the last without line end.
     // R's summaryRprof counts 1.36 s at 20 ms (68 samples, the cut line included); proftab
     // drops the cut line.
-    let path = support::corpus_dir().join("invalid/rprof-aprof-truncated-4096.out");
+    let path = corpus().join("invalid/rprof-aprof-truncated-4096.out");
     let parsed = rprof::read(&std::fs::read(path).unwrap(), &ReadOptions::default()).unwrap();
     assert_eq!(parsed.profile.num_samples(), 67);
     assert_eq!(parsed.warnings.len(), 1);
@@ -82,7 +68,7 @@ fn incomplete_corpus_file_keeps_cut_samples() {
     // rprof-profile-incomplete.out: the same sample 18 times, each one character shorter (by
     // hand: 10 copies end inside a name, 2 inside a source reference). Those keep their
     // complete frames, with one counted warning per kind of cut.
-    let path = support::corpus_dir().join("invalid/rprof-profile-incomplete.out");
+    let path = corpus().join("invalid/rprof-profile-incomplete.out");
     let text = std::fs::read(&path).unwrap();
     let parsed = rprof::read(&text, &ReadOptions::default()).unwrap();
     let sample_lines = text

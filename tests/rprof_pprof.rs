@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/rprof.rs"]
 mod support;
 
 use std::fmt::Write as _;
@@ -100,7 +99,7 @@ fn go_table_tsv(p: &Profile, pb: &Path) -> String {
     if one_run && one_line_each && all_framed {
         writeln!(out, "#total\t{total}\tNA\tNA").unwrap();
     }
-    support::push_table_rows(&mut out, &counts, memory.as_deref());
+    support::r::push_table_rows(&mut out, &counts, memory.as_deref());
     out
 }
 
@@ -110,11 +109,12 @@ fn go_pprof_top_agrees_with_summary_rprof() {
         eprintln!("SKIP: rprof → pprof: this build has no pprof writer");
         return;
     }
-    if !support::have_tool("go", "rprof → pprof") || !support::have_tool("Rscript", "rprof → pprof")
+    if !support::cli::have_tool("go", "rprof → pprof")
+        || !support::cli::have_tool("Rscript", "rprof → pprof")
     {
         return;
     }
-    support::assert_tables_agree_with_r(
+    support::r::assert_tables_agree_with_r(
         "rprof-pprof",
         "go tool pprof disagrees with summaryRprof",
         |scratch, i, path| {

@@ -1,15 +1,14 @@
-//! The Rprof reader on real files: the model it builds, the formats.md §1.5 oracle values
+//! The Rprof reader on real files: the model it builds, the docs/formats/rprof.md oracle values
 //! (R 4.2.2 `summaryRprof()`), detection, and robustness sweeps (every prefix, seeded
 //! mutations: never a panic, and whatever is read can be written).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/rprof_gen.rs"]
-mod rprof_gen;
-#[path = "support/rprof.rs"]
 mod support;
 
-use rprof_gen::Lcg;
+use support::profile::assert_valid;
+
+use support::rprof_gen::Lcg;
 
 use proftab::analysis::functions::function_table;
 use proftab::formats::{self, rprof, Format, ReadOptions, WriteOptions};
@@ -23,18 +22,12 @@ fn read_path(path: &std::path::Path) -> formats::Parsed {
     parsed
 }
 
-/// Every profile a reader returns passes the v2 validation.
-fn assert_valid(p: &Profile, what: &str) {
-    let violations = p.validate();
-    assert!(violations.is_empty(), "{what}: {violations:?}");
-}
-
 fn corpus(name: &str) -> Profile {
-    read_path(&support::corpus_dir().join(name)).profile
+    read_path(&support::corpus::corpus().join(name)).profile
 }
 
 fn fixture(name: &str) -> Profile {
-    read_path(&support::fixture_dir("rprof").join(name)).profile
+    read_path(&support::corpus::fixture("rprof").join(name)).profile
 }
 
 fn vt(p: &Profile, name: &str) -> ValueTypeIndex {
@@ -95,7 +88,7 @@ fn oracle_table_of_formats_md() {
 
 #[test]
 fn memory_matches_summary_rprof_mem_total() {
-    // formats.md §1.5: mem.total 21.1 MiB for "foo", 8.0 for "sample", 6.7 for "sample.int";
+    // docs/formats/rprof.md: mem.total 21.1 MiB for "foo", 8.0 for "sample", 6.7 for "sample.int";
     // hand check: Σ over samples 2..9 of 8Δsmall + 8Δlarge + Δnodes = 22 079 136 bytes, and
     // "foo" is in every sample.
     let p = corpus("rprof/aprof-testthat-foo.prof");
@@ -119,7 +112,7 @@ fn memory_matches_summary_rprof_mem_total() {
 
 #[test]
 fn value_types_times_and_sources() {
-    let parsed = read_path(&support::fixture_dir("rprof").join("combined.out"));
+    let parsed = read_path(&support::corpus::fixture("rprof").join("combined.out"));
     let p = &parsed.profile;
     let names: Vec<_> = (0..p.values.len())
         .map(|i| p.value_type_names(ValueTypeIndex(i as u32)))
@@ -139,7 +132,8 @@ fn value_types_times_and_sources() {
     assert_eq!(p.meta_value("default_sample_type"), Some("time"));
     let n = p.num_samples();
     // One sample per line that is neither the header nor a #File line.
-    let text = std::fs::read_to_string(support::fixture_dir("rprof").join("combined.out")).unwrap();
+    let text =
+        std::fs::read_to_string(support::corpus::fixture("rprof").join("combined.out")).unwrap();
     let lines = text
         .lines()
         .skip(1)
@@ -158,7 +152,7 @@ fn value_types_times_and_sources() {
 
 #[test]
 fn source_uri_is_the_name_given() {
-    let bytes = std::fs::read(support::fixture_dir("rprof").join("time.out")).unwrap();
+    let bytes = std::fs::read(support::corpus::fixture("rprof").join("time.out")).unwrap();
     let options = ReadOptions {
         source_uri: Some("time.out".to_owned()),
         ..ReadOptions::default()
@@ -258,7 +252,7 @@ fn appended_runs_keep_their_headers_and_intervals() {
 
 #[test]
 fn crlf_reads_like_lf() {
-    let lf = std::fs::read(support::fixture_dir("rprof").join("combined.out")).unwrap();
+    let lf = std::fs::read(support::corpus::fixture("rprof").join("combined.out")).unwrap();
     let crlf = String::from_utf8(lf.clone()).unwrap().replace('\n', "\r\n");
     let a = rprof::read(&lf, &ReadOptions::default()).unwrap();
     let b = rprof::read(crlf.as_bytes(), &ReadOptions::default()).unwrap();
@@ -271,7 +265,7 @@ fn crlf_reads_like_lf() {
 
 #[test]
 fn valid_files_read_without_warnings_and_are_detected() {
-    let files = support::valid_files();
+    let files = support::r::valid_files();
     assert!(files.len() >= 15, "{files:?}");
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
@@ -295,7 +289,7 @@ fn valid_files_read_without_warnings_and_are_detected() {
 
 #[test]
 fn r_written_files_round_trip_byte_for_byte() {
-    for path in support::valid_files() {
+    for path in support::r::valid_files() {
         let bytes = std::fs::read(&path).unwrap();
         let parsed = rprof::read(&bytes, &ReadOptions::default()).unwrap();
         let written = rprof::write(&parsed.profile, &WriteOptions::default()).unwrap();
@@ -322,9 +316,9 @@ const PREFIX_CUTS_PER_FILE: usize = 96;
 
 #[test]
 fn prefixes_read_or_fail_cleanly() {
-    for path in support::valid_files()
+    for path in support::r::valid_files()
         .into_iter()
-        .chain(support::damaged_corpus_files())
+        .chain(support::r::damaged_corpus_files())
     {
         let bytes = std::fs::read(&path).unwrap();
         let step = (bytes.len() / PREFIX_CUTS_PER_FILE).max(1);
@@ -336,7 +330,7 @@ fn prefixes_read_or_fail_cleanly() {
 
 #[test]
 fn generated_file_reads_and_writes_back_identically() {
-    let bytes = rprof_gen::generate(300_000, 7);
+    let bytes = support::rprof_gen::generate(300_000, 7);
     let parsed = rprof::read(&bytes, &ReadOptions::default()).unwrap();
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     assert_valid(&parsed.profile, "generated");
@@ -355,7 +349,7 @@ fn seeded_mutations_never_panic() {
     const MAX_FILE_BYTES: usize = 16 * 1024;
     const INTERESTING: &[u8] = b"\"#: \n\r0123456789\x00\xff";
     let mut rng = Lcg(0x5eed);
-    for path in support::valid_files() {
+    for path in support::r::valid_files() {
         let original = std::fs::read(&path).unwrap();
         if original.len() > MAX_FILE_BYTES {
             continue;
@@ -382,7 +376,7 @@ fn seeded_mutations_never_panic() {
 fn names_with_line_breaks_span_lines() {
     // R wrote `odd<newline>name` raw: every sample takes two lines of the file.
     let p = fixture("newline-names.out");
-    let text = std::fs::read(support::fixture_dir("rprof").join("newline-names.out")).unwrap();
+    let text = std::fs::read(support::corpus::fixture("rprof").join("newline-names.out")).unwrap();
     let physical_lines = text.iter().filter(|&&b| b == b'\n').count();
     assert_eq!(p.num_samples(), (physical_lines - 1) / 2);
     let names: Vec<&str> = p.functions.name.iter().map(|&s| p.str(s)).collect();

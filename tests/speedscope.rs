@@ -2,11 +2,13 @@
 //! trips, bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support_text;
+mod support;
 
 use proftab::formats::{self, collapsed, speedscope, Format, ReadOptions, WriteOptions};
 use proftab::model::{META_DEFAULT_TYPE, SAMPLE_TIME};
-use support_text::*;
+use support::corpus::*;
+use support::profile::*;
+use support::text::*;
 
 fn corpus_file(name: &str) -> std::path::PathBuf {
     corpus().join("speedscope").join(name)

@@ -2,12 +2,11 @@
 //! limits, invalid documents (tests/fixtures/invalid/tables-json) and R interoperability.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
 use proftab::formats::tables_json::{
     self, detect, parse_document, read, write, write_document, write_v1,
 };
@@ -16,6 +15,7 @@ use proftab::model::{
     profile_from_tables, tables_from_profile, v2_from_v1, Cell, ColumnKind, FunctionKey, Profile,
     ProfileBuilder, StringId, Values, INT_NA,
 };
+use support::tables::*;
 
 /// A profile with every kind of cell: NA everywhere the model allows it, text that needs
 /// escaping, doubles that only round-trip with 17 digits, u64 beyond 2^53, a value type without
@@ -384,24 +384,15 @@ fn limits_are_enforced() {
 // in NAME.expected.
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invalid/tables-json")
+    support::corpus::fixture("invalid/tables-json")
 }
 
 #[test]
 fn invalid_documents_give_their_errors() {
-    let mut cases = 0;
-    for entry in std::fs::read_dir(fixtures()).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).unwrap();
-        let expected = std::fs::read_to_string(path.with_extension("expected"))
-            .unwrap_or_else(|_| panic!("{} has no .expected", path.display()));
-        let err = read(&bytes, &opts()).expect_err(&path.display().to_string());
-        assert_eq!(err.to_string(), expected.trim_end(), "{}", path.display());
-        cases += 1;
-    }
+    let cases = support::golden::check_cases(&fixtures(), support::golden::check, |path, bytes| {
+        let err = read(bytes, &opts()).expect_err(&path.display().to_string());
+        format!("{err}\n")
+    });
     assert!(cases >= 10, "only {cases} invalid fixtures");
 }
 

@@ -4,7 +4,7 @@
 //! layout covers every sample's value.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+mod support;
 
 use proftab::analysis::facets::{facet_mask, facets, FacetSource};
 use proftab::analysis::flame::Viewport;
@@ -13,12 +13,7 @@ use proftab::analysis::transform::Transform;
 use proftab::analysis::view::{SandwichSide, View, ViewOptions};
 use proftab::formats::{read_any, Format, ReadOptions};
 use proftab::model::{Profile, ValueTypeIndex};
-
-fn corpus() -> PathBuf {
-    std::env::var("PROFTAB_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")))
-}
+use support::corpus::{corpus, files_in, fixture};
 
 /// Every readable corpus file of `dir` whose format proftab can read, parsed.
 fn profiles(dir: &str, format: Format) -> Vec<(String, Profile)> {
@@ -32,11 +27,7 @@ fn profiles_in(dir: &std::path::Path, format: Format) -> Vec<(String, Profile)> 
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    paths.sort();
-    for path in paths.into_iter().filter(|p| p.is_file()) {
+    for path in files_in(dir) {
         let bytes = std::fs::read(&path).unwrap();
         if let Ok(parsed) = read_any(&bytes, &ReadOptions::default()) {
             out.push((path.display().to_string(), parsed.profile));
@@ -206,10 +197,9 @@ fn every_format_in_every_view() {
         ("otlp", Format::Otlp),
         ("speedscope", Format::Speedscope),
     ];
-    let fixtures = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
     let recorded = [
-        (fixtures.join("pprof-text"), Format::PprofText),
-        (fixtures.join("goroutine-dump"), Format::GoroutineDump),
+        (fixture("pprof-text"), Format::PprofText),
+        (fixture("goroutine-dump"), Format::GoroutineDump),
     ];
     let corpus_dirs = dirs.into_iter().map(|(d, f)| (corpus().join(d), f));
     for (dir, format) in corpus_dirs.chain(recorded) {

@@ -1,79 +1,51 @@
-//! Shared helpers of the Rprof integration tests: where the inputs are, and R.
+//! R as a judge of Rprof results: the valid and damaged Rprof inputs, running the R scripts
+//! beside this module (`rprof_compare.R`, `rprof_by_line.R`) and the table format the compare
+//! script reads.
+//!
+//! Scripts print their verdicts as lines on stdout; a failing `Rscript` fails the test with
+//! its stderr. Callers check [`super::cli::have_tool`] first, so a machine without R skips.
 
-#![allow(dead_code)]
-
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The shared corpus: `$PROFTAB_CORPUS`, else `../shared/corpus` beside the crate.
-pub fn corpus_dir() -> PathBuf {
-    std::env::var_os("PROFTAB_CORPUS").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
-        PathBuf::from,
-    )
-}
-
-/// This crate's fixture directory `tests/fixtures/<sub>`.
-pub fn fixture_dir(sub: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(sub)
-}
-
-fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
+use super::corpus::{corpus, file_name, files_in, fixture, scratch_dir};
 
 /// Valid Rprof files: the corpus's `rprof/` and this crate's recorded fixtures.
 pub fn valid_files() -> Vec<PathBuf> {
-    let mut v = files_in(&corpus_dir().join("rprof"), |_| true);
-    v.extend(files_in(&fixture_dir("rprof"), |n| n.ends_with(".out")));
+    let mut v = files_in(&corpus().join("rprof"));
+    v.extend(
+        files_in(&fixture("rprof"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "out")),
+    );
     v
 }
 
 /// The corpus's damaged Rprof files (`invalid/rprof-*`).
 pub fn damaged_corpus_files() -> Vec<PathBuf> {
-    files_in(&corpus_dir().join("invalid"), |n| n.starts_with("rprof-"))
+    files_in(&corpus().join("invalid"))
+        .into_iter()
+        .filter(|p| file_name(p).starts_with("rprof-"))
+        .collect()
 }
 
-/// True when `tool --version` (or `tool version`, as Go has it) runs; else prints a visible
-/// SKIP line.
-pub fn have_tool(tool: &str, test: &str) -> bool {
-    let runs = |arg: &str| {
-        Command::new(tool)
-            .arg(arg)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let ok = runs("--version") || runs("version");
-    if !ok {
-        eprintln!("SKIP: {test}: `{tool}` is not installed");
-    }
-    ok
-}
-
-/// A fresh scratch directory under the system temp dir.
-pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("proftab-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
-}
-
-/// The file name of a path, for ids and messages.
-pub fn short_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+/// stdout of `Rscript tests/support/<script> ARGS`, which must succeed.
+pub fn run_rscript(script: &str, args: &[impl AsRef<OsStr>]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(script);
+    let out = Command::new("Rscript")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run Rscript");
+    assert!(
+        out.status.success(),
+        "Rscript failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// One line of the R script's manifest (see `rprof_compare.R`).
@@ -96,23 +68,12 @@ pub fn manifest_line(
     )
 }
 
-/// Runs `tests/support/rprof_compare.R` on `manifest` (written into `scratch`), prints its
-/// `RESULT` lines and returns them.
+/// Runs `rprof_compare.R` on `manifest` (written into `scratch`), prints its `RESULT` lines
+/// and returns them.
 pub fn run_r_compare(scratch: &Path, manifest: &str) -> Vec<String> {
     let manifest_path = scratch.join("manifest.tsv");
     std::fs::write(&manifest_path, manifest).expect("write manifest");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/rprof_compare.R");
-    let out = Command::new("Rscript")
-        .arg(script)
-        .arg(&manifest_path)
-        .output()
-        .expect("run Rscript");
-    assert!(
-        out.status.success(),
-        "Rscript failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let results: Vec<String> = run_rscript("rprof_compare.R", &[&manifest_path])
         .lines()
         .filter(|l| l.starts_with("RESULT "))
         .map(str::to_owned)
@@ -170,7 +131,7 @@ pub fn assert_tables_agree_with_r(
         let table_path = scratch.join(format!("{i}-table.tsv"));
         std::fs::write(&table_path, table(&scratch, i, path)).expect("write table");
         manifest.push_str(&manifest_line(
-            &short_name(path),
+            &file_name(path),
             path,
             None,
             false,

@@ -1,5 +1,6 @@
 //! SplitMix64: a small deterministic generator for generated test inputs and benchmarks (fixed
-//! seeds, so every run sees the same data). Shared by tests and benches via `#[path]`.
+//! seeds, so every run sees the same data). Tests reach it as `support::rng`; the benches,
+//! separate crates, include this file with `#[path]`.
 #![allow(dead_code)] // each includer uses a different subset
 
 /// The generator state.

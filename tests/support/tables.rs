@@ -1,5 +1,6 @@
-//! Helpers shared by the model and tables-JSON tests: small hand-made documents.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Small hand-made tables documents for the model and tables-JSON tests: column and table
+//! builders, a valid v2 and a valid v1 document (docs/model.md), and the edits the mutation
+//! tests make to them. Every builder keeps the column order it is given.
 
 use proftab::model::{Table, Tables, Values, Violation};
 
@@ -179,12 +180,4 @@ pub fn drop_column(t: &mut Tables, name: &str, column: &str) {
 
 pub fn texts(v: &[Violation]) -> Vec<String> {
     v.iter().map(ToString::to_string).collect()
-}
-
-/// The corpus directory (`PROFTAB_CORPUS` or `../shared/corpus`).
-pub fn corpus() -> std::path::PathBuf {
-    std::env::var("PROFTAB_CORPUS").map_or_else(
-        |_| std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
-        std::path::PathBuf::from,
-    )
 }

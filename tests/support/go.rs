@@ -1,69 +1,37 @@
-//! Helpers shared by the pprof integration tests: corpus and fixture discovery, and running
-//! `go tool pprof` on a file.
-
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Go's pprof as a judge: the profiles recorded with Go's runtime/pprof
+//! (`tests/fixtures/pprof`), reading pprof files with proftab, running `go tool pprof` and
+//! parsing its `-top` report.
+//!
+//! Whatever needs Go returns `None` (after printing a `SKIP:` line) when `go` cannot be run,
+//! so the tests pass, visibly skipped, on a machine without Go. `go tool pprof` always runs with
+//! `-symbolize=none`, so its output does not depend on binaries on this machine.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use proftab::formats::{pprof, ReadOptions, WriteOptions};
+use proftab::formats::{pprof, WriteOptions};
 use proftab::model::Profile;
 
-/// `shared/corpus`, from `PROFTAB_CORPUS` or beside the repository.
-pub fn corpus_dir() -> PathBuf {
-    std::env::var("PROFTAB_CORPUS").map_or_else(
-        |_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
-        PathBuf::from,
-    )
-}
-
-/// The files of one corpus folder, sorted; empty (with a SKIP note) when it is missing.
-pub fn corpus_files(folder: &str) -> Vec<PathBuf> {
-    let dir = corpus_dir().join(folder);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIP: corpus folder {} not found", dir.display());
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-    files.sort();
-    files
-}
+use super::corpus::{files_in, fixture, scratch_dir};
+use super::profile::{assert_valid, options};
 
 /// tests/fixtures/pprof/*.pb.gz (the profiles recorded with Go's runtime/pprof).
 pub fn fixture_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pprof");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| Some(e.ok()?.path()))
-                .filter(|p| p.to_string_lossy().ends_with(".pb.gz"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    files_in(&fixture("pprof"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".pb.gz"))
+        .collect()
 }
 
-/// Reads a pprof file with proftab.
+/// Reads a pprof file with proftab (its path as source URI); the profile must be valid.
 pub fn read_pprof(path: &Path) -> Profile {
     let bytes = std::fs::read(path).unwrap();
-    let options = ReadOptions {
-        source_uri: Some(path.display().to_string()),
-        ..ReadOptions::default()
-    };
-    let profile = pprof::read(&bytes, &options)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let what = path.display().to_string();
+    let profile = pprof::read(&bytes, &options(Some(&what)))
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
         .profile;
-    let violations = profile.validate();
-    assert!(violations.is_empty(), "{}: {violations:?}", path.display());
+    assert_valid(&profile, &what);
     profile
-}
-
-/// A scratch directory for this test process.
-pub fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("proftab-pprof-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// `go tool pprof`, when Go is installed.
@@ -83,12 +51,16 @@ impl GoPprof {
             return None;
         }
         Some(GoPprof {
-            scratch: scratch_dir(),
+            scratch: scratch_dir("pprof-tests"),
         })
     }
 
+    /// The scratch folder `go tool pprof` runs in (`PPROF_TMPDIR`, `PPROF_BINARY_PATH`).
+    pub fn scratch(&self) -> &Path {
+        &self.scratch
+    }
+
     /// stdout of `go tool pprof -symbolize=none ARGS FILE`; fails on a non-zero exit.
-    /// `-symbolize=none` keeps the output independent of binaries on this machine.
     pub fn run(&self, args: &[&str], file: &Path) -> Result<String, String> {
         let out = Command::new("go")
             .args(["tool", "pprof", "-symbolize=none"])
@@ -172,7 +144,45 @@ pub fn first_difference(want: &str, got: &str) -> String {
     )
 }
 
-/// One row of `go tool pprof -top`: name (without the `(inline)` marks), flat, cum.
+/// stdout of `go ARGS` (which must succeed); `None` (after printing `SKIP:`) when Go is
+/// missing.
+pub fn go_output(args: &[String]) -> Option<String> {
+    let Ok(out) = Command::new("go").args(args).output() else {
+        eprintln!("SKIP: `go` not found; go tool pprof comparison not run");
+        return None;
+    };
+    assert!(
+        out.status.success(),
+        "go {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
+}
+
+/// `go tool pprof -top` of `file` for `sample_index`, every node shown, values in the type's
+/// own unit (`-unit=ns` for nanoseconds). `None` (after printing `SKIP:`) when Go is missing.
+pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>> {
+    let mut args: Vec<String> = [
+        "tool",
+        "pprof",
+        "-symbolize=none",
+        "-top",
+        "-nodecount=1000000",
+        "-nodefraction=0",
+        "-edgefraction=0",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(format!("-sample_index={sample_index}"));
+    if unit == "nanoseconds" {
+        args.push("-unit=ns".to_owned());
+    }
+    args.push(file.display().to_string());
+    Some(parse_top(&go_output(&args)?).1)
+}
+
+/// One row of `go tool pprof -top`: function name (without `(inline)` or `(partial-inline)`),
+/// flat, cum.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopRow {
     pub name: String,
@@ -180,8 +190,8 @@ pub struct TopRow {
     pub cum: f64,
 }
 
-/// The total and the rows of a `-top` report printed with `-unit` equal to the type's own unit
-/// (so the numbers are the raw sums, followed by a unit suffix).
+/// The total and the rows of a `-top` report. Printed with `-unit` equal to the type's own
+/// unit, the numbers are the raw sums followed by a unit suffix.
 pub fn parse_top(report: &str) -> (f64, Vec<TopRow>) {
     let mut total = f64::NAN;
     let mut rows = Vec::new();
@@ -192,39 +202,39 @@ pub fn parse_top(report: &str) -> (f64, Vec<TopRow>) {
             if let Some(of) = rest.split(" of ").nth(1) {
                 total = leading_number(of.trim_end_matches(" total"));
             }
-            continue;
-        }
-        if line.trim_start().starts_with("flat  flat%") {
+        } else if line.trim_start().starts_with("flat  flat%") {
             in_table = true;
-            continue;
+        } else if in_table {
+            rows.extend(parse_top_row(line));
         }
-        if !in_table {
-            continue;
-        }
-        // Five number columns, then the name as printed (it may hold spaces or tabs).
-        let mut rest = line;
-        let mut numbers = Vec::new();
-        for _ in 0..5 {
-            let trimmed = rest.trim_start();
-            let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
-            numbers.push(&trimmed[..end]);
-            rest = &trimmed[end..];
-        }
-        let (flat, cum) = (numbers[0], numbers[3]);
-        let name = rest.strip_prefix("  ").unwrap_or(rest.trim_start());
-        rows.push(TopRow {
-            // pprof marks functions inlined everywhere / somewhere; proftab's name has no mark.
-            name: name
-                .trim_end_matches(" (inline)")
-                .trim_end_matches(" (partial-inline)")
-                .to_owned(),
-            flat: leading_number(flat),
-            cum: leading_number(cum),
-        });
     }
     (total, rows)
 }
 
+/// A row of the `-top` table: five number columns, then the name as printed (it may hold
+/// spaces or tabs); `None` for a line with fewer columns.
+fn parse_top_row(line: &str) -> Option<TopRow> {
+    let mut rest = line;
+    let mut numbers = Vec::new();
+    for _ in 0..5 {
+        let trimmed = rest.trim_start();
+        let end = trimmed.find(char::is_whitespace)?;
+        numbers.push(&trimmed[..end]);
+        rest = &trimmed[end..];
+    }
+    let name = rest.strip_prefix("  ").unwrap_or(rest.trim_start());
+    Some(TopRow {
+        // pprof marks functions inlined everywhere / somewhere; proftab's name has no mark.
+        name: name
+            .trim_end_matches(" (inline)")
+            .trim_end_matches(" (partial-inline)")
+            .to_owned(),
+        flat: leading_number(numbers[0]),
+        cum: leading_number(numbers[3]),
+    })
+}
+
+/// The number a column starts with (`12.5ms` → 12.5); NaN when there is none.
 fn leading_number(s: &str) -> f64 {
     let end = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e' || c == '+'))

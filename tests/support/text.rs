@@ -1,62 +1,21 @@
-//! Helpers shared by the collapsed, cpuprofile and speedscope tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Helpers of the tests of the text-like formats (collapsed, cpuprofile, speedscope,
+//! goroutine dumps, pprof-text): stack summaries, detection, round trips, truncation sweeps,
+//! invalid inputs, and conversions of Go pprof files judged by `go tool pprof -top`.
+//!
+//! A [`Summary`] holds, per value type, the total and the summed value of every stack (as
+//! `a;b;c`, outermost first): what a format keeps when it keeps a profile's meaning.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use proftab::formats::{self, Format, Parsed, ReadOptions};
-use proftab::model::{Profile, SampleIndex, ValueTypeIndex};
+use proftab::analysis::functions::function_table;
+use proftab::formats::{self, Format, ReadOptions};
+use proftab::model::{Profile, SampleIndex, ValueTypeIndex, META_DEFAULT_TYPE};
 
-/// The shared corpus: `$PROFTAB_CORPUS` or `../shared/corpus`.
-pub fn corpus() -> PathBuf {
-    std::env::var_os("PROFTAB_CORPUS").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")),
-        PathBuf::from,
-    )
-}
-
-/// Files of a corpus folder, sorted.
-pub fn corpus_files(dir: &str) -> Vec<PathBuf> {
-    files_in(&corpus().join(dir))
-}
-
-/// Files of a folder, sorted (empty when the folder is missing).
-pub fn files_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<PathBuf> = rd
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    v.sort();
-    v
-}
-
-/// A fixture under `tests/fixtures/`.
-pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures")).join(rel)
-}
-
-/// Reads a file as `format` with its name as source URI.
-pub fn read_path(format: Format, path: &Path) -> Parsed {
-    let bytes = std::fs::read(path).unwrap();
-    let opts = ReadOptions {
-        source_uri: Some(path.display().to_string()),
-        ..ReadOptions::default()
-    };
-    let parsed = formats::read_as(format, &bytes, &opts)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_valid(&parsed.profile, &path.display().to_string());
-    parsed
-}
-
-/// Asserts that a profile passes the v2 validator.
-pub fn assert_valid(p: &Profile, what: &str) {
-    let violations: Vec<String> = p.validate().iter().map(ToString::to_string).collect();
-    assert!(violations.is_empty(), "{what}: {violations:?}");
-}
+use super::corpus::{corpus, corpus_files, fixture};
+use super::go::{go_top, TopRow};
+use super::golden;
+use super::profile::{assert_valid, read_path};
 
 /// Asserts that detection by content gives `format`, and that `read_any` with and without a
 /// file name picks the same format.
@@ -147,42 +106,21 @@ pub fn total(p: &Profile, name: &str) -> f64 {
     p.value_column(vt).unwrap().total()
 }
 
-/// Runs every `<case>.<ext>` in `tests/fixtures/invalid/<dir>/` that has a `<case>.expected`
-/// through `read_as(format)` and checks the error's text (first line of `.expected`) or, when
-/// the expected text starts with `warning: `, that reading succeeds with such a warning.
+/// Runs every input of `tests/fixtures/invalid/<dir>/` through `read_as(format)`: its
+/// `.expected` file holds the error's text, or the reader's warnings as `warning: TEXT` lines
+/// when the read succeeds. Returns the number of inputs.
 pub fn check_invalid_fixtures(format: Format, dir: &str) -> usize {
-    let mut checked = 0;
-    for path in files_in(&fixture(&format!("invalid/{dir}"))) {
-        if path.extension().is_some_and(|e| e == "expected") {
-            continue;
+    let dir = fixture("invalid").join(dir);
+    golden::check_cases(&dir, golden::check, |_, bytes| {
+        match formats::read_as(format, bytes, &ReadOptions::default()) {
+            Ok(parsed) => parsed
+                .warnings
+                .iter()
+                .map(|w| format!("warning: {w}\n"))
+                .collect(),
+            Err(e) => format!("{e}\n"),
         }
-        let expected_path = path.with_extension("expected");
-        let expected = std::fs::read_to_string(&expected_path)
-            .unwrap_or_else(|_| panic!("missing {}", expected_path.display()));
-        let expected = expected.trim_end_matches('\n');
-        let bytes = std::fs::read(&path).unwrap();
-        let result = formats::read_as(format, &bytes, &ReadOptions::default());
-        if let Some(w) = expected.strip_prefix("warning: ") {
-            let parsed = result.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert!(
-                parsed.warnings.iter().any(|x| x.to_string() == w),
-                "{}: no warning {w:?} in {:?}",
-                path.display(),
-                parsed
-                    .warnings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-            );
-        } else {
-            match result {
-                Ok(_) => panic!("{}: read succeeded, expected {expected:?}", path.display()),
-                Err(e) => assert_eq!(e.to_string(), expected, "{}", path.display()),
-            }
-        }
-        checked += 1;
-    }
-    checked
+    })
 }
 
 /// Every prefix (inputs up to 4 KiB), 256 evenly spaced cut points (up to 64 KiB) or 48 (larger
@@ -229,89 +167,9 @@ pub fn assert_other_formats_not_claimed(detect: fn(&[u8]) -> bool, own: &str, ex
     assert_not_claimed(detect, &others);
 }
 
-/// One row of `go tool pprof -top`: function name (without `(inline)` or `(partial-inline)`),
-/// flat, cum.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TopRow {
-    pub name: String,
-    pub flat: f64,
-    pub cum: f64,
-}
-
-/// `go tool pprof -top` of `file` for `sample_index`, every node shown, values in the type's
-/// own unit (`-unit=ns` for nanoseconds). `None` (after printing `SKIP:`) when Go is missing.
-pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>> {
-    let mut args = vec![
-        "tool".to_owned(),
-        "pprof".to_owned(),
-        "-symbolize=none".to_owned(),
-        "-top".to_owned(),
-        "-nodecount=1000000".to_owned(),
-        "-nodefraction=0".to_owned(),
-        "-edgefraction=0".to_owned(),
-        format!("-sample_index={sample_index}"),
-    ];
-    if unit == "nanoseconds" {
-        args.push("-unit=ns".to_owned());
-    }
-    args.push(file.display().to_string());
-    let text = go_output(&args)?;
-    let rows = text
-        .lines()
-        .skip_while(|l| !l.trim_start().starts_with("flat"))
-        .skip(1)
-        .filter_map(parse_top_row)
-        .collect();
-    Some(rows)
-}
-
-/// stdout of `go ARGS` (which must succeed); `None` (after printing `SKIP:`) when Go is
-/// missing.
-pub fn go_output(args: &[String]) -> Option<String> {
-    let out = match std::process::Command::new("go").args(args).output() {
-        Ok(out) => out,
-        Err(_) => {
-            eprintln!("SKIP: `go` not found; go tool pprof comparison not run");
-            return None;
-        }
-    };
-    assert!(
-        out.status.success(),
-        "go {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).unwrap())
-}
-
-fn parse_top_row(line: &str) -> Option<TopRow> {
-    let mut rest = line.trim_start();
-    let mut fields = Vec::new();
-    for _ in 0..5 {
-        let end = rest.find(' ')?;
-        fields.push(&rest[..end]);
-        rest = rest[end..].trim_start();
-    }
-    let number = |s: &str| -> f64 {
-        let digits: String = s
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.')
-            .collect();
-        digits.parse().unwrap_or(0.0)
-    };
-    Some(TopRow {
-        name: rest
-            .trim_end_matches(" (inline)")
-            .trim_end_matches(" (partial-inline)")
-            .to_owned(),
-        flat: number(fields[0]),
-        cum: number(fields[3]),
-    })
-}
-
 /// Checks proftab's function table of `profile` for value type `vt_name` against `go tool
 /// pprof -top` rows: every Go row has a proftab row of the same name with equal self/total.
 pub fn assert_matches_go_top(profile: &Profile, vt_name: &str, rows: &[TopRow], what: &str) {
-    use proftab::analysis::functions::function_table;
     let vt = profile.value_type_index(vt_name).unwrap();
     let table = function_table(profile, vt, None);
     assert!(!rows.is_empty(), "{what}: go printed no rows");
@@ -395,8 +253,8 @@ pub fn assert_round_trips(format: Format, dir: &str) {
         assert_valid(&second, &what);
         assert_same_summary(&summary(&first), &summary(&second), &what);
         assert_eq!(
-            first.meta_value(proftab::model::META_DEFAULT_TYPE),
-            second.meta_value(proftab::model::META_DEFAULT_TYPE),
+            first.meta_value(META_DEFAULT_TYPE),
+            second.meta_value(META_DEFAULT_TYPE),
             "{what}: default type"
         );
         assert_eq!(write(&second), written, "{what}: rewriting changes bytes");
@@ -423,10 +281,7 @@ pub fn assert_go_pprof_conversion(format: Format) {
         let back = formats::read_as(format, &written.bytes, &ReadOptions::default())
             .unwrap()
             .profile;
-        let back_type = back
-            .meta_value(proftab::model::META_DEFAULT_TYPE)
-            .unwrap()
-            .to_owned();
+        let back_type = back.meta_value(META_DEFAULT_TYPE).unwrap().to_owned();
         let what = format!("{} ({index}) via {}", path.display(), format.name());
         assert_matches_go_top(&back, &back_type, &rows, &what);
     }
