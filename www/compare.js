@@ -1,10 +1,6 @@
-// Compare mode: the controls (sources of each side, normalization, widths, palette), the
-// legend, and the function-table columns and tooltip rows of a comparison. The worker
-// computes everything; this file only presents it. Names are set as textContent only.
-import { DIFF_PALETTES, DIFF_SATURATION, DIFF_STEPS, diffColors } from './colors.js';
+// Compare mode's numbers as text: changes, the function-table columns and the tooltip rows
+// of a comparison. Pure (no DOM): the worker computes everything, views/compare.js shows it.
 import { formatValue, percent } from './format.js';
-
-const $ = (id) => document.getElementById(id);
 
 /** `+1.20 ms`, `-3.00 ms`, `0`. */
 export function formatDelta(v, unit) {
@@ -88,104 +84,4 @@ export function compareTooltipRows({ base, next, summary, unit, t, frame }) {
     }
   }
   return rows;
-}
-
-/**
- * The compare bar. `state` = {base: [source], new: [source], normalized, sizeByBase, palette}
- * is the page's; every control edits it and calls `onChange(what)` with 'sources', 'normalized',
- * 'size' or 'palette'.
- */
-export class CompareControls {
-  constructor(state, onChange) {
-    this.state = state;
-    this.onChange = onChange;
-    this.dark = false;
-    const toggle = (id, what, flip) =>
-      $(id).addEventListener('click', () => {
-        flip();
-        this.sync();
-        this.onChange(what);
-      });
-    toggle('compare-norm', 'normalized', () => (this.state.normalized = !this.state.normalized));
-    toggle('compare-size', 'size', () => (this.state.sizeByBase = !this.state.sizeByBase));
-    toggle('compare-palette', 'palette', () => (this.state.palette = this.state.palette === 'cb' ? 'rb' : 'cb'));
-  }
-
-  /** Builds one checkbox per source on each side. */
-  setSources(sources) {
-    for (const side of ['base', 'new']) {
-      const boxes = sources.map((s, i) => {
-        const label = document.createElement('label');
-        const input = document.createElement('input');
-        input.type = 'checkbox';
-        input.value = String(i);
-        input.dataset.side = side;
-        input.addEventListener('change', () => {
-          const picked = [...$(`compare-${side}`).querySelectorAll('input:checked')].map((x) => Number(x.value));
-          this.state[side] = picked;
-          this.onChange('sources');
-        });
-        const name = document.createElement('span');
-        name.textContent = s.uri || `source ${i + 1}`;
-        label.title = name.textContent;
-        label.append(input, name);
-        return label;
-      });
-      $(`compare-${side}`).replaceChildren(...boxes);
-    }
-    this.sync();
-  }
-
-  /** Shows the state in the controls. */
-  sync() {
-    const s = this.state;
-    for (const input of document.querySelectorAll('#compare-bar input[type=checkbox]')) {
-      input.checked = s[input.dataset.side].includes(Number(input.value));
-    }
-    $('compare-norm').textContent = s.normalized ? 'Normalized' : 'Absolute';
-    $('compare-size').textContent = s.sizeByBase ? 'Width: baseline' : 'Width: comparison';
-    $('compare-palette').textContent = (DIFF_PALETTES[s.palette] || DIFF_PALETTES.rb).label;
-    this.drawLegend();
-  }
-
-  /** The totals of both sides and the scale applied, as a line of text. */
-  showSummary(summary, unit) {
-    const side = (total, samples) => `${formatValue(total, unit)} in ${samples.toLocaleString('en-US')} samples`;
-    let text = `Baseline ${side(summary.baseTotal, summary.baseSamples)} · comparison ${side(summary.newTotalRaw, summary.newSamples)}`;
-    if (summary.scale !== 1) text += `, scaled ×${summary.scale.toPrecision(4)}`;
-    else if (summary.baseTotal) text += ` (${formatRelative(summary.baseTotal, summary.newTotalRaw)})`;
-    $('compare-summary').textContent = text;
-  }
-
-  setDark(dark) {
-    this.dark = dark;
-    this.drawLegend();
-  }
-
-  /** One cell per colour step, faster on the left. */
-  drawLegend() {
-    const c = $('compare-legend');
-    const colors = diffColors(this.state.palette, this.dark);
-    const dpr = window.devicePixelRatio || 1;
-    const cell = 8;
-    const w = colors.length * cell;
-    const h = 12;
-    c.width = w * dpr;
-    c.height = h * dpr;
-    c.style.width = `${w}px`;
-    c.style.height = `${h}px`;
-    const ctx = c.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    colors.forEach((color, k) => {
-      ctx.fillStyle = color;
-      ctx.fillRect(k * cell, 0, cell, h);
-    });
-    const bound = `${Math.round(DIFF_SATURATION * 100)}%`;
-    $('compare-faster').textContent = `faster −${bound}`;
-    $('compare-slower').textContent = `+${bound} slower`;
-    $('compare-legend-box').title =
-      `Colour: change of each call path relative to the baseline, in ${DIFF_STEPS} steps per side, ` +
-      `full from ±${bound}. New call paths have the full "slower" colour; gone ones have no ` +
-      'width in the comparison: use "Width: baseline" to see them (full "faster" colour), or the table.';
-  }
 }
