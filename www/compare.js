@@ -1,11 +1,11 @@
 // Compare mode's numbers as text: changes, the function-table columns and the tooltip rows
 // of a comparison. Pure (no DOM): the worker computes everything, views/compare.js shows it.
-import { formatValue, percent } from './format.js';
+import { formatValue, percent } from "./format.js";
 
 /** `+1.20 ms`, `-3.00 ms`, `0`. */
 export function formatDelta(v, unit) {
-  if (v === 0) return '0';
-  return (v > 0 ? '+' : '') + formatValue(v, unit);
+  if (v === 0) return "0";
+  return (v > 0 ? "+" : "") + formatValue(v, unit);
 }
 
 /**
@@ -19,12 +19,12 @@ export function change(base, next) {
 
 /** Change from `base` to `next` relative to `base`: `+36.7%`, `new`, `gone`, `–` when both are 0. */
 export function formatRelative(base, next) {
-  if (base === 0 && next === 0) return '–';
-  if (base === 0) return 'new';
-  if (next === 0) return 'gone';
+  if (base === 0 && next === 0) return "–";
+  if (base === 0) return "new";
+  if (next === 0) return "gone";
   const p = (100 * change(base, next)) / base;
-  if (p === 0) return '0%';
-  return `${p > 0 ? '+' : ''}${p.toFixed(Math.abs(p) >= 10 ? 1 : 2)}%`;
+  if (p === 0) return "0%";
+  return `${p > 0 ? "+" : ""}${p.toFixed(Math.abs(p) >= 10 ? 1 : 2)}%`;
 }
 
 /** `change` per frame id. */
@@ -38,7 +38,7 @@ function relatives(base, next) {
 }
 
 /** The column sorted by when a comparison's table first shows: Δ self, largest regression first. */
-export const COMPARE_SORT = 'deltaSelf';
+export const COMPARE_SORT = "deltaSelf";
 
 /**
  * Columns (see table.js) of a comparison's function table `t` = {baseSelf, baseTotal, newSelf,
@@ -50,14 +50,63 @@ export function compareColumns(t, unit) {
   const relSelf = relatives(t.baseSelf, t.newSelf);
   const value = (col) => (i) => formatValue(col[i], unit);
   return [
-    { key: 'baseSelf', label: 'Base self', title: 'Self value in the baseline', cls: 'num', text: value(t.baseSelf), sort: [t.baseSelf, t.baseTotal] },
-    { key: 'newSelf', label: 'New self', title: 'Self value in the comparison', cls: 'num', text: value(t.newSelf), sort: [t.newSelf, t.newTotal] },
-    { key: 'deltaSelf', label: 'Δ self', title: 'Change of the self value (comparison − baseline)', cls: 'num', text: (i) => formatDelta(dSelf[i], unit), sort: [dSelf, dTotal] },
-    { key: 'relSelf', label: 'Δ%', title: 'Δ self relative to the baseline', cls: 'pct', text: (i) => formatRelative(t.baseSelf[i], t.newSelf[i]), sort: [relSelf, dSelf] },
-    { key: 'baseTotal', label: 'Base total', title: 'Total value in the baseline', cls: 'num', text: value(t.baseTotal), sort: [t.baseTotal, t.baseSelf] },
-    { key: 'newTotal', label: 'New total', title: 'Total value in the comparison', cls: 'num', text: value(t.newTotal), sort: [t.newTotal, t.newSelf] },
-    { key: 'deltaTotal', label: 'Δ total', title: 'Change of the total value (comparison − baseline)', cls: 'num', text: (i) => formatDelta(dTotal[i], unit), sort: [dTotal, dSelf] },
-    { key: 'name', label: 'Function', cls: 'name' },
+    {
+      key: "baseSelf",
+      label: "Base self",
+      title: "Self value in the baseline",
+      cls: "num",
+      text: value(t.baseSelf),
+      sort: [t.baseSelf, t.baseTotal],
+    },
+    {
+      key: "newSelf",
+      label: "New self",
+      title: "Self value in the comparison",
+      cls: "num",
+      text: value(t.newSelf),
+      sort: [t.newSelf, t.newTotal],
+    },
+    {
+      key: "deltaSelf",
+      label: "Δ self",
+      title: "Change of the self value (comparison − baseline)",
+      cls: "num",
+      text: (i) => formatDelta(dSelf[i], unit),
+      sort: [dSelf, dTotal],
+    },
+    {
+      key: "relSelf",
+      label: "Δ%",
+      title: "Δ self relative to the baseline",
+      cls: "pct",
+      text: (i) => formatRelative(t.baseSelf[i], t.newSelf[i]),
+      sort: [relSelf, dSelf],
+    },
+    {
+      key: "baseTotal",
+      label: "Base total",
+      title: "Total value in the baseline",
+      cls: "num",
+      text: value(t.baseTotal),
+      sort: [t.baseTotal, t.baseSelf],
+    },
+    {
+      key: "newTotal",
+      label: "New total",
+      title: "Total value in the comparison",
+      cls: "num",
+      text: value(t.newTotal),
+      sort: [t.newTotal, t.newSelf],
+    },
+    {
+      key: "deltaTotal",
+      label: "Δ total",
+      title: "Change of the total value (comparison − baseline)",
+      cls: "num",
+      text: (i) => formatDelta(dTotal[i], unit),
+      sort: [dTotal, dSelf],
+    },
+    { key: "name", label: "Function", cls: "name" },
   ];
 }
 
@@ -71,14 +120,17 @@ export function compareInclude(t) {
  * `base` and `next`, and for its function when `t` (the table) and `frame` are given.
  */
 export function compareTooltipRows({ base, next, summary, unit, t, frame }) {
-  const scaled = summary.scale !== 1 ? ` (×${summary.scale.toPrecision(4)})` : '';
+  const scaled = summary.scale !== 1 ? ` (×${summary.scale.toPrecision(4)})` : "";
   const rows = [
-    ['Baseline', formatValue(base, unit), percent(base, summary.baseTotal)],
-    ['Comparison', formatValue(next, unit), `${percent(next, summary.newTotal)}${scaled}`],
-    ['Change', formatDelta(change(base, next), unit), formatRelative(base, next)],
+    ["Baseline", formatValue(base, unit), percent(base, summary.baseTotal)],
+    ["Comparison", formatValue(next, unit), `${percent(next, summary.newTotal)}${scaled}`],
+    ["Change", formatDelta(change(base, next), unit), formatRelative(base, next)],
   ];
   if (t && frame >= 0) {
-    for (const [label, b, n] of [['self', t.baseSelf, t.newSelf], ['total', t.baseTotal, t.newTotal]]) {
+    for (const [label, b, n] of [
+      ["self", t.baseSelf, t.newSelf],
+      ["total", t.baseTotal, t.newTotal],
+    ]) {
       const text = `${formatValue(b[frame], unit)} → ${formatValue(n[frame], unit)}`;
       rows.push([`Function ${label}`, text, formatRelative(b[frame], n[frame])]);
     }

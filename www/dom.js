@@ -6,7 +6,7 @@ export const $ = (id) => document.getElementById(id);
 
 /** An <option> with `value` and visible `text`. */
 export function option(value, text) {
-  const o = document.createElement('option');
+  const o = document.createElement("option");
   o.value = value;
   o.textContent = text;
   return o;

@@ -1,28 +1,28 @@
 // The context menu of a box (#menu): the transforms of its function, its callers and callees,
 // copying its name. Choices go to state.js.
-import { $ } from './dom.js';
-import { NO_NODE } from './flame.js';
-import { addTransform, frameLabel, selectFrame, setView } from './state.js';
-import { hideTooltip } from './tooltip.js';
-import { TRANSFORMS } from './transforms.js';
+import { $ } from "./dom.js";
+import { NO_NODE } from "./flame.js";
+import { addTransform, frameLabel, selectFrame, setView } from "./state.js";
+import { hideTooltip } from "./tooltip.js";
+import { TRANSFORMS } from "./transforms.js";
 
 export function openMenu(info, ev) {
   if (info.node === NO_NODE || info.node === 0) return;
-  const menu = $('menu');
+  const menu = $("menu");
   const items = TRANSFORMS.map(([kind, label]) => [label, () => addTransform(kind, info.frame)]);
   items.push([
-    'Show callers and callees',
+    "Show callers and callees",
     () => {
-      selectFrame(info.frame, 'sandwich');
-      setView('sandwich');
+      selectFrame(info.frame, "sandwich");
+      setView("sandwich");
     },
   ]);
-  items.push(['Copy name', () => navigator.clipboard?.writeText(frameLabel(info.frame))]);
+  items.push(["Copy name", () => navigator.clipboard?.writeText(frameLabel(info.frame))]);
   menu.replaceChildren(
     ...items.map(([label, fn]) => {
-      const b = document.createElement('button');
+      const b = document.createElement("button");
       b.textContent = label;
-      b.addEventListener('click', () => {
+      b.addEventListener("click", () => {
         closeMenu();
         fn();
       });
@@ -36,9 +36,9 @@ export function openMenu(info, ev) {
 }
 
 export function closeMenu() {
-  $('menu').hidden = true;
+  $("menu").hidden = true;
 }
 
-window.addEventListener('mousedown', (e) => {
-  if (!$('menu').contains(e.target)) closeMenu();
+window.addEventListener("mousedown", (e) => {
+  if (!$("menu").contains(e.target)) closeMenu();
 });

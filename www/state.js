@@ -14,10 +14,10 @@
 //   palette    S.compare.palette / S.diffColors
 // Invariants: `S.loaded` implies `S.info`, `S.frames`, `S.table` (after the first options) are
 // those of the worker's current profile; frame ids index `S.frames` and every per-frame array.
-import { diffColors, frameColors } from './colors.js';
-import { matchedFrames, transformArgs } from './transforms.js';
-import { fromHash, toHash } from './url.js';
-import { call } from './worker-client.js';
+import { diffColors, frameColors } from "./colors.js";
+import { matchedFrames, transformArgs } from "./transforms.js";
+import { fromHash, toHash } from "./url.js";
+import { call } from "./worker-client.js";
 
 export const S = {
   loaded: false,
@@ -35,33 +35,33 @@ export const S = {
   // {index, value} (null: all samples).
   facets: [],
   facet: null,
-  view: 'flame',
+  view: "flame",
   source: -1,
   transforms: [],
   timeRange: null,
   timeIsTime: false,
-  query: '',
+  query: "",
   flags: null,
   matched: 0,
   selected: -1,
   table: null,
   // The table's rows: 'functions', or 'lines' (source lines; `lines` holds the worker's
   // answer: labels, frame per row, self, total).
-  tableMode: 'functions',
+  tableMode: "functions",
   lines: null,
   totals: [0, 0, 0],
   timeDomainKnown: false,
   dark: false,
   // Compare mode: the sources of each side and the toggles (kept in the URL hash); `result`
   // is the worker's last answer ({summary, baseSelf, baseTotal, newSelf, newTotal}).
-  compare: { base: [0], new: [1], normalized: true, sizeByBase: false, palette: 'rb', result: null },
+  compare: { base: [0], new: [1], normalized: true, sizeByBase: false, palette: "rb", result: null },
   diffColors: [],
 };
 
 /** Timings of the last load, for tests and benchmarks (test-hook.js). */
 export const timings = { loadStart: 0, firstDrawMs: 0, parseMs: 0, analyseMs: 0, optionsMs: 0 };
 
-export const VIEWS = ['flame', 'time', 'sandwich', 'compare'];
+export const VIEWS = ["flame", "time", "sandwich", "compare"];
 
 // ---------------------------------------------------------------- listeners
 
@@ -82,16 +82,16 @@ function emit(topic, arg) {
 
 /** The unit of the chosen value type ('' before a load). */
 export function unit() {
-  const t = S.info && S.info.valueTypes[S.vt];
-  return t ? t.unit : '';
+  const t = S.info?.valueTypes[S.vt];
+  return t ? t.unit : "";
 }
 
 export function frameLabel(f) {
-  return S.frames && f < S.frames.names.length ? S.frames.names[f] : '';
+  return S.frames && f < S.frames.names.length ? S.frames.names[f] : "";
 }
 
 export function frameColor(f) {
-  return S.colors[f] || '#bbb';
+  return S.colors[f] || "#bbb";
 }
 
 /** Compare mode needs two sources at least. */
@@ -117,7 +117,7 @@ export function scheduleHash() {
 
 function writeHash() {
   if (!S.loaded) return;
-  history.replaceState(null, '', `#${toHash(S, { label: frameLabel, zoom: zoomNow() })}`);
+  history.replaceState(null, "", `#${toHash(S, { label: frameLabel, zoom: zoomNow() })}`);
 }
 
 function hashState() {
@@ -177,15 +177,15 @@ export function setProfile(r, query) {
   const n = S.info.sources.length;
   Object.assign(S.compare, { base: [0], new: Array.from({ length: n - 1 }, (_, i) => i + 1), result: null });
   applyHash();
-  emit('profile');
-  emit('toggles');
-  emit('query');
+  emit("profile");
+  emit("toggles");
+  emit("query");
 }
 
 /** Marks the profile shown (or, with false, the empty page back). */
 export function setLoaded(loaded) {
   S.loaded = loaded;
-  emit('loaded');
+  emit("loaded");
 }
 
 export function startTiming() {
@@ -205,7 +205,7 @@ export async function applyOptions() {
   const sources = S.source < 0 ? [] : Array.from({ length: n }, (_, i) => (i === S.source ? 1 : 0));
   const t0 = performance.now();
   const [t0r, t1r] = S.timeRange || [Number.NaN, Number.NaN];
-  const r = await call('options', {
+  const r = await call("options", {
     valueType: S.vt,
     order: S.order,
     sources,
@@ -213,16 +213,16 @@ export async function applyOptions() {
     t1: t1r,
     transforms: transformArgs(S.transforms),
     facet: S.facet ? S.facet.index : -1,
-    facetValue: S.facet ? S.facet.value : '',
+    facetValue: S.facet ? S.facet.value : "",
   });
   timings.optionsMs = performance.now() - t0;
   S.table = { self: r.self, total: r.total };
   S.totals = r.totals;
   S.timeDomainKnown = false;
-  emit('analysis');
+  emit("analysis");
   await runSearch();
-  emit('status');
-  await emit('refresh');
+  emit("status");
+  await emit("refresh");
   scheduleHash();
 }
 
@@ -238,36 +238,36 @@ export function setSource(source) {
 
 export function toggleOrder() {
   S.order = S.order ? 0 : 1;
-  emit('toggles');
+  emit("toggles");
   applyOptions();
 }
 
 export function toggleIcicle() {
   S.icicle = !S.icicle;
-  emit('toggles');
+  emit("toggles");
   scheduleHash();
 }
 
 export function toggleBottomUp() {
   S.bottomUp = !S.bottomUp;
-  emit('toggles');
-  emit('bottomUp');
-  if (S.view !== 'flame') setView('flame');
+  emit("toggles");
+  emit("bottomUp");
+  if (S.view !== "flame") setView("flame");
   scheduleHash();
 }
 
 export function setTableMode(mode) {
-  S.tableMode = mode === 'lines' ? 'lines' : 'functions';
-  emit('toggles');
-  if (S.tableMode !== 'lines') S.lines = null;
-  emit('tableMode');
+  S.tableMode = mode === "lines" ? "lines" : "functions";
+  emit("toggles");
+  if (S.tableMode !== "lines") S.lines = null;
+  emit("tableMode");
   scheduleHash();
 }
 
 /** The worker's source-line table (see setTableMode). */
 export function setLines(lines) {
   S.lines = lines;
-  emit('lines');
+  emit("lines");
 }
 
 // ---------------------------------------------------------------- transforms and filters
@@ -302,7 +302,7 @@ export function setTimeRange(range) {
 }
 
 function changedFilters() {
-  emit('chips');
+  emit("chips");
   applyOptions();
 }
 
@@ -310,11 +310,11 @@ function changedFilters() {
 export async function resolvePatterns() {
   for (const t of S.transforms) {
     if (t.pattern === undefined) continue;
-    const r = await call('search', { query: t.pattern }).catch(() => ({ flags: [] }));
+    const r = await call("search", { query: t.pattern }).catch(() => ({ flags: [] }));
     t.frames = matchedFrames(r.flags);
   }
   S.transforms = S.transforms.filter((t) => t.pattern === undefined || t.frames.length > 0);
-  emit('chips');
+  emit("chips");
 }
 
 // ---------------------------------------------------------------- search
@@ -329,17 +329,17 @@ export function setQuery(query) {
 export function hideMatches() {
   if (!S.flags || !S.query) return;
   S.transforms.push({ pattern: S.query, frames: matchedFrames(S.flags) });
-  S.query = '';
-  emit('query');
+  S.query = "";
+  emit("query");
   changedFilters();
 }
 
 async function runSearch() {
-  let error = '';
+  let error = "";
   if (!S.query) S.flags = null;
   else {
     try {
-      const r = await call('search', { query: S.query });
+      const r = await call("search", { query: S.query });
       S.flags = r.flags;
       S.matched = r.matched;
     } catch (e) {
@@ -347,37 +347,37 @@ async function runSearch() {
       error = e.message;
     }
   }
-  emit('search', { error });
+  emit("search", { error });
 }
 
 // ---------------------------------------------------------------- view and selection
 
 export function setView(view) {
   const was = S.view;
-  S.view = VIEWS.includes(view) && (view !== 'compare' || canCompare()) ? view : 'flame';
-  emit('view', was);
-  if (S.loaded) emit('refresh');
+  S.view = VIEWS.includes(view) && (view !== "compare" || canCompare()) ? view : "flame";
+  emit("view", was);
+  if (S.loaded) emit("refresh");
   scheduleHash();
 }
 
 /** Selects a function everywhere; `from` is true from the table, 'sandwich' from the menu. */
 export function selectFrame(frame, from) {
   S.selected = frame;
-  emit('selected', from);
+  emit("selected", from);
 }
 
 /** What the time view learnt of its domain: whether it is time in seconds. */
 export function setTimeDomain(isTime) {
   S.timeIsTime = isTime;
   S.timeDomainKnown = true;
-  emit('timeDomain');
+  emit("timeDomain");
 }
 
 export function setTheme(dark) {
   S.dark = dark;
   if (S.frames) S.colors = frameColors(S.frames, dark);
   S.diffColors = diffColors(S.compare.palette, dark);
-  emit('theme');
+  emit("theme");
 }
 
 // ---------------------------------------------------------------- Compare mode
@@ -388,30 +388,30 @@ export function setTheme(dark) {
  */
 export function setCompare(what, value) {
   const c = S.compare;
-  if (what === 'normalized') c.normalized = !c.normalized;
-  else if (what === 'size') c.sizeByBase = !c.sizeByBase;
-  else if (what === 'palette') c.palette = c.palette === 'cb' ? 'rb' : 'cb';
-  else if (what === 'sources') c[value.side] = value.picked;
-  if (what === 'palette') {
+  if (what === "normalized") c.normalized = !c.normalized;
+  else if (what === "size") c.sizeByBase = !c.sizeByBase;
+  else if (what === "palette") c.palette = c.palette === "cb" ? "rb" : "cb";
+  else if (what === "sources") c[value.side] = value.picked;
+  if (what === "palette") {
     S.diffColors = diffColors(c.palette, S.dark);
-    emit('compare');
-    emit('palette');
+    emit("compare");
+    emit("palette");
     scheduleHash();
   } else refreshCompare();
 }
 
 /** Asks the worker for the comparison of the chosen sources. */
 export async function refreshCompare() {
-  if (S.view !== 'compare') return;
+  if (S.view !== "compare") return;
   const c = S.compare;
-  emit('compare');
+  emit("compare");
   scheduleHash();
   try {
-    c.result = await call('compare', { base: c.base, compared: c.new, normalized: c.normalized, sizeByBase: c.sizeByBase });
+    c.result = await call("compare", { base: c.base, compared: c.new, normalized: c.normalized, sizeByBase: c.sizeByBase });
   } catch (e) {
     c.result = null;
-    emit('compareResult', e.message);
+    emit("compareResult", e.message);
     return;
   }
-  emit('compareResult', null);
+  emit("compareResult", null);
 }

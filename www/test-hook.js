@@ -2,9 +2,9 @@
 // (dist-test/, made by scripts/build.sh) loads this module; the production dist/ has neither
 // this file nor the global. It holds the timings of the last load (state.js's `timings`, so
 // `optionsMs` etc. stay live), the state object and views of the active view's boxes.
-import { NO_NODE } from './flame.js';
-import { S, frameLabel, timings } from './state.js';
-import { activeViews } from './views/index.js';
+import { NO_NODE } from "./flame.js";
+import { frameLabel, S, timings } from "./state.js";
+import { activeViews } from "./views/index.js";
 
 const active = () => activeViews()[0];
 

@@ -1,12 +1,12 @@
 // The box tooltip (#tooltip): a box's name, its frame's file and line, and rows of
 // `[label, value, note]`. Views give the rows; this module places and fills the element.
-import { $ } from './dom.js';
-import { MERGED, NO_NODE } from './flame.js';
-import { formatValue, percent } from './format.js';
-import { S, frameLabel, unit } from './state.js';
+import { $ } from "./dom.js";
+import { MERGED, NO_NODE } from "./flame.js";
+import { formatValue, percent } from "./format.js";
+import { frameLabel, S, unit } from "./state.js";
 
 export function hideTooltip() {
-  $('tooltip').hidden = true;
+  $("tooltip").hidden = true;
 }
 
 /**
@@ -22,17 +22,17 @@ export function showTooltip(info, ev, { duration = false } = {}) {
   const share = (v) => (whole !== all ? `${percent(v, all)} (${percent(v, whole)} of all)` : percent(v, all));
   const rows = [];
   if (info.node === NO_NODE || info.node === 0) {
-    rows.push(['Total', formatValue(info.width, u), share(info.width)]);
+    rows.push(["Total", formatValue(info.width, u), share(info.width)]);
   } else {
     if (duration) {
-      rows.push(['Duration', formatValue(info.width, S.timeIsTime ? 'seconds' : u), '']);
+      rows.push(["Duration", formatValue(info.width, S.timeIsTime ? "seconds" : u), ""]);
     } else {
-      rows.push(['Self', formatValue(info.self, u), share(info.self)]);
-      rows.push(['Total', formatValue(info.width, u), share(info.width)]);
+      rows.push(["Self", formatValue(info.self, u), share(info.self)]);
+      rows.push(["Total", formatValue(info.width, u), share(info.width)]);
     }
     if (S.table) {
-      rows.push(['Function self', formatValue(S.table.self[info.frame], u), share(S.table.self[info.frame])]);
-      rows.push(['Function total', formatValue(S.table.total[info.frame], u), share(S.table.total[info.frame])]);
+      rows.push(["Function self", formatValue(S.table.self[info.frame], u), share(S.table.self[info.frame])]);
+      rows.push(["Function total", formatValue(S.table.total[info.frame], u), share(S.table.total[info.frame])]);
     }
   }
   placeTooltip(info, rows, ev);
@@ -40,12 +40,12 @@ export function showTooltip(info, ev, { duration = false } = {}) {
 
 /** The tooltip's title: the frame's name, `all` for the root, or what a merged box holds. */
 function boxName(info) {
-  const name = document.createElement('div');
-  name.className = 'name';
+  const name = document.createElement("div");
+  name.className = "name";
   if (info.node === NO_NODE) {
-    const mostly = info.frame === MERGED ? '' : `, mostly ${frameLabel(info.frame)}`;
+    const mostly = info.frame === MERGED ? "" : `, mostly ${frameLabel(info.frame)}`;
     name.textContent = `${info.count} frames too narrow to show${mostly}`;
-  } else name.textContent = info.node === 0 ? 'all' : frameLabel(info.frame);
+  } else name.textContent = info.node === 0 ? "all" : frameLabel(info.frame);
   return name;
 }
 
@@ -55,20 +55,20 @@ function fileLine(info) {
   const file = S.frames.files[info.frame];
   const line = S.frames.lines[info.frame];
   if (!file && !line) return [];
-  const f = document.createElement('div');
-  f.className = 'file';
-  f.textContent = `${file || '?'}${line ? `:${line}` : ''}`;
+  const f = document.createElement("div");
+  f.className = "file";
+  f.textContent = `${file || "?"}${line ? `:${line}` : ""}`;
   return [f];
 }
 
 /** Fills the tooltip with the box's name, the file of a frame, and `[label, value, note]` rows. */
 export function placeTooltip(info, rows, ev) {
-  const tip = $('tooltip');
-  const t = document.createElement('table');
+  const tip = $("tooltip");
+  const t = document.createElement("table");
   for (const row of rows) {
-    const tr = document.createElement('tr');
+    const tr = document.createElement("tr");
     for (const text of row) {
-      const td = document.createElement('td');
+      const td = document.createElement("td");
       td.textContent = text;
       tr.append(td);
     }

@@ -6,10 +6,10 @@ export const HIDE = 1;
 
 /** `[kind, menu label, URL hash key]` per transform kind; the kind is the worker's number. */
 export const TRANSFORMS = [
-  [0, 'Focus on function', 'focus'],
-  [1, 'Hide function (merge into caller)', 'hide'],
-  [2, 'Collapse recursion', 'rec'],
-  [3, 'Collapse direct recursion only', 'drec'],
+  [0, "Focus on function", "focus"],
+  [1, "Hide function (merge into caller)", "hide"],
+  [2, "Collapse recursion", "rec"],
+  [3, "Collapse direct recursion only", "drec"],
 ];
 
 /**

@@ -7,7 +7,7 @@
 //   filter=<facet>=<value>  search=<query>  table=lines  focus|hide|rec|drec=<function>
 //   hidematch=<pattern>  range=<t0>,<t1>  zoom=<a>,<b> (fractions of the domain)
 //   base=0&new=1,2  absolute=1  width=base  palette=cb   (Compare mode only)
-import { TRANSFORMS } from './transforms.js';
+import { TRANSFORMS } from "./transforms.js";
 
 /**
  * The hash (without `#`) for the state `s` (the shape of state.js's `S`). `label(frame)`
@@ -15,32 +15,32 @@ import { TRANSFORMS } from './transforms.js';
  */
 export function toHash(s, { label, zoom = null }) {
   const h = new URLSearchParams();
-  h.set('view', s.view);
+  h.set("view", s.view);
   const t = s.info.valueTypes[s.vt];
-  if (t) h.set('type', t.type);
-  if (s.order) h.set('order', 'alpha');
-  if (s.icicle) h.set('icicle', '1');
-  if (s.bottomUp) h.set('bottomup', '1');
-  if (s.facet) h.set('filter', `${s.facets[s.facet.index].name}=${s.facet.value}`);
-  if (s.query) h.set('search', s.query);
-  if (s.tableMode === 'lines') h.set('table', 'lines');
+  if (t) h.set("type", t.type);
+  if (s.order) h.set("order", "alpha");
+  if (s.icicle) h.set("icicle", "1");
+  if (s.bottomUp) h.set("bottomup", "1");
+  if (s.facet) h.set("filter", `${s.facets[s.facet.index].name}=${s.facet.value}`);
+  if (s.query) h.set("search", s.query);
+  if (s.tableMode === "lines") h.set("table", "lines");
   for (const tr of s.transforms) {
     if (tr.pattern === undefined) h.append(TRANSFORMS[tr.kind][2], label(tr.frame));
-    else h.append('hidematch', tr.pattern);
+    else h.append("hidematch", tr.pattern);
   }
-  if (s.timeRange) h.set('range', s.timeRange.map((x) => x.toPrecision(10)).join(','));
-  if (s.view === 'compare') compareToHash(h, s.compare);
-  if (zoom) h.set('zoom', `${zoom[0].toPrecision(8)},${zoom[1].toPrecision(8)}`);
+  if (s.timeRange) h.set("range", s.timeRange.map((x) => x.toPrecision(10)).join(","));
+  if (s.view === "compare") compareToHash(h, s.compare);
+  if (zoom) h.set("zoom", `${zoom[0].toPrecision(8)},${zoom[1].toPrecision(8)}`);
   return h.toString();
 }
 
 /** Compare state in the hash: `base=0&new=1,2` (source rows), `absolute=1`, `width=base`, `palette=cb`. */
 function compareToHash(h, c) {
-  h.set('base', c.base.join(','));
-  h.set('new', c.new.join(','));
-  if (!c.normalized) h.set('absolute', '1');
-  if (c.sizeByBase) h.set('width', 'base');
-  if (c.palette !== 'rb') h.set('palette', c.palette);
+  h.set("base", c.base.join(","));
+  h.set("new", c.new.join(","));
+  if (!c.normalized) h.set("absolute", "1");
+  if (c.sizeByBase) h.set("width", "base");
+  if (c.palette !== "rb") h.set("palette", c.palette);
 }
 
 /**
@@ -51,45 +51,45 @@ function compareToHash(h, c) {
  * are dropped; `hidematch` patterns come back as `{pattern, frames: []}` (resolved later).
  */
 export function fromHash(hash, p) {
-  const h = new URLSearchParams(hash.replace(/^#/, ''));
-  const range = (h.get('range') || '').split(',').map(Number);
+  const h = new URLSearchParams(hash.replace(/^#/, ""));
+  const range = (h.get("range") || "").split(",").map(Number);
   const out = {
-    order: h.get('order') === 'alpha' ? 1 : 0,
-    icicle: h.get('icicle') === '1',
-    bottomUp: h.get('bottomup') === '1',
-    facet: facetFromHash(h.get('filter'), p.facets),
-    tableMode: h.get('table') === 'lines' ? 'lines' : 'functions',
+    order: h.get("order") === "alpha" ? 1 : 0,
+    icicle: h.get("icicle") === "1",
+    bottomUp: h.get("bottomup") === "1",
+    facet: facetFromHash(h.get("filter"), p.facets),
+    tableMode: h.get("table") === "lines" ? "lines" : "functions",
     timeRange: range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null,
     compare: compareFromHash(h, p.sourceCount),
     transforms: transformsFromHash(h, p.nameIndex),
-    zoom: zoomFromHash(h.get('zoom')),
+    zoom: zoomFromHash(h.get("zoom")),
   };
-  if (h.has('view')) out.view = h.get('view');
-  const vt = p.valueTypes.findIndex((t) => t.type === h.get('type'));
+  if (h.has("view")) out.view = h.get("view");
+  const vt = p.valueTypes.findIndex((t) => t.type === h.get("type"));
   if (vt >= 0) out.vt = vt;
-  if (h.has('search')) out.query = h.get('search');
+  if (h.has("search")) out.query = h.get("search");
   return out;
 }
 
 /** `name=value` as a facet choice `{index, value}`, when the profile has it. */
 function facetFromHash(text, facets) {
   if (!text) return null;
-  const eq = text.indexOf('=');
+  const eq = text.indexOf("=");
   const [name, value] = [text.slice(0, eq), text.slice(eq + 1)];
   const index = facets.findIndex((f) => f.name === name && f.values.includes(value));
   return eq > 0 && index >= 0 ? { index, value } : null;
 }
 
 function compareFromHash(h, sourceCount) {
-  const rows = (key) => (h.get(key) || '').split(',').filter(Boolean).map(Number);
+  const rows = (key) => (h.get(key) || "").split(",").filter(Boolean).map(Number);
   const valid = (list) => list.length > 0 && list.every((i) => Number.isInteger(i) && i >= 0 && i < sourceCount);
   const c = {
-    normalized: h.get('absolute') !== '1',
-    sizeByBase: h.get('width') === 'base',
-    palette: h.get('palette') === 'cb' ? 'cb' : 'rb',
+    normalized: h.get("absolute") !== "1",
+    sizeByBase: h.get("width") === "base",
+    palette: h.get("palette") === "cb" ? "cb" : "rb",
   };
-  if (valid(rows('base'))) c.base = rows('base');
-  if (valid(rows('new'))) c.new = rows('new');
+  if (valid(rows("base"))) c.base = rows("base");
+  if (valid(rows("new"))) c.new = rows("new");
   return c;
 }
 
@@ -99,14 +99,14 @@ function transformsFromHash(h, nameIndex) {
     const kind = TRANSFORMS.findIndex((t) => t[2] === key);
     const frame = nameIndex.get(value);
     if (kind >= 0 && frame !== undefined) out.push({ kind, frame });
-    if (key === 'hidematch' && value) out.push({ pattern: value, frames: [] });
+    if (key === "hidematch" && value) out.push({ pattern: value, frames: [] });
   }
   return out;
 }
 
 function zoomFromHash(z) {
   if (!z) return null;
-  const [a, b] = z.split(',').map(Number);
+  const [a, b] = z.split(",").map(Number);
   return Number.isFinite(a) && Number.isFinite(b) && b > a ? [a, b] : null;
 }
 

@@ -4,7 +4,7 @@
 // No other module talks to the Worker object.
 
 /** The error message of calls failed by `cancel()`. */
-export const CANCELLED = 'Loading cancelled.';
+export const CANCELLED = "Loading cancelled.";
 
 let worker = null;
 let nextCall = 1;
@@ -14,10 +14,10 @@ let onProgress = () => {};
 /** Starts the worker; `progress(message)` receives its progress reports. */
 export function startWorker(progress = onProgress) {
   onProgress = progress;
-  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   worker.onmessage = (ev) => {
     const m = ev.data;
-    if (m.kind === 'progress') return onProgress(m);
+    if (m.kind === "progress") return onProgress(m);
     const c = calls.get(m.id);
     if (!c) return;
     calls.delete(m.id);
@@ -26,7 +26,7 @@ export function startWorker(progress = onProgress) {
   };
   worker.onerror = (e) => {
     e.preventDefault();
-    failAll(new Error(e.message || 'the worker failed'));
+    failAll(new Error(e.message || "the worker failed"));
   };
 }
 

@@ -74,9 +74,7 @@ export async function openPage(context, url) {
     d.dismiss();
   });
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) =>
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
-    );
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
   await page.goto(url);
   return { page, problems };

@@ -8,15 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { DIST, ROOT, dropFiles, launchBrowser, openPage, screenshot, serve } from "./harness.mjs";
+import { DIST, dropFiles, launchBrowser, openPage, ROOT, screenshot, serve } from "./harness.mjs";
 
 const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
 const PPROF = path.join(CORPUS, "pprof/parca-fib.pb.gz");
 const RPROF_MEMORY = path.join(ROOT, "tests/fixtures/rprof/memory.out");
 const FIXTURES = path.join(ROOT, "tests/fixtures/viewer");
 const HOSTILE = "<img src=x onerror=alert(1)>";
-// The pprof reader lands from its own branch; until then the tests that load pprof skip.
-const HAS_PPROF = fs.existsSync(path.join(ROOT, "src/formats/pprof"));
 
 let browser;
 let server;
@@ -47,7 +45,7 @@ function skip(t, why) {
 
 async function readyPage(query = "") {
   const opened = await openPage(browser.context, server.url + query);
-  await opened.page.waitForSelector("body[data-ready=\"1\"]", { timeout: 15000 });
+  await opened.page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
   return opened;
 }
 
@@ -107,6 +105,7 @@ test("CSP is strict and the page works from a sub-path", async () => {
   const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', "content");
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
   assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'/);
+  assert.equal(await page.evaluate(() => typeof window.__proftab), "object");
   await screenshot(page, "viewer-empty");
   assert.deepEqual(problems, []);
   await page.close();
@@ -114,6 +113,9 @@ test("CSP is strict and the page works from a sub-path", async () => {
   try {
     const sub = await openPage(browser.context, `${parent.url}dist/`);
     await sub.page.waitForSelector("body[data-state=ready]", { timeout: 15000 });
+    // The production build has no test hook; the tests' build (dist-test/) has.
+    assert.equal(await sub.page.evaluate(() => typeof window.__proftab), "undefined");
+    assert.equal(fs.existsSync(path.join(DIST, "test-hook.js")), false);
     assert.deepEqual(sub.problems, []);
     await sub.page.close();
   } finally {
@@ -122,7 +124,6 @@ test("CSP is strict and the page works from a sub-path", async () => {
 });
 
 test("pprof by file picker: flame graph drawn, table equals proftab top", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -178,8 +179,7 @@ test("Rprof with memory by drag and drop; value type switch changes the table", 
   await page.close();
 });
 
-test("tooltip, search, zoom and the other views", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("tooltip, search, zoom and the other views", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -236,8 +236,41 @@ test("tooltip, search, zoom and the other views", async (t) => {
   await page.close();
 });
 
-test("export round trip keeps the totals", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("clicking a box shows its zoom path; the context menu opens its callers and callees; Escape steps back", async () => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  const box = await page.locator("#main-canvas").boundingBox();
+  // The row above the root, at the left edge: the widest outermost function.
+  const [x, y] = [box.x + 20, box.y + box.height - 27];
+  await page.mouse.click(x, y);
+  await page.waitForFunction(() => document.querySelectorAll("#crumbs button").length === 2);
+  const name = await page.textContent("#crumbs button:nth-of-type(2)");
+  assert.match(name, /^main\.calculateFib/);
+  await page.waitForSelector("#functions tbody tr.selected");
+  assert.equal(await page.textContent("#functions tbody tr.selected td.name"), name);
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.querySelectorAll("#crumbs button").length === 1);
+  await page.waitForTimeout(300);
+  await page.mouse.click(x, y, { button: "right" });
+  await page.waitForSelector("#menu:not([hidden])");
+  const items = await page.$$eval("#menu button", (bs) => bs.map((b) => b.textContent));
+  assert.deepEqual(items.slice(-2), ["Show callers and callees", "Copy name"]);
+  await page.click("#menu button:text('Show callers and callees')");
+  assert.equal(await page.isHidden("#menu"), true);
+  await page.waitForSelector("#tabs button[data-view=sandwich][aria-selected=true]");
+  assert.equal(await page.textContent("#callers-title"), `Callers of ${name}`);
+  await page.waitForTimeout(400);
+  assert.ok((await ink(page, "#callees-canvas")) > 200);
+  await page.focus("#callers-canvas");
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.getElementById("callers-title").textContent.startsWith("Callers — select"));
+  assert.equal(await page.locator("#functions tbody tr.selected").count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("export round trip keeps the totals", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -364,8 +397,7 @@ test("two files at once are combined, one source each", async (t) => {
   await page.close();
 });
 
-test("view state lives in the URL hash and is restored", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("view state lives in the URL hash and is restored", async (_t) => {
   const hash = "#view=flame&order=alpha&icicle=1&search=big&focus=math%2Fbig.nat.add";
   const { page, problems } = await readyPage(hash);
   await page.setInputFiles("#file-input", PPROF);
@@ -396,9 +428,16 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.waitForFunction(() => /:\d+/.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ""));
   assert.equal(await page.getAttribute("#table-lines", "aria-pressed"), "true");
   const top = JSON.parse(execFileSync(bin, ["top", "--by", "line", "--json", RPROF_LINES], { encoding: "utf8" }));
-  const label = (r) => (r.file === null ? "<no location>" : `${r.file}:${r.line}`) + (r.functions.length ? `  ${r.functions.join(", ")}` : "");
+  const label = (r) =>
+    (r.file === null ? "<no location>" : `${r.file}:${r.line}`) + (r.functions.length ? `  ${r.functions.join(", ")}` : "");
   const rows = await tableRows(page, 1000);
-  assert.deepEqual(rows.map((r) => r[4]).sort(), top.lines.filter((r) => r.self || r.total).map(label).sort());
+  assert.deepEqual(
+    rows.map((r) => r[4]).sort(),
+    top.lines
+      .filter((r) => r.self || r.total)
+      .map(label)
+      .sort(),
+  );
   // The largest self value is unique here: the same first row, with the same share.
   assert.equal(rows[0][4], label(top.lines[0]));
   assert.equal(rows[0][1], `${((100 * top.lines[0].self) / top.total).toFixed(1)}%`);
@@ -408,7 +447,7 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.waitForSelector("#functions tbody tr.selected");
   await page.waitForFunction(() => location.hash.includes("table=lines"));
   await page.reload();
-  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.waitForSelector('body[data-ready="1"]');
   await dropFiles(page, "body", [file(RPROF_LINES)]);
   await drawn(page);
   await page.waitForFunction(() => /:\d+/.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ""));
@@ -419,8 +458,7 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.close();
 });
 
-test("hiding every function a pattern matches: one chip, weight kept, restored from the hash", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("hiding every function a pattern matches: one chip, weight kept, restored from the hash", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -437,7 +475,9 @@ test("hiding every function a pattern matches: one chip, weight kept, restored f
   const chip = await page.textContent("#chips .chip span");
   const hiddenCount = Number(chip.match(/\((\d+) functions?\)/)[1]);
   assert.ok(hiddenCount >= runtime.length, chip);
-  await page.waitForFunction(() => ![...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")));
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")),
+  );
   const after = await names();
   // Callers gain the hidden functions' self values, so the order may change, not the set.
   assert.deepEqual([...after].sort(), before.filter((n) => !n.startsWith("runtime.")).sort());
@@ -446,18 +486,19 @@ test("hiding every function a pattern matches: one chip, weight kept, restored f
   assert.equal(await page.inputValue("#search"), "");
   await page.waitForFunction(() => location.hash.includes("hidematch="));
   await page.reload();
-  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.waitForSelector('body[data-ready="1"]');
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
   assert.equal(await page.textContent("#chips .chip span"), chip);
   await page.click("#chips .chip button");
-  await page.waitForFunction(() => [...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test("bottom-up: the inverted flame graph has each function's self value in its first row", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("bottom-up: the inverted flame graph has each function's self value in its first row", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -493,16 +534,20 @@ test("filtering samples by a facet: goroutine state of a Go dump, kept in the ha
   await drawn(page);
   assert.match(await page.textContent("#status"), new RegExp(`^${states.length} in ${states.length} samples`));
   const option = await page.$eval("#facet optgroup[label=goroutine_state]", (g) =>
-    [...g.querySelectorAll("option")].map((o) => [o.value, o.textContent]).find(([, t]) => t.startsWith("chan receive (")));
+    [...g.querySelectorAll("option")].map((o) => [o.value, o.textContent]).find(([, t]) => t.startsWith("chan receive (")),
+  );
   assert.equal(option[1], `chan receive (${waiting})`);
   await page.selectOption("#facet", option[0]);
   await page.waitForFunction(() => document.querySelector("#chips .chip span")?.textContent === "goroutine_state = chan receive");
   await page.waitForFunction((n) => document.getElementById("status").textContent.startsWith(`${n} in `), waiting);
   const rows = await tableRows(page, 100);
-  assert.ok(rows.every((r) => Number(r[2]) <= waiting), "no function above the filtered total");
+  assert.ok(
+    rows.every((r) => Number(r[2]) <= waiting),
+    "no function above the filtered total",
+  );
   await page.waitForFunction(() => location.hash.includes("filter=goroutine_state%3Dchan+receive"));
   await page.reload();
-  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.waitForSelector('body[data-ready="1"]');
   await dropFiles(page, "body", [file(DUMP)]);
   await drawn(page);
   assert.equal(await page.textContent("#chips .chip span"), "goroutine_state = chan receive");
@@ -619,7 +664,13 @@ function topRow(page) {
     const tr = document.querySelector("#functions tbody tr");
     const f = Number(tr.dataset.frame);
     const r = window.__proftab.state.compare.result;
-    return { name: window.__proftab.state.frames.names[f], base: r.baseSelf[f], next: r.newSelf[f], baseTotal: r.baseTotal[f], newTotal: r.newTotal[f] };
+    return {
+      name: window.__proftab.state.frames.names[f],
+      base: r.baseSelf[f],
+      next: r.newSelf[f],
+      baseTotal: r.baseTotal[f],
+      newTotal: r.newTotal[f],
+    };
   });
 }
 
@@ -640,7 +691,6 @@ function deltasByName(page) {
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 test("compare mode: differential flame graph, table as proftab diff, tooltip, palette", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const { page, problems } = await readyPage();
   await page.setViewportSize({ width: 1400, height: 800 });
   await dropFiles(page, "body", [file(DIFF_BASE), file(DIFF_NEW)]);
@@ -694,8 +744,7 @@ test("compare mode: differential flame graph, table as proftab diff, tooltip, pa
   // (e) the colour-blind-safe palette changes the colours and goes into the hash
   const before = await pixelSum(page, "#compare-canvas");
   // The saturated "slower" colour of the palette in use (light or dark theme): main.hotNew's.
-  const slower = () =>
-    page.evaluate(() => window.__proftab.state.diffColors.at(-1).match(/\d+/g).map(Number));
+  const slower = () => page.evaluate(() => window.__proftab.state.diffColors.at(-1).match(/\d+/g).map(Number));
   const red = await slower();
   assert.ok((await pixelsOf(page, "#compare-canvas", red)) > 1000);
   await page.click("#compare-palette");
@@ -720,8 +769,7 @@ test("compare mode: differential flame graph, table as proftab diff, tooltip, pa
   await page.close();
 });
 
-test("compare mode: a file compared with itself shows no change; state from the hash", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("compare mode: a file compared with itself shows no change; state from the hash", async (_t) => {
   const { page, problems } = await readyPage("#view=compare&absolute=1&width=base&palette=cb");
   await dropFiles(page, "body", [file(DIFF_BASE), file(DIFF_BASE)]);
   await settled(page);

@@ -53,10 +53,7 @@ function expected(s, zoom = null) {
     transforms: s.transforms,
     zoom,
     ...(s.query ? { query: s.query } : {}),
-    compare:
-      s.view === "compare"
-        ? { ...s.compare }
-        : { normalized: true, sizeByBase: false, palette: "rb" },
+    compare: s.view === "compare" ? { ...s.compare } : { normalized: true, sizeByBase: false, palette: "rb" },
   };
 }
 

@@ -1,9 +1,9 @@
 // The zoom path (#crumbs) of the flame view on screen: the flame graph, or the differential
 // one in Compare mode. Views with crumbs register here; each keeps its path in `view.crumbs`
 // (the boxes clicked, outermost first).
-import { $ } from '../dom.js';
-import { NO_NODE } from '../flame.js';
-import { S, frameLabel, on, selectFrame } from '../state.js';
+import { $ } from "../dom.js";
+import { NO_NODE } from "../flame.js";
+import { frameLabel, on, S, selectFrame } from "../state.js";
 
 const views = {};
 
@@ -15,7 +15,7 @@ export function registerCrumbs(name, view) {
 
 /** The flame view with breadcrumbs on screen (the flame graph or the differential one). */
 export function crumbView() {
-  return S.view === 'compare' ? views.compare : views.flame;
+  return S.view === "compare" ? views.compare : views.flame;
 }
 
 /** After a click on a box of a flame view with breadcrumbs: the path to it as crumbs. */
@@ -28,7 +28,7 @@ export function clickFlame(view, info) {
 
 /** Steps one crumb back (Escape); false when there was none. */
 export function popCrumb() {
-  if (S.view !== 'flame' && S.view !== 'compare') return false;
+  if (S.view !== "flame" && S.view !== "compare") return false;
   const view = crumbView();
   if (!view.crumbs.length) return false;
   view.crumbs.pop();
@@ -46,26 +46,26 @@ export function resetCrumbs(view) {
 }
 
 function crumbButton(text, onClick) {
-  const b = document.createElement('button');
+  const b = document.createElement("button");
   b.textContent = text;
   b.title = text;
-  b.addEventListener('click', onClick);
+  b.addEventListener("click", onClick);
   return b;
 }
 
 export function renderCrumbs() {
   const view = crumbView();
-  const all = crumbButton('all', () => {
+  const all = crumbButton("all", () => {
     view.crumbs = [];
     renderCrumbs();
     view.resetZoom();
   });
-  all.removeAttribute('title');
+  all.removeAttribute("title");
   const items = [all];
   view.crumbs.forEach((c, k) => {
-    const sep = document.createElement('span');
-    sep.className = 'sep';
-    sep.textContent = '›';
+    const sep = document.createElement("span");
+    sep.className = "sep";
+    sep.textContent = "›";
     const b = crumbButton(frameLabel(c.frame), () => {
       view.crumbs = view.crumbs.slice(0, k + 1);
       renderCrumbs();
@@ -73,10 +73,10 @@ export function renderCrumbs() {
     });
     items.push(sep, b);
   });
-  $('crumbs').replaceChildren(...items);
+  $("crumbs").replaceChildren(...items);
 }
 
-on('view', () => {
-  $('crumbs').hidden = S.view !== 'flame' && S.view !== 'compare';
+on("view", () => {
+  $("crumbs").hidden = S.view !== "flame" && S.view !== "compare";
   renderCrumbs();
 });
