@@ -49,63 +49,16 @@ export function compareColumns(t, unit) {
   const dTotal = deltas(t.baseTotal, t.newTotal);
   const relSelf = relatives(t.baseSelf, t.newSelf);
   const value = (col) => (i) => formatValue(col[i], unit);
+  const delta = (col) => (i) => formatDelta(col[i], unit);
+  const col = (key, label, title, cls, text, sort) => ({ key, label, title, cls, text, sort });
   return [
-    {
-      key: "baseSelf",
-      label: "Base self",
-      title: "Self value in the baseline",
-      cls: "num",
-      text: value(t.baseSelf),
-      sort: [t.baseSelf, t.baseTotal],
-    },
-    {
-      key: "newSelf",
-      label: "New self",
-      title: "Self value in the comparison",
-      cls: "num",
-      text: value(t.newSelf),
-      sort: [t.newSelf, t.newTotal],
-    },
-    {
-      key: "deltaSelf",
-      label: "Δ self",
-      title: "Change of the self value (comparison − baseline)",
-      cls: "num",
-      text: (i) => formatDelta(dSelf[i], unit),
-      sort: [dSelf, dTotal],
-    },
-    {
-      key: "relSelf",
-      label: "Δ%",
-      title: "Δ self relative to the baseline",
-      cls: "pct",
-      text: (i) => formatRelative(t.baseSelf[i], t.newSelf[i]),
-      sort: [relSelf, dSelf],
-    },
-    {
-      key: "baseTotal",
-      label: "Base total",
-      title: "Total value in the baseline",
-      cls: "num",
-      text: value(t.baseTotal),
-      sort: [t.baseTotal, t.baseSelf],
-    },
-    {
-      key: "newTotal",
-      label: "New total",
-      title: "Total value in the comparison",
-      cls: "num",
-      text: value(t.newTotal),
-      sort: [t.newTotal, t.newSelf],
-    },
-    {
-      key: "deltaTotal",
-      label: "Δ total",
-      title: "Change of the total value (comparison − baseline)",
-      cls: "num",
-      text: (i) => formatDelta(dTotal[i], unit),
-      sort: [dTotal, dSelf],
-    },
+    col("baseSelf", "Base self", "Self value in the baseline", "num", value(t.baseSelf), [t.baseSelf, t.baseTotal]),
+    col("newSelf", "New self", "Self value in the comparison", "num", value(t.newSelf), [t.newSelf, t.newTotal]),
+    col("deltaSelf", "Δ self", "Change of the self value (comparison − baseline)", "num", delta(dSelf), [dSelf, dTotal]),
+    col("relSelf", "Δ%", "Δ self relative to the baseline", "pct", (i) => formatRelative(t.baseSelf[i], t.newSelf[i]), [relSelf, dSelf]),
+    col("baseTotal", "Base total", "Total value in the baseline", "num", value(t.baseTotal), [t.baseTotal, t.baseSelf]),
+    col("newTotal", "New total", "Total value in the comparison", "num", value(t.newTotal), [t.newTotal, t.newSelf]),
+    col("deltaTotal", "Δ total", "Change of the total value (comparison − baseline)", "num", delta(dTotal), [dTotal, dSelf]),
     { key: "name", label: "Function", cls: "name" },
   ];
 }

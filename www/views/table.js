@@ -78,5 +78,5 @@ on("tableMode", () => {
 on("lines", () => {
   if (S.lines) renderLines();
 });
-on("selected", tableSelect);
+on("selected", () => tableSelect(S.selected));
 on("compareResult", showComparison);
