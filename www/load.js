@@ -3,7 +3,7 @@
 // then state.js takes the answer). Owns #empty and the visibility of #views.
 import { $ } from "./dom.js";
 import { closeMenu } from "./menu.js";
-import { hideError, hideProgress, setPageState, showError, showProgress, showWarnings } from "./messages.js";
+import { hideError, hideProgress, onCancel, setFlamegraphDrawn, setPageState, showError, showProgress, showWarnings } from "./messages.js";
 import { applyOptions, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
 import { searchText } from "./toolbar.js";
 import { zoomTo } from "./views/index.js";
@@ -13,7 +13,7 @@ import { CANCELLED, call, cancel } from "./worker-client.js";
 export async function load(what) {
   hideError();
   closeMenu();
-  document.body.dataset.flamegraphDrawn = "0";
+  setFlamegraphDrawn(false);
   setPageState("loading");
   startTiming();
   showProgress({ phase: "reading", done: 0, total: 0, index: 0, count: 1 });
@@ -82,7 +82,7 @@ for (const id of ["file-input", "file-input-2"]) {
     if (files.length) load({ files });
   });
 }
-$("cancel").addEventListener("click", cancelLoad);
+onCancel(cancelLoad);
 
 // Drag and drop anywhere on the page.
 let depth = 0;

@@ -1,6 +1,7 @@
 // What the page tells the user besides the views: the error bar (#error), the progress
 // overlay (#progress), the readers' warnings button (#warnings) and the page's load state
-// (body[data-state]: ready, loading, shown, error; tests and benchmarks wait on it).
+// (body[data-state]: ready, loading, shown, error; tests and benchmarks wait on it) and the
+// mark of the first drawn flame graph of a load.
 import { $ } from "./dom.js";
 import { formatBytes } from "./format.js";
 
@@ -36,6 +37,23 @@ export function showProgress(m) {
     fill.classList.add("indeterminate");
   }
   $("progress-text").textContent = text;
+}
+
+/** Calls `fn` when the user cancels what the progress overlay shows. */
+export function onCancel(fn) {
+  $("cancel").addEventListener("click", fn);
+}
+
+/**
+ * Marks whether the flame graph of the current load was drawn (body[data-flamegraph-drawn]:
+ * tests and benchmarks wait for "1"); `flamegraphDrawn()` reads the mark.
+ */
+export function setFlamegraphDrawn(drawn) {
+  document.body.dataset.flamegraphDrawn = drawn ? "1" : "0";
+}
+
+export function flamegraphDrawn() {
+  return document.body.dataset.flamegraphDrawn === "1";
 }
 
 export function hideProgress() {

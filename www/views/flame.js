@@ -2,6 +2,7 @@
 // (bottom-up), with breadcrumbs. Owns #main-canvas.
 import { $ } from "../dom.js";
 import { FlameView } from "../flame.js";
+import { flamegraphDrawn, setFlamegraphDrawn } from "../messages.js";
 import { markFirstDraw, on, S, scheduleHash } from "../state.js";
 import { call } from "../worker-client.js";
 import { viewOptions } from "./common.js";
@@ -15,8 +16,8 @@ export const mainView = new FlameView(
     onZoom: () => scheduleHash(),
     onDrawn: () => {
       // Tests and benchmarks wait for this mark of the first drawn flame graph of a load.
-      if (document.body.dataset.flamegraphDrawn !== "1" && S.loaded) {
-        document.body.dataset.flamegraphDrawn = "1";
+      if (!flamegraphDrawn() && S.loaded) {
+        setFlamegraphDrawn(true);
         markFirstDraw();
       }
     },
