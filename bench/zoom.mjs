@@ -1,15 +1,16 @@
 // Frame time of zooming and panning the flame graph: loads FILE into the built viewer
-// (dist/) in headless Chromium, then zooms in and out with wheel events and pans by dragging,
+// (dist-test/: dist/ with the test hook) in headless Chromium, then zooms in and out with wheel events and pans by dragging,
 // and prints the canvas draw times (ms per frame) the page recorded.
 //
 //   node bench/zoom.mjs FILE [STEPS]
-import { dropFiles, launchBrowser, openPage, serve } from '../tests/browser/harness.mjs';
-import fs from 'node:fs';
-import path from 'node:path';
+
+import fs from "node:fs";
+import path from "node:path";
+import { dropFiles, launchBrowser, openPage, serve } from "../tests/browser/harness.mjs";
 
 const [file, stepsArg] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: node bench/zoom.mjs FILE [STEPS]');
+  console.error("usage: node bench/zoom.mjs FILE [STEPS]");
   process.exit(2);
 }
 const steps = Number(stepsArg || 40);
@@ -19,10 +20,12 @@ try {
   const { page } = await openPage(browser.context, server.url);
   await page.waitForSelector('body[data-ready="1"]');
   const started = Date.now();
-  await dropFiles(page, 'body', [{ name: path.basename(file), bytes: fs.readFileSync(file) }]);
-  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === '1' || document.body.dataset.state === 'error', null, { timeout: 600000 });
+  await dropFiles(page, "body", [{ name: path.basename(file), bytes: fs.readFileSync(file) }]);
+  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1" || document.body.dataset.state === "error", null, {
+    timeout: 600000,
+  });
   const loadMs = Date.now() - started;
-  const box = await page.locator('#main-canvas').boundingBox();
+  const box = await page.locator("#main-canvas").boundingBox();
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.7);
   await page.evaluate(() => window.__proftab.drawTimes());
   const before = (await page.evaluate(() => window.__proftab.drawTimes())).length;
@@ -39,21 +42,30 @@ try {
   await page.waitForTimeout(300);
   // Re-aggregation: switch to the first value type and back (wasm, in the worker).
   const switches = [];
-  const types = await page.$$eval('#value-type option', (os) => os.map((o) => o.value));
+  const types = await page.$$eval("#value-type option", (os) => os.map((o) => o.value));
   for (const v of [types[0], types[types.length - 1]]) {
-    await page.evaluate(() => { window.__proftab.optionsMs = null; });
-    await page.selectOption('#value-type', v);
+    await page.evaluate(() => {
+      window.__proftab.optionsMs = null;
+    });
+    await page.selectOption("#value-type", v);
     await page.waitForFunction(() => window.__proftab.optionsMs !== null, null, { timeout: 120000 });
     switches.push(+(await page.evaluate(() => window.__proftab.optionsMs)).toFixed(1));
   }
   const times = (await page.evaluate(() => window.__proftab.drawTimes())).slice(-Math.min(200, 2 * steps));
   const sorted = [...times].sort((a, b) => a - b);
   const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  console.log(JSON.stringify({
-    file: path.basename(file), loadMs, frames: times.length, drawnBefore: before,
-    valueTypeSwitchMs: switches,
-    medianMs: +q(0.5).toFixed(2), p95Ms: +q(0.95).toFixed(2), maxMs: +sorted[sorted.length - 1].toFixed(2),
-  }));
+  console.log(
+    JSON.stringify({
+      file: path.basename(file),
+      loadMs,
+      frames: times.length,
+      drawnBefore: before,
+      valueTypeSwitchMs: switches,
+      medianMs: +q(0.5).toFixed(2),
+      p95Ms: +q(0.95).toFixed(2),
+      maxMs: +sorted[sorted.length - 1].toFixed(2),
+    }),
+  );
 } finally {
   await browser.close();
   await server.close();

@@ -180,11 +180,7 @@ export declare class Profile {
    * written. */
   write(format: string, valueType?: string | null, sourceId?: number | null): Uint8Array;
   /** As `write`, with what the format could not hold. */
-  writeWithWarnings(
-    format: string,
-    valueType?: string | null,
-    sourceId?: number | null,
-  ): { bytes: Uint8Array; warnings: Warning[] };
+  writeWithWarnings(format: string, valueType?: string | null, sourceId?: number | null): { bytes: Uint8Array; warnings: Warning[] };
 }
 
 /** Every format proftab knows (same as `Profile.formats()`). */

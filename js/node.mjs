@@ -7,4 +7,4 @@ const wasm = require("../pkg/node/proftab.js");
 
 export const Profile = wasm.Profile;
 export const formats = wasm.formats;
-export { NO_INDEX, INT_NA } from "./constants.mjs";
+export { INT_NA, NO_INDEX } from "./constants.mjs";

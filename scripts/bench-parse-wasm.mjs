@@ -29,7 +29,7 @@ function statusMiB(field) {
     const line = fs
       .readFileSync("/proc/self/status", "utf8")
       .split("\n")
-      .find((l) => l.startsWith(field + ":"));
+      .find((l) => l.startsWith(`${field}:`));
     return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN;
   } catch {
     return NaN;

@@ -12,8 +12,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TIME = "/usr/bin/time";
@@ -64,11 +64,10 @@ function timed(cmd, args) {
 }
 
 function wasmRun(file, runs) {
-  const r = spawnSync(
-    process.execPath,
-    [path.join(ROOT, "scripts/bench-parse-wasm.mjs"), file, "--runs", String(runs)],
-    { encoding: "utf8", maxBuffer: 1 << 26 },
-  );
+  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/bench-parse-wasm.mjs"), file, "--runs", String(runs)], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0) return { ok: false, error: (r.stderr || "").slice(0, 300) };
   const j = JSON.parse(r.stdout.trim().split("\n").pop());
   const warm = j.wallMs.length > 1 ? j.wallMs.slice(1) : j.wallMs;

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { Profile, formats } from "../js/node.mjs";
+import { formats, Profile } from "../js/node.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
@@ -24,10 +24,17 @@ function parseArgs(argv) {
 }
 
 function corpusInputs() {
-  const readable = formats().filter((f) => f.read).map((f) => f.name);
+  const readable = formats()
+    .filter((f) => f.read)
+    .map((f) => f.name);
   return readable.flatMap((name) => {
     const dir = path.join(CORPUS, name);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).sort().map((f) => path.join(dir, f)) : [];
+    return fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .sort()
+          .map((f) => path.join(dir, f))
+      : [];
   });
 }
 

@@ -5,6 +5,8 @@
 #   pkg/node/  wasm-bindgen --target nodejs (CommonJS; the Node entry of the npm package)
 #   dist/      the static viewer: www/ plus pkg/web and the example profiles of
 #              tests/fixtures (scripts/examples.mjs), relative URLs only (any host, any sub-path)
+#   dist-test/ dist/ plus www/test-hook.js, loaded by its index.html: the read-only
+#              `window.__proftab` the browser tests and benchmarks use. dist/ never has it.
 #   target/release/proftab   the CLI (once src/bin/proftab.rs exists)
 #
 # Both .wasm files are optimized with npm binaryen's wasm-opt -O3 (never Debian's binaryen 108,
@@ -76,6 +78,7 @@ build_dist() {
   rm -rf dist
   mkdir -p dist
   cp -R www/. dist/
+  rm dist/test-hook.js
   mkdir -p dist/pkg
   cp pkg/web/proftab.js pkg/web/proftab_bg.wasm dist/pkg/
   # Relative URLs only: the viewer must work from any sub-path of any static host.
@@ -83,6 +86,19 @@ build_dist() {
     --include='*.css'; then
     die "dist/ has root-relative URLs (above); use relative ones"
   fi
+  if grep -rln '__proftab' dist; then
+    die "dist/ exposes the test hook (above); only dist-test/ may"
+  fi
+}
+
+# dist-test/: dist/ with the test hook, a module loaded after app.js.
+build_test_dist() {
+  step "dist-test/ (dist/ + test-hook.js)"
+  rm -rf dist-test
+  cp -R dist dist-test
+  cp www/test-hook.js dist-test/
+  sed -i 's|<script type="module" src="app.js"></script>|&\n<script type="module" src="test-hook.js"></script>|' dist-test/index.html
+  grep -q 'src="test-hook.js"' dist-test/index.html || die "dist-test/index.html does not load test-hook.js"
 }
 
 started=$SECONDS
@@ -90,4 +106,5 @@ build_wasm
 bindgen_all
 build_cli
 build_dist
+build_test_dist
 step "build done in $((SECONDS - started)) s"

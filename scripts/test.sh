@@ -37,6 +37,7 @@ if [ ${#FAILED[@]} -gt 0 ]; then
   die "setup or build failed; no tests were run"
 fi
 run "cargo fmt --check" cargo fmt --all -- --check
+run "biome ci (JavaScript format + lint)" npx --no-install biome ci www js tests/js tests/browser scripts bench
 run "cargo clippy (native)" cargo clippy --all-targets --locked -- -D warnings
 run "cargo clippy (wasm32)" cargo clippy --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
 run "cargo test (native)" cargo test --locked

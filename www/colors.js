@@ -15,11 +15,11 @@ export function hash(s) {
 
 /** The package / module part of a frame name, used to group colours when no file is known. */
 export function groupOf(name, file) {
-  if (name.endsWith('_[k]') || name.endsWith('[kernel.kallsyms]')) return '[kernel]';
-  const cpp = name.indexOf('::');
+  if (name.endsWith("_[k]") || name.endsWith("[kernel.kallsyms]")) return "[kernel]";
+  const cpp = name.indexOf("::");
   if (cpp > 0) return name.slice(0, cpp);
-  const slash = name.lastIndexOf('/');
-  const dot = name.indexOf('.', slash + 1);
+  const slash = name.lastIndexOf("/");
+  const dot = name.indexOf(".", slash + 1);
   if (dot > 0) return name.slice(0, dot);
   if (slash > 0) return name.slice(0, slash);
   return file || name;
@@ -27,8 +27,19 @@ export function groupOf(name, file) {
 
 // Frame types of OpenTelemetry's profile.frame.type (seed 003) and a colour for each.
 const TYPE_HUES = {
-  native: 20, kernel: 0, jvm: 130, cpython: 210, php: 260, ruby: 340, perl: 290, v8js: 55,
-  dotnet: 275, beam: 310, go: 190, rust: 30, abort: 0,
+  native: 20,
+  kernel: 0,
+  jvm: 130,
+  cpython: 210,
+  php: 260,
+  ruby: 340,
+  perl: 290,
+  v8js: 55,
+  dotnet: 275,
+  beam: 310,
+  go: 190,
+  rust: 30,
+  abort: 0,
 };
 
 /** Colour table (CSS strings) per frame id for the theme. */
@@ -69,12 +80,12 @@ export function frameColors(frames, dark) {
  */
 export const DIFF_PALETTES = {
   rb: {
-    label: 'Red / blue',
+    label: "Red / blue",
     light: { slower: [214, 96, 77], faster: [67, 147, 195] },
     dark: { slower: [178, 24, 43], faster: [33, 102, 172] },
   },
   cb: {
-    label: 'Colour-blind safe',
+    label: "Colour-blind safe",
     light: { slower: [213, 94, 0], faster: [86, 180, 233] },
     dark: { slower: [190, 80, 0], faster: [0, 100, 170] },
   },
@@ -101,8 +112,8 @@ export function diffIntensity(base, next) {
  * slower; `diffColorIndex` picks one.
  */
 export function diffColors(palette, dark) {
-  const p = (DIFF_PALETTES[palette] || DIFF_PALETTES.rb)[dark ? 'dark' : 'light'];
-  const neutral = NEUTRAL[dark ? 'dark' : 'light'];
+  const p = (DIFF_PALETTES[palette] || DIFF_PALETTES.rb)[dark ? "dark" : "light"];
+  const neutral = NEUTRAL[dark ? "dark" : "light"];
   const out = [];
   for (let k = -DIFF_STEPS; k <= DIFF_STEPS; k++) {
     const end = k < 0 ? p.faster : p.slower;

@@ -1,15 +1,11 @@
-// Compare mode: the controls (sources of each side, normalization, widths, palette), the
-// legend, and the function-table columns and tooltip rows of a comparison. The worker
-// computes everything; this file only presents it. Names are set as textContent only.
-import { DIFF_PALETTES, DIFF_SATURATION, DIFF_STEPS, diffColors } from './colors.js';
-import { formatValue, percent } from './format.js';
-
-const $ = (id) => document.getElementById(id);
+// Compare mode's numbers as text: changes, the function-table columns and the tooltip rows
+// of a comparison. Pure (no DOM): the worker computes everything, views/compare.js shows it.
+import { formatValue, percent } from "./format.js";
 
 /** `+1.20 ms`, `-3.00 ms`, `0`. */
 export function formatDelta(v, unit) {
-  if (v === 0) return '0';
-  return (v > 0 ? '+' : '') + formatValue(v, unit);
+  if (v === 0) return "0";
+  return (v > 0 ? "+" : "") + formatValue(v, unit);
 }
 
 /**
@@ -23,12 +19,12 @@ export function change(base, next) {
 
 /** Change from `base` to `next` relative to `base`: `+36.7%`, `new`, `gone`, `–` when both are 0. */
 export function formatRelative(base, next) {
-  if (base === 0 && next === 0) return '–';
-  if (base === 0) return 'new';
-  if (next === 0) return 'gone';
+  if (base === 0 && next === 0) return "–";
+  if (base === 0) return "new";
+  if (next === 0) return "gone";
   const p = (100 * change(base, next)) / base;
-  if (p === 0) return '0%';
-  return `${p > 0 ? '+' : ''}${p.toFixed(Math.abs(p) >= 10 ? 1 : 2)}%`;
+  if (p === 0) return "0%";
+  return `${p > 0 ? "+" : ""}${p.toFixed(Math.abs(p) >= 10 ? 1 : 2)}%`;
 }
 
 /** `change` per frame id. */
@@ -42,7 +38,7 @@ function relatives(base, next) {
 }
 
 /** The column sorted by when a comparison's table first shows: Δ self, largest regression first. */
-export const COMPARE_SORT = 'deltaSelf';
+export const COMPARE_SORT = "deltaSelf";
 
 /**
  * Columns (see table.js) of a comparison's function table `t` = {baseSelf, baseTotal, newSelf,
@@ -53,15 +49,17 @@ export function compareColumns(t, unit) {
   const dTotal = deltas(t.baseTotal, t.newTotal);
   const relSelf = relatives(t.baseSelf, t.newSelf);
   const value = (col) => (i) => formatValue(col[i], unit);
+  const delta = (col) => (i) => formatDelta(col[i], unit);
+  const col = (key, label, title, cls, text, sort) => ({ key, label, title, cls, text, sort });
   return [
-    { key: 'baseSelf', label: 'Base self', title: 'Self value in the baseline', cls: 'num', text: value(t.baseSelf), sort: [t.baseSelf, t.baseTotal] },
-    { key: 'newSelf', label: 'New self', title: 'Self value in the comparison', cls: 'num', text: value(t.newSelf), sort: [t.newSelf, t.newTotal] },
-    { key: 'deltaSelf', label: 'Δ self', title: 'Change of the self value (comparison − baseline)', cls: 'num', text: (i) => formatDelta(dSelf[i], unit), sort: [dSelf, dTotal] },
-    { key: 'relSelf', label: 'Δ%', title: 'Δ self relative to the baseline', cls: 'pct', text: (i) => formatRelative(t.baseSelf[i], t.newSelf[i]), sort: [relSelf, dSelf] },
-    { key: 'baseTotal', label: 'Base total', title: 'Total value in the baseline', cls: 'num', text: value(t.baseTotal), sort: [t.baseTotal, t.baseSelf] },
-    { key: 'newTotal', label: 'New total', title: 'Total value in the comparison', cls: 'num', text: value(t.newTotal), sort: [t.newTotal, t.newSelf] },
-    { key: 'deltaTotal', label: 'Δ total', title: 'Change of the total value (comparison − baseline)', cls: 'num', text: (i) => formatDelta(dTotal[i], unit), sort: [dTotal, dSelf] },
-    { key: 'name', label: 'Function', cls: 'name' },
+    col("baseSelf", "Base self", "Self value in the baseline", "num", value(t.baseSelf), [t.baseSelf, t.baseTotal]),
+    col("newSelf", "New self", "Self value in the comparison", "num", value(t.newSelf), [t.newSelf, t.newTotal]),
+    col("deltaSelf", "Δ self", "Change of the self value (comparison − baseline)", "num", delta(dSelf), [dSelf, dTotal]),
+    col("relSelf", "Δ%", "Δ self relative to the baseline", "pct", (i) => formatRelative(t.baseSelf[i], t.newSelf[i]), [relSelf, dSelf]),
+    col("baseTotal", "Base total", "Total value in the baseline", "num", value(t.baseTotal), [t.baseTotal, t.baseSelf]),
+    col("newTotal", "New total", "Total value in the comparison", "num", value(t.newTotal), [t.newTotal, t.newSelf]),
+    col("deltaTotal", "Δ total", "Change of the total value (comparison − baseline)", "num", delta(dTotal), [dTotal, dSelf]),
+    { key: "name", label: "Function", cls: "name" },
   ];
 }
 
@@ -75,117 +73,20 @@ export function compareInclude(t) {
  * `base` and `next`, and for its function when `t` (the table) and `frame` are given.
  */
 export function compareTooltipRows({ base, next, summary, unit, t, frame }) {
-  const scaled = summary.scale !== 1 ? ` (×${summary.scale.toPrecision(4)})` : '';
+  const scaled = summary.scale !== 1 ? ` (×${summary.scale.toPrecision(4)})` : "";
   const rows = [
-    ['Baseline', formatValue(base, unit), percent(base, summary.baseTotal)],
-    ['Comparison', formatValue(next, unit), `${percent(next, summary.newTotal)}${scaled}`],
-    ['Change', formatDelta(change(base, next), unit), formatRelative(base, next)],
+    ["Baseline", formatValue(base, unit), percent(base, summary.baseTotal)],
+    ["Comparison", formatValue(next, unit), `${percent(next, summary.newTotal)}${scaled}`],
+    ["Change", formatDelta(change(base, next), unit), formatRelative(base, next)],
   ];
   if (t && frame >= 0) {
-    for (const [label, b, n] of [['self', t.baseSelf, t.newSelf], ['total', t.baseTotal, t.newTotal]]) {
+    for (const [label, b, n] of [
+      ["self", t.baseSelf, t.newSelf],
+      ["total", t.baseTotal, t.newTotal],
+    ]) {
       const text = `${formatValue(b[frame], unit)} → ${formatValue(n[frame], unit)}`;
       rows.push([`Function ${label}`, text, formatRelative(b[frame], n[frame])]);
     }
   }
   return rows;
-}
-
-/**
- * The compare bar. `state` = {base: [source], new: [source], normalized, sizeByBase, palette}
- * is the page's; every control edits it and calls `onChange(what)` with 'sources', 'normalized',
- * 'size' or 'palette'.
- */
-export class CompareControls {
-  constructor(state, onChange) {
-    this.state = state;
-    this.onChange = onChange;
-    this.dark = false;
-    const toggle = (id, what, flip) =>
-      $(id).addEventListener('click', () => {
-        flip();
-        this.sync();
-        this.onChange(what);
-      });
-    toggle('compare-norm', 'normalized', () => (this.state.normalized = !this.state.normalized));
-    toggle('compare-size', 'size', () => (this.state.sizeByBase = !this.state.sizeByBase));
-    toggle('compare-palette', 'palette', () => (this.state.palette = this.state.palette === 'cb' ? 'rb' : 'cb'));
-  }
-
-  /** Builds one checkbox per source on each side. */
-  setSources(sources) {
-    for (const side of ['base', 'new']) {
-      const boxes = sources.map((s, i) => {
-        const label = document.createElement('label');
-        const input = document.createElement('input');
-        input.type = 'checkbox';
-        input.value = String(i);
-        input.dataset.side = side;
-        input.addEventListener('change', () => {
-          const picked = [...$(`compare-${side}`).querySelectorAll('input:checked')].map((x) => Number(x.value));
-          this.state[side] = picked;
-          this.onChange('sources');
-        });
-        const name = document.createElement('span');
-        name.textContent = s.uri || `source ${i + 1}`;
-        label.title = name.textContent;
-        label.append(input, name);
-        return label;
-      });
-      $(`compare-${side}`).replaceChildren(...boxes);
-    }
-    this.sync();
-  }
-
-  /** Shows the state in the controls. */
-  sync() {
-    const s = this.state;
-    for (const input of document.querySelectorAll('#compare-bar input[type=checkbox]')) {
-      input.checked = s[input.dataset.side].includes(Number(input.value));
-    }
-    $('compare-norm').textContent = s.normalized ? 'Normalized' : 'Absolute';
-    $('compare-size').textContent = s.sizeByBase ? 'Width: baseline' : 'Width: comparison';
-    $('compare-palette').textContent = (DIFF_PALETTES[s.palette] || DIFF_PALETTES.rb).label;
-    this.drawLegend();
-  }
-
-  /** The totals of both sides and the scale applied, as a line of text. */
-  showSummary(summary, unit) {
-    const side = (total, samples) => `${formatValue(total, unit)} in ${samples.toLocaleString('en-US')} samples`;
-    let text = `Baseline ${side(summary.baseTotal, summary.baseSamples)} · comparison ${side(summary.newTotalRaw, summary.newSamples)}`;
-    if (summary.scale !== 1) text += `, scaled ×${summary.scale.toPrecision(4)}`;
-    else if (summary.baseTotal) text += ` (${formatRelative(summary.baseTotal, summary.newTotalRaw)})`;
-    $('compare-summary').textContent = text;
-  }
-
-  setDark(dark) {
-    this.dark = dark;
-    this.drawLegend();
-  }
-
-  /** One cell per colour step, faster on the left. */
-  drawLegend() {
-    const c = $('compare-legend');
-    const colors = diffColors(this.state.palette, this.dark);
-    const dpr = window.devicePixelRatio || 1;
-    const cell = 8;
-    const w = colors.length * cell;
-    const h = 12;
-    c.width = w * dpr;
-    c.height = h * dpr;
-    c.style.width = `${w}px`;
-    c.style.height = `${h}px`;
-    const ctx = c.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    colors.forEach((color, k) => {
-      ctx.fillStyle = color;
-      ctx.fillRect(k * cell, 0, cell, h);
-    });
-    const bound = `${Math.round(DIFF_SATURATION * 100)}%`;
-    $('compare-faster').textContent = `faster −${bound}`;
-    $('compare-slower').textContent = `+${bound} slower`;
-    $('compare-legend-box').title =
-      `Colour: change of each call path relative to the baseline, in ${DIFF_STEPS} steps per side, ` +
-      `full from ±${bound}. New call paths have the full "slower" colour; gone ones have no ` +
-      'width in the comparison: use "Width: baseline" to see them (full "faster" colour), or the table.';
-  }
 }

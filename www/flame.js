@@ -11,7 +11,7 @@ export const MERGED = 0xffffffff;
 export const NO_NODE = 0xffffffff;
 const ROW = 18;
 const AXIS = 18;
-const LABEL_FONT = '12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
+const LABEL_FONT = "12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
 
 /** Index of the first element of `arr[lo..hi)` for which `pred` is true (arr sorted by it). */
 function bisect(lo, hi, pred) {
@@ -35,7 +35,7 @@ export class FlameView {
   constructor(canvas, o) {
     this.canvas = canvas;
     this.o = o;
-    this.ctx = canvas.getContext('2d');
+    this.ctx = canvas.getContext("2d");
     this.inverted = !!o.inverted;
     this.firstRow = o.firstRow || 0;
     this.domain = [0, 1];
@@ -174,8 +174,8 @@ export class FlameView {
   clampView() {
     const [d0, d1] = this.domain;
     const full = d1 - d0;
-    let span = Math.min(full, Math.max(this.vx1 - this.vx0, full * 1e-9));
-    let x0 = Math.min(Math.max(this.vx0, d0), d1 - span);
+    const span = Math.min(full, Math.max(this.vx1 - this.vx0, full * 1e-9));
+    const x0 = Math.min(Math.max(this.vx0, d0), d1 - span);
     this.vx0 = x0;
     this.vx1 = x0 + span;
     const rows = this.data ? this.data.maxDepth - this.firstRow + 1 : 0;
@@ -292,7 +292,7 @@ export class FlameView {
     const { ctx, dpr } = this;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const style = this.themeColors();
-    const bg = style.getPropertyValue('--canvas-bg').trim() || '#fff';
+    const bg = style.getPropertyValue("--canvas-bg").trim() || "#fff";
     ctx.fillStyle = bg;
     ctx.fillRect(0, 0, this.cssW, this.cssH);
     const d = this.data;
@@ -308,9 +308,9 @@ export class FlameView {
   themeColors() {
     if (!this.theme) {
       const computed = getComputedStyle(this.canvas);
-      const names = ['--canvas-bg', '--frame-text', '--merged', '--dimmed', '--selected', '--axis-bg', '--axis-line'];
+      const names = ["--canvas-bg", "--frame-text", "--merged", "--dimmed", "--selected", "--axis-bg", "--axis-line"];
       const values = new Map(names.map((n) => [n, computed.getPropertyValue(n)]));
-      this.theme = { getPropertyValue: (n) => values.get(n) || '' };
+      this.theme = { getPropertyValue: (n) => values.get(n) || "" };
     }
     return this.theme;
   }
@@ -324,19 +324,19 @@ export class FlameView {
   drawRows(ctx, d, style) {
     const b = d.b;
     const scale = this.cssW / (this.vx1 - this.vx0);
-    const textColor = style.getPropertyValue('--frame-text').trim() || '#000';
-    const mergedColor = style.getPropertyValue('--merged').trim() || '#bbb';
-    const dimColor = style.getPropertyValue('--dimmed').trim() || '#ddd';
+    const textColor = style.getPropertyValue("--frame-text").trim() || "#000";
+    const mergedColor = style.getPropertyValue("--merged").trim() || "#bbb";
+    const dimColor = style.getPropertyValue("--dimmed").trim() || "#ddd";
     const { flags, selected } = this.highlight;
     const boxColor = this.o.boxColor;
-    const colorOf = boxColor ? (frame, i) => boxColor(b, i) : (frame) => this.o.color(frame);
+    const colorOf = boxColor ? (_frame, i) => boxColor(b, i) : (frame) => this.o.color(frame);
     ctx.font = LABEL_FONT;
-    ctx.textBaseline = 'middle';
-    if (!this.charW) this.charW = ctx.measureText('M').width || 7;
+    ctx.textBaseline = "middle";
+    if (!this.charW) this.charW = ctx.measureText("M").width || 7;
     const labels = [];
     const selectedRects = [];
     // Setting fillStyle parses a colour string: set it only when it changes.
-    let lastFill = '';
+    let lastFill = "";
     const fill = (color) => {
       if (color !== lastFill) {
         ctx.fillStyle = color;
@@ -421,23 +421,23 @@ export class FlameView {
       const [left, right, y] = [labels[k + 1], labels[k + 2], labels[k + 3]];
       const name = b.node[i] === 0 ? this.o.rootLabel() : this.o.label(b.frame[i]);
       const maxChars = Math.floor((right - left - 6) / this.charW);
-      const text = name.length > maxChars ? name.slice(0, Math.max(0, maxChars - 1)) + '…' : name;
+      const text = name.length > maxChars ? `${name.slice(0, Math.max(0, maxChars - 1))}…` : name;
       ctx.fillText(text, left + 3, y + ROW / 2);
     }
     if (selectedRects.length) {
-      ctx.strokeStyle = style.getPropertyValue('--selected').trim() || '#000';
+      ctx.strokeStyle = style.getPropertyValue("--selected").trim() || "#000";
       ctx.lineWidth = 2;
       for (const [x, y, w] of selectedRects) ctx.strokeRect(x + 1, y + 1, Math.max(w - 2, 1), ROW - 3);
     }
   }
 
   drawAxis(ctx, style) {
-    ctx.fillStyle = style.getPropertyValue('--axis-bg').trim() || '#eee';
+    ctx.fillStyle = style.getPropertyValue("--axis-bg").trim() || "#eee";
     ctx.fillRect(0, 0, this.cssW, AXIS);
-    ctx.fillStyle = style.getPropertyValue('--frame-text').trim() || '#000';
-    ctx.strokeStyle = style.getPropertyValue('--axis-line').trim() || '#999';
-    ctx.font = '11px system-ui, sans-serif';
-    ctx.textBaseline = 'middle';
+    ctx.fillStyle = style.getPropertyValue("--frame-text").trim() || "#000";
+    ctx.strokeStyle = style.getPropertyValue("--axis-line").trim() || "#999";
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
     const span = this.vx1 - this.vx0;
     const rough = span / Math.max(1, this.cssW / 100);
     const pow = 10 ** Math.floor(Math.log10(rough));
@@ -459,24 +459,28 @@ export class FlameView {
     const c = this.canvas;
     c.tabIndex = 0;
     let drag = null;
-    c.addEventListener('wheel', (e) => {
-      e.preventDefault();
-      const rect = c.getBoundingClientRect();
-      if (e.shiftKey) {
-        this.panBy(0, -e.deltaY);
-      } else if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-        this.panBy(-e.deltaX, 0);
-      } else {
-        const speed = e.ctrlKey ? 0.01 : 0.002;
-        this.zoomAround(e.clientX - rect.left, Math.exp(e.deltaY * speed));
-      }
-    }, { passive: false });
-    c.addEventListener('mousedown', (e) => {
+    c.addEventListener(
+      "wheel",
+      (e) => {
+        e.preventDefault();
+        const rect = c.getBoundingClientRect();
+        if (e.shiftKey) {
+          this.panBy(0, -e.deltaY);
+        } else if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+          this.panBy(-e.deltaX, 0);
+        } else {
+          const speed = e.ctrlKey ? 0.01 : 0.002;
+          this.zoomAround(e.clientX - rect.left, Math.exp(e.deltaY * speed));
+        }
+      },
+      { passive: false },
+    );
+    c.addEventListener("mousedown", (e) => {
       if (e.button !== 0) return;
       drag = { x: e.clientX, y: e.clientY, moved: false };
       c.focus();
     });
-    window.addEventListener('mousemove', (e) => {
+    window.addEventListener("mousemove", (e) => {
       if (drag) {
         const dx = e.clientX - drag.x;
         const dy = e.clientY - drag.y;
@@ -485,15 +489,15 @@ export class FlameView {
           this.panBy(dx, dy);
           drag.x = e.clientX;
           drag.y = e.clientY;
-          c.classList.add('dragging');
+          c.classList.add("dragging");
         }
       }
     });
-    window.addEventListener('mouseup', (e) => {
+    window.addEventListener("mouseup", (e) => {
       if (!drag) return;
       const wasDrag = drag.moved;
       drag = null;
-      c.classList.remove('dragging');
+      c.classList.remove("dragging");
       if (wasDrag || e.target !== c) return;
       const rect = c.getBoundingClientRect();
       const i = this.hit(e.clientX - rect.left, e.clientY - rect.top);
@@ -503,17 +507,17 @@ export class FlameView {
         if (this.o.onClick) this.o.onClick(info);
       }
     });
-    c.addEventListener('mousemove', (e) => {
-      if (drag && drag.moved) return;
+    c.addEventListener("mousemove", (e) => {
+      if (drag?.moved) return;
       const rect = c.getBoundingClientRect();
       const i = this.hit(e.clientX - rect.left, e.clientY - rect.top);
       this.hoverIndex = i;
       if (this.o.onHover) this.o.onHover(i >= 0 ? this.boxInfo(i) : null, e);
     });
-    c.addEventListener('mouseleave', () => {
+    c.addEventListener("mouseleave", () => {
       if (this.o.onHover) this.o.onHover(null, null);
     });
-    c.addEventListener('contextmenu', (e) => {
+    c.addEventListener("contextmenu", (e) => {
       const rect = c.getBoundingClientRect();
       const i = this.hit(e.clientX - rect.left, e.clientY - rect.top);
       if (i >= 0 && this.o.onContext) {
@@ -523,11 +527,11 @@ export class FlameView {
     });
     // Pinch on touch screens: two pointers apart / together.
     const touches = new Map();
-    c.addEventListener('pointerdown', (e) => {
-      if (e.pointerType === 'touch') touches.set(e.pointerId, e.clientX);
+    c.addEventListener("pointerdown", (e) => {
+      if (e.pointerType === "touch") touches.set(e.pointerId, e.clientX);
     });
-    c.addEventListener('pointermove', (e) => {
-      if (e.pointerType !== 'touch' || !touches.has(e.pointerId) || touches.size !== 2) return;
+    c.addEventListener("pointermove", (e) => {
+      if (e.pointerType !== "touch" || !touches.has(e.pointerId) || touches.size !== 2) return;
       const [a, b] = [...touches.values()];
       const before = Math.abs(a - b);
       touches.set(e.pointerId, e.clientX);
@@ -539,8 +543,8 @@ export class FlameView {
       }
     });
     const up = (e) => touches.delete(e.pointerId);
-    c.addEventListener('pointerup', up);
-    c.addEventListener('pointercancel', up);
+    c.addEventListener("pointerup", up);
+    c.addEventListener("pointercancel", up);
   }
 
   /** Keyboard: `+`/`-` zoom, `0` reset, arrows pan. Returns true when the key was used. */
@@ -548,27 +552,27 @@ export class FlameView {
     const mid = this.cssW / 2;
     const span = this.vx1 - this.vx0;
     switch (e.key) {
-      case '+':
-      case '=':
+      case "+":
+      case "=":
         this.zoomAround(mid, 0.5);
         return true;
-      case '-':
-      case '_':
+      case "-":
+      case "_":
         this.zoomAround(mid, 2);
         return true;
-      case '0':
+      case "0":
         this.resetZoom();
         return true;
-      case 'ArrowLeft':
+      case "ArrowLeft":
         this.setView(this.vx0 - span * 0.1, this.vx1 - span * 0.1);
         return true;
-      case 'ArrowRight':
+      case "ArrowRight":
         this.setView(this.vx0 + span * 0.1, this.vx1 + span * 0.1);
         return true;
-      case 'ArrowUp':
+      case "ArrowUp":
         this.panBy(0, this.inverted ? ROW * 3 : -ROW * 3);
         return true;
-      case 'ArrowDown':
+      case "ArrowDown":
         this.panBy(0, this.inverted ? -ROW * 3 : ROW * 3);
         return true;
       default:

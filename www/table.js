@@ -1,7 +1,7 @@
 // The function table: one row per function, columns given by the caller (self and total for
 // a view, both sides and their change in Compare mode), sortable and filterable. Rows and
 // headers are built with textContent only (names are data, never markup).
-import { formatValue, percent } from './format.js';
+import { formatValue, percent } from "./format.js";
 
 const PAGE = 300;
 
@@ -17,28 +17,28 @@ export function functionColumns({ self, total, grand, unit }) {
   const bySelf = [self, total];
   const byTotal = [total, self];
   return [
-    { key: 'self', label: 'Self', cls: 'num', text: (i) => formatValue(self[i], unit), sort: bySelf },
-    { key: 'selfPct', label: '%', cls: 'pct', text: (i) => percent(self[i], grand), sort: bySelf },
-    { key: 'total', label: 'Total', cls: 'num', text: (i) => formatValue(total[i], unit), sort: byTotal },
-    { key: 'totalPct', label: '%', cls: 'pct', text: (i) => percent(total[i], grand), sort: byTotal },
-    { key: 'name', label: 'Function', cls: 'name' },
+    { key: "self", label: "Self", cls: "num", text: (i) => formatValue(self[i], unit), sort: bySelf },
+    { key: "selfPct", label: "%", cls: "pct", text: (i) => percent(self[i], grand), sort: bySelf },
+    { key: "total", label: "Total", cls: "num", text: (i) => formatValue(total[i], unit), sort: byTotal },
+    { key: "totalPct", label: "%", cls: "pct", text: (i) => percent(total[i], grand), sort: byTotal },
+    { key: "name", label: "Function", cls: "name" },
   ];
 }
 
 export class FunctionTable {
   constructor(table, filterInput, { onSelect }) {
     this.table = table;
-    this.head = table.querySelector('thead');
-    this.body = table.querySelector('tbody');
+    this.head = table.querySelector("thead");
+    this.body = table.querySelector("tbody");
     this.filterInput = filterInput;
     this.onSelect = onSelect;
-    this.sortKey = 'self';
+    this.sortKey = "self";
     this.descending = true;
     this.limit = PAGE;
     this.selected = -1;
     this.data = null;
-    this.head.addEventListener('click', (e) => {
-      const th = e.target.closest('th');
+    this.head.addEventListener("click", (e) => {
+      const th = e.target.closest("th");
       if (!th) return;
       // A second click on the sorted column reverses it.
       this.descending = th.dataset.sort === this.sortKey ? !this.descending : true;
@@ -46,14 +46,14 @@ export class FunctionTable {
       this.limit = PAGE;
       this.render();
     });
-    filterInput.addEventListener('input', () => {
+    filterInput.addEventListener("input", () => {
       this.limit = PAGE;
       this.render();
     });
-    this.body.addEventListener('click', (e) => {
-      const tr = e.target.closest('tr');
+    this.body.addEventListener("click", (e) => {
+      const tr = e.target.closest("tr");
       if (!tr) return;
-      if (tr.classList.contains('more')) {
+      if (tr.classList.contains("more")) {
         this.limit += PAGE;
         this.render();
         return;
@@ -78,9 +78,9 @@ export class FunctionTable {
   }
 
   renderHead(columns) {
-    const tr = document.createElement('tr');
+    const tr = document.createElement("tr");
     for (const c of columns) {
-      const th = document.createElement('th');
+      const th = document.createElement("th");
       th.dataset.sort = c.key;
       th.className = c.cls;
       th.textContent = c.label;
@@ -92,11 +92,11 @@ export class FunctionTable {
 
   select(frame) {
     this.selected = frame;
-    for (const tr of this.body.querySelectorAll('tr.selected')) tr.classList.remove('selected');
+    for (const tr of this.body.querySelectorAll("tr.selected")) tr.classList.remove("selected");
     const tr = this.body.querySelector(`tr[data-frame="${frame}"]`);
     if (tr) {
-      tr.classList.add('selected');
-      tr.scrollIntoView({ block: 'nearest' });
+      tr.classList.add("selected");
+      tr.scrollIntoView({ block: "nearest" });
     } else if (frame >= 0) {
       this.render();
     }
@@ -129,9 +129,9 @@ export class FunctionTable {
   render() {
     if (!this.data) return;
     const { names, columns } = this.data;
-    for (const th of this.head.querySelectorAll('th')) {
-      th.classList.toggle('sorted', th.dataset.sort === this.sortKey);
-      th.classList.toggle('ascending', th.dataset.sort === this.sortKey && !this.descending);
+    for (const th of this.head.querySelectorAll("th")) {
+      th.classList.toggle("sorted", th.dataset.sort === this.sortKey);
+      th.classList.toggle("ascending", th.dataset.sort === this.sortKey && !this.descending);
     }
     const ids = this.order();
     let shown = ids.slice(0, this.limit);
@@ -142,9 +142,9 @@ export class FunctionTable {
     const frag = document.createDocumentFragment();
     for (const id of shown) frag.append(this.row(id, names, columns));
     if (ids.length > shown.length) {
-      const tr = document.createElement('tr');
-      tr.className = 'more';
-      const td = document.createElement('td');
+      const tr = document.createElement("tr");
+      tr.className = "more";
+      const td = document.createElement("td");
       td.colSpan = columns.length;
       td.textContent = `${ids.length - shown.length} more…`;
       tr.append(td);
@@ -154,14 +154,14 @@ export class FunctionTable {
   }
 
   row(id, names, columns) {
-    const tr = document.createElement('tr');
+    const tr = document.createElement("tr");
     tr.dataset.frame = String(id);
-    if (id === this.selected) tr.className = 'selected';
+    if (id === this.selected) tr.className = "selected";
     for (const c of columns) {
-      const td = document.createElement('td');
+      const td = document.createElement("td");
       td.className = c.cls;
       td.textContent = c.text ? c.text(id) : names[id];
-      if (c.cls === 'name') td.title = td.textContent;
+      if (c.cls === "name") td.title = td.textContent;
       tr.append(td);
     }
     return tr;

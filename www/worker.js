@@ -1,8 +1,8 @@
 // The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
 // queries with typed-array columns. The page never parses; it only draws what comes back.
-import init, { LoadedFiles, Viewer } from './pkg/proftab.js';
+import init, { LoadedFiles, Viewer } from "./pkg/proftab.js";
 
-const ready = init({ module_or_path: new URL('./pkg/proftab_bg.wasm', import.meta.url) });
+const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) });
 let viewer = null;
 
 /** Reads a File or Blob chunk by chunk, reporting bytes read. */
@@ -20,10 +20,10 @@ async function readAll(file, index, count) {
     const now = performance.now();
     if (now - lastReport > 50) {
       lastReport = now;
-      progress('reading', done, total, index, count);
+      progress("reading", done, total, index, count);
     }
   }
-  progress('reading', done, total, index, count);
+  progress("reading", done, total, index, count);
   return out;
 }
 
@@ -31,7 +31,7 @@ async function readAll(file, index, count) {
 async function fetchAll(url) {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get('content-length')) || 0;
+  const total = Number(res.headers.get("content-length")) || 0;
   const chunks = [];
   let done = 0;
   const reader = res.body.getReader();
@@ -40,7 +40,7 @@ async function fetchAll(url) {
     if (end) break;
     chunks.push(value);
     done += value.length;
-    progress('downloading', done, total, 0, 1);
+    progress("downloading", done, total, 0, 1);
   }
   const out = new Uint8Array(done);
   let at = 0;
@@ -52,7 +52,7 @@ async function fetchAll(url) {
 }
 
 function progress(phase, done, total, index, count) {
-  postMessage({ kind: 'progress', phase, done, total, index, count });
+  postMessage({ kind: "progress", phase, done, total, index, count });
 }
 
 function errorText(e) {
@@ -64,7 +64,10 @@ function frameData() {
   return { names: f.names, files: f.files, lines: f.lines, types: f.types };
 }
 
-const transfer = (o) => Object.values(o).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
+const transfer = (o) =>
+  Object.values(o)
+    .filter((v) => ArrayBuffer.isView(v))
+    .map((v) => v.buffer);
 
 const handlers = {
   async load({ files, urls }) {
@@ -74,7 +77,7 @@ const handlers = {
     if (urls) {
       for (const u of urls) {
         bytes.push(await fetchAll(u));
-        names.push(decodeURIComponent(new URL(u, self.location.href).pathname.split('/').pop() || u));
+        names.push(decodeURIComponent(new URL(u, self.location.href).pathname.split("/").pop() || u));
       }
     } else {
       for (let i = 0; i < files.length; i++) {
@@ -83,12 +86,12 @@ const handlers = {
       }
     }
     const size = bytes.reduce((s, b) => s + b.length, 0);
-    progress('parsing', size, size, 0, 1);
+    progress("parsing", size, size, 0, 1);
     const t0 = performance.now();
     const loaded = LoadedFiles.read(bytes, names);
     bytes.length = 0;
     const parseMs = performance.now() - t0;
-    progress('analysing', size, size, 0, 1);
+    progress("analysing", size, size, 0, 1);
     const next = Viewer.analyse(loaded);
     const analyseMs = performance.now() - t0 - parseMs;
     if (viewer) viewer.free();
@@ -139,7 +142,7 @@ self.onmessage = async (ev) => {
   const { id, kind, args } = ev.data;
   try {
     const result = await handlers[kind](args || {});
-    postMessage({ id, ok: true, result }, result && typeof result === 'object' ? transfer(result) : []);
+    postMessage({ id, ok: true, result }, result && typeof result === "object" ? transfer(result) : []);
   } catch (e) {
     postMessage({ id, ok: false, error: errorText(e) });
   }

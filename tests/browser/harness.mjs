@@ -9,7 +9,10 @@ import { CORPUS, ROOT } from "../js/helpers.mjs";
 
 export { CORPUS, ROOT };
 
+/** The production viewer (scripts/build.sh). */
 export const DIST = path.join(ROOT, "dist");
+/** The viewer with the read-only test hook `window.__proftab` (www/test-hook.js): tests use it. */
+export const TEST_DIST = path.join(ROOT, "dist-test");
 export const ARTIFACTS = path.join(ROOT, "test-artifacts");
 export const CHROMIUM = process.env.PROFTAB_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -48,10 +51,10 @@ export async function launchBrowser() {
   };
 }
 
-/** Serves `dir` (default dist/) on 127.0.0.1; fails clearly when it was not built. */
-export async function serve(dir = DIST) {
-  if (!fs.existsSync(path.join(dir, "index.html")) && dir === DIST) {
-    throw new Error(`${DIST}/index.html is missing: run scripts/build.sh first`);
+/** Serves `dir` (default dist-test/) on 127.0.0.1; fails clearly when it was not built. */
+export async function serve(dir = TEST_DIST) {
+  if (!fs.existsSync(path.join(dir, "index.html")) && (dir === DIST || dir === TEST_DIST)) {
+    throw new Error(`${dir}/index.html is missing: run scripts/build.sh first`);
   }
   return serveStatic(dir);
 }
@@ -71,9 +74,7 @@ export async function openPage(context, url) {
     d.dismiss();
   });
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) =>
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
-    );
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
   await page.goto(url);
   return { page, problems };

@@ -2,7 +2,7 @@
 // served from the package folder as a bundler-less site would serve node_modules/proftab.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { ROOT, launchBrowser, openPage, serve } from "./harness.mjs";
+import { launchBrowser, openPage, ROOT, serve } from "./harness.mjs";
 
 let browser;
 let server;

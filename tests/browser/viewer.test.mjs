@@ -1,104 +1,31 @@
-// End-to-end tests of the viewer (dist/) in headless Chromium: real corpus files loaded by the
+// End-to-end tests of the viewer (dist-test/) in headless Chromium: real corpus files loaded by the
 // file picker and by drag and drop, what the canvases and the function table show, tooltip,
-// search, zoom, value-type switch, export round trip, errors, hostile names, CSP.
-// Screenshots of every view go to test-artifacts/.
+// search, zoom, value-type switch, export round trip, errors, hostile names, CSP. Compare mode
+// is in compare.test.mjs. Screenshots of every view go to test-artifacts/.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { DIST, ROOT, dropFiles, launchBrowser, openPage, screenshot, serve } from "./harness.mjs";
+import { test } from "node:test";
+import { DIST, dropFiles, openPage, ROOT, screenshot, serve } from "./harness.mjs";
+import {
+  cli,
+  drawn,
+  FIXTURES,
+  file,
+  ink,
+  PPROF,
+  pixelSum,
+  RPROF_MEMORY,
+  readyPage,
+  session,
+  settled,
+  skip,
+  tableRows,
+} from "./viewer-page.mjs";
 
-const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
-const PPROF = path.join(CORPUS, "pprof/parca-fib.pb.gz");
-const RPROF_MEMORY = path.join(ROOT, "tests/fixtures/rprof/memory.out");
-const FIXTURES = path.join(ROOT, "tests/fixtures/viewer");
 const HOSTILE = "<img src=x onerror=alert(1)>";
-// The pprof reader lands from its own branch; until then the tests that load pprof skip.
-const HAS_PPROF = fs.existsSync(path.join(ROOT, "src/formats/pprof"));
-
-let browser;
-let server;
-
-before(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** The CLI binary when it was built, else null (tests that need it print SKIP). */
-function cli() {
-  for (const p of ["target/release/proftab", "target/debug/proftab"]) {
-    const full = path.join(ROOT, p);
-    if (fs.existsSync(full)) return full;
-  }
-  return null;
-}
-
-function skip(t, why) {
-  process.stderr.write(`SKIP: ${t.name}: ${why}\n`);
-  t.skip(why);
-}
-
-async function readyPage(query = "") {
-  const opened = await openPage(browser.context, server.url + query);
-  await opened.page.waitForSelector("body[data-ready=\"1\"]", { timeout: 15000 });
-  return opened;
-}
-
-/** Waits until a load finished: flame graph drawn, or an error shown. */
-async function settled(page) {
-  await page.waitForFunction(
-    () => ["shown", "error"].includes(document.body.dataset.state) && document.getElementById("progress").hidden,
-    null,
-    { timeout: 60000 },
-  );
-}
-
-async function drawn(page) {
-  await settled(page);
-  assert.equal(await page.isHidden("#error"), true, await page.textContent("#error-text"));
-  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1");
-  await page.waitForTimeout(250);
-}
-
-/** Pixels of a 2D canvas that differ from its most common corner colour. */
-function ink(page, selector) {
-  return page.evaluate((sel) => {
-    const c = document.querySelector(sel);
-    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    const bg = d.slice(0, 4).join();
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (`${d[i]},${d[i + 1]},${d[i + 2]},${d[i + 3]}` !== bg) n++;
-    return n;
-  }, selector);
-}
-
-/** A checksum of a canvas's pixels, to tell whether what is drawn changed. */
-function pixelSum(page, selector) {
-  return page.evaluate((sel) => {
-    const c = document.querySelector(sel);
-    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let h = 0;
-    for (let i = 0; i < d.length; i++) h = (h * 31 + d[i]) >>> 0;
-    return h;
-  }, selector);
-}
-
-function tableRows(page, n = 10) {
-  return page.$$eval(
-    "#functions tbody tr:not(.more)",
-    (trs, k) => trs.slice(0, k).map((tr) => [...tr.children].map((td) => td.textContent)),
-    n,
-  );
-}
-
-const file = (p) => ({ name: path.basename(p), bytes: fs.readFileSync(p) });
 
 test("CSP is strict and the page works from a sub-path", async () => {
   const html = fs.readFileSync(path.join(DIST, "index.html"), "utf8");
@@ -107,13 +34,17 @@ test("CSP is strict and the page works from a sub-path", async () => {
   const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', "content");
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
   assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'/);
+  assert.equal(await page.evaluate(() => typeof window.__proftab), "object");
   await screenshot(page, "viewer-empty");
   assert.deepEqual(problems, []);
   await page.close();
   const parent = await serve(ROOT);
   try {
-    const sub = await openPage(browser.context, `${parent.url}dist/`);
+    const sub = await openPage(session.browser.context, `${parent.url}dist/`);
     await sub.page.waitForSelector("body[data-state=ready]", { timeout: 15000 });
+    // The production build has no test hook; the tests' build (dist-test/) has.
+    assert.equal(await sub.page.evaluate(() => typeof window.__proftab), "undefined");
+    assert.equal(fs.existsSync(path.join(DIST, "test-hook.js")), false);
     assert.deepEqual(sub.problems, []);
     await sub.page.close();
   } finally {
@@ -122,7 +53,6 @@ test("CSP is strict and the page works from a sub-path", async () => {
 });
 
 test("pprof by file picker: flame graph drawn, table equals proftab top", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -178,8 +108,7 @@ test("Rprof with memory by drag and drop; value type switch changes the table", 
   await page.close();
 });
 
-test("tooltip, search, zoom and the other views", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("tooltip, search, zoom and the other views", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -236,8 +165,41 @@ test("tooltip, search, zoom and the other views", async (t) => {
   await page.close();
 });
 
-test("export round trip keeps the totals", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("clicking a box shows its zoom path; the context menu opens its callers and callees; Escape steps back", async () => {
+  const { page, problems } = await readyPage();
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  const box = await page.locator("#main-canvas").boundingBox();
+  // The row above the root, at the left edge: the widest outermost function.
+  const [x, y] = [box.x + 20, box.y + box.height - 27];
+  await page.mouse.click(x, y);
+  await page.waitForFunction(() => document.querySelectorAll("#crumbs button").length === 2);
+  const name = await page.textContent("#crumbs button:nth-of-type(2)");
+  assert.match(name, /^main\.calculateFib/);
+  await page.waitForSelector("#functions tbody tr.selected");
+  assert.equal(await page.textContent("#functions tbody tr.selected td.name"), name);
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.querySelectorAll("#crumbs button").length === 1);
+  await page.waitForTimeout(300);
+  await page.mouse.click(x, y, { button: "right" });
+  await page.waitForSelector("#menu:not([hidden])");
+  const items = await page.$$eval("#menu button", (bs) => bs.map((b) => b.textContent));
+  assert.deepEqual(items.slice(-2), ["Show callers and callees", "Copy name"]);
+  await page.click("#menu button:text('Show callers and callees')");
+  assert.equal(await page.isHidden("#menu"), true);
+  await page.waitForSelector("#tabs button[data-view=sandwich][aria-selected=true]");
+  assert.equal(await page.textContent("#callers-title"), `Callers of ${name}`);
+  await page.waitForTimeout(400);
+  assert.ok((await ink(page, "#callees-canvas")) > 200);
+  await page.focus("#callers-canvas");
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.getElementById("callers-title").textContent.startsWith("Callers — select"));
+  assert.equal(await page.locator("#functions tbody tr.selected").count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("export round trip keeps the totals", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -364,8 +326,7 @@ test("two files at once are combined, one source each", async (t) => {
   await page.close();
 });
 
-test("view state lives in the URL hash and is restored", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("view state lives in the URL hash and is restored", async (_t) => {
   const hash = "#view=flame&order=alpha&icicle=1&search=big&focus=math%2Fbig.nat.add";
   const { page, problems } = await readyPage(hash);
   await page.setInputFiles("#file-input", PPROF);
@@ -396,9 +357,16 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.waitForFunction(() => /:\d+/.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ""));
   assert.equal(await page.getAttribute("#table-lines", "aria-pressed"), "true");
   const top = JSON.parse(execFileSync(bin, ["top", "--by", "line", "--json", RPROF_LINES], { encoding: "utf8" }));
-  const label = (r) => (r.file === null ? "<no location>" : `${r.file}:${r.line}`) + (r.functions.length ? `  ${r.functions.join(", ")}` : "");
+  const label = (r) =>
+    (r.file === null ? "<no location>" : `${r.file}:${r.line}`) + (r.functions.length ? `  ${r.functions.join(", ")}` : "");
   const rows = await tableRows(page, 1000);
-  assert.deepEqual(rows.map((r) => r[4]).sort(), top.lines.filter((r) => r.self || r.total).map(label).sort());
+  assert.deepEqual(
+    rows.map((r) => r[4]).sort(),
+    top.lines
+      .filter((r) => r.self || r.total)
+      .map(label)
+      .sort(),
+  );
   // The largest self value is unique here: the same first row, with the same share.
   assert.equal(rows[0][4], label(top.lines[0]));
   assert.equal(rows[0][1], `${((100 * top.lines[0].self) / top.total).toFixed(1)}%`);
@@ -408,7 +376,7 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.waitForSelector("#functions tbody tr.selected");
   await page.waitForFunction(() => location.hash.includes("table=lines"));
   await page.reload();
-  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.waitForSelector('body[data-ready="1"]');
   await dropFiles(page, "body", [file(RPROF_LINES)]);
   await drawn(page);
   await page.waitForFunction(() => /:\d+/.test(document.querySelector("#functions tbody tr td.name")?.textContent ?? ""));
@@ -419,8 +387,7 @@ test("the Lines table equals proftab top --by line and lives in the hash", async
   await page.close();
 });
 
-test("hiding every function a pattern matches: one chip, weight kept, restored from the hash", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("hiding every function a pattern matches: one chip, weight kept, restored from the hash", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -437,7 +404,9 @@ test("hiding every function a pattern matches: one chip, weight kept, restored f
   const chip = await page.textContent("#chips .chip span");
   const hiddenCount = Number(chip.match(/\((\d+) functions?\)/)[1]);
   assert.ok(hiddenCount >= runtime.length, chip);
-  await page.waitForFunction(() => ![...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")));
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")),
+  );
   const after = await names();
   // Callers gain the hidden functions' self values, so the order may change, not the set.
   assert.deepEqual([...after].sort(), before.filter((n) => !n.startsWith("runtime.")).sort());
@@ -446,18 +415,19 @@ test("hiding every function a pattern matches: one chip, weight kept, restored f
   assert.equal(await page.inputValue("#search"), "");
   await page.waitForFunction(() => location.hash.includes("hidematch="));
   await page.reload();
-  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.waitForSelector('body[data-ready="1"]');
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
   assert.equal(await page.textContent("#chips .chip span"), chip);
   await page.click("#chips .chip button");
-  await page.waitForFunction(() => [...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("#functions tbody td.name")].some((td) => td.textContent.startsWith("runtime.")),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test("bottom-up: the inverted flame graph has each function's self value in its first row", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
+test("bottom-up: the inverted flame graph has each function's self value in its first row", async (_t) => {
   const { page, problems } = await readyPage();
   await page.setInputFiles("#file-input", PPROF);
   await drawn(page);
@@ -493,16 +463,20 @@ test("filtering samples by a facet: goroutine state of a Go dump, kept in the ha
   await drawn(page);
   assert.match(await page.textContent("#status"), new RegExp(`^${states.length} in ${states.length} samples`));
   const option = await page.$eval("#facet optgroup[label=goroutine_state]", (g) =>
-    [...g.querySelectorAll("option")].map((o) => [o.value, o.textContent]).find(([, t]) => t.startsWith("chan receive (")));
+    [...g.querySelectorAll("option")].map((o) => [o.value, o.textContent]).find(([, t]) => t.startsWith("chan receive (")),
+  );
   assert.equal(option[1], `chan receive (${waiting})`);
   await page.selectOption("#facet", option[0]);
   await page.waitForFunction(() => document.querySelector("#chips .chip span")?.textContent === "goroutine_state = chan receive");
   await page.waitForFunction((n) => document.getElementById("status").textContent.startsWith(`${n} in `), waiting);
   const rows = await tableRows(page, 100);
-  assert.ok(rows.every((r) => Number(r[2]) <= waiting), "no function above the filtered total");
+  assert.ok(
+    rows.every((r) => Number(r[2]) <= waiting),
+    "no function above the filtered total",
+  );
   await page.waitForFunction(() => location.hash.includes("filter=goroutine_state%3Dchan+receive"));
   await page.reload();
-  await page.waitForSelector("body[data-ready=\"1\"]");
+  await page.waitForSelector('body[data-ready="1"]');
   await dropFiles(page, "body", [file(DUMP)]);
   await drawn(page);
   assert.equal(await page.textContent("#chips .chip span"), "goroutine_state = chan receive");
@@ -565,177 +539,4 @@ test("examples open with one click and ?url= loads over HTTP", async (t) => {
   assert.ok((await ink(byUrl.page, "#main-canvas")) > 1000);
   assert.deepEqual([...problems, ...byUrl.problems], []);
   await byUrl.page.close();
-});
-
-// ---------------------------------------------------------------- Compare mode
-
-// Two Go CPU profiles of one program (tests/fixtures/diff/src/main.go); the second run spends a
-// third of its time in an extra function, main.hotNew.
-const DIFF_BASE = path.join(ROOT, "tests/fixtures/diff/base.pb.gz");
-const DIFF_NEW = path.join(ROOT, "tests/fixtures/diff/new.pb.gz");
-
-/** Pixels of a canvas that are clearly red (red channel well above green and blue). */
-function reddish(page, selector) {
-  return page.evaluate((sel) => {
-    const c = document.querySelector(sel);
-    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i] - d[i + 1] > 70 && d[i] - d[i + 2] > 70) n++;
-    return n;
-  }, selector);
-}
-
-/** Pixels of a canvas of exactly the colour `rgb`. */
-function pixelsOf(page, selector, rgb) {
-  return page.evaluate(
-    ([sel, [r, g, b]]) => {
-      const c = document.querySelector(sel);
-      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (d[i] === r && d[i + 1] === g && d[i + 2] === b) n++;
-      return n;
-    },
-    [selector, rgb],
-  );
-}
-
-/** Waits until Compare mode shows a comparison whose normalization is `normalized`. */
-async function compared(page, normalized = true) {
-  await page.waitForFunction(
-    (norm) => {
-      const r = window.__proftab.state.compare.result;
-      const scaled = r && (r.summary.scale !== 1 || r.summary.baseTotal === r.summary.newTotalRaw);
-      return r && document.querySelector("#functions th[data-sort=deltaSelf]") && (norm ? scaled : r.summary.scale === 1);
-    },
-    normalized,
-    { timeout: 15000 },
-  );
-  await page.waitForTimeout(300);
-}
-
-/** Raw values of the first table row: frame name and both sides' self and total. */
-function topRow(page) {
-  return page.evaluate(() => {
-    const tr = document.querySelector("#functions tbody tr");
-    const f = Number(tr.dataset.frame);
-    const r = window.__proftab.state.compare.result;
-    return { name: window.__proftab.state.frames.names[f], base: r.baseSelf[f], next: r.newSelf[f], baseTotal: r.baseTotal[f], newTotal: r.newTotal[f] };
-  });
-}
-
-/** Every row's function name and raw Δ self, from the page's last comparison. */
-function deltasByName(page) {
-  return page.evaluate(() => {
-    const r = window.__proftab.state.compare.result;
-    const names = window.__proftab.state.frames.names;
-    const out = {};
-    for (const tr of document.querySelectorAll("#functions tbody tr[data-frame]")) {
-      const f = Number(tr.dataset.frame);
-      out[names[f]] = r.newSelf[f] - r.baseSelf[f];
-    }
-    return out;
-  });
-}
-
-const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-
-test("compare mode: differential flame graph, table as proftab diff, tooltip, palette", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1400, height: 800 });
-  await dropFiles(page, "body", [file(DIFF_BASE), file(DIFF_NEW)]);
-  await drawn(page);
-  assert.equal(await page.$eval("#value-type", (s) => s.selectedOptions[0].textContent), "cpu (nanoseconds)");
-  await page.click("#compare-tab");
-  await compared(page);
-  assert.match(await page.evaluate(() => location.hash), /view=compare&type=cpu&base=0&new=1/);
-  // (a) the new hot function is drawn in the "slower" red
-  assert.ok((await reddish(page, "#compare-canvas")) > 1000, "no red in the differential flame graph");
-  // (b) the table's top regression and every Δ self equal `proftab diff`, normalized and not
-  const bin = cli();
-  for (const normalized of [true, false]) {
-    if (!normalized) {
-      await page.click("#compare-norm");
-      await compared(page, false);
-      assert.equal(await page.textContent("#compare-norm"), "Absolute");
-    }
-    const top = await topRow(page);
-    assert.equal(top.name, "main.hotNew");
-    assert.equal(top.base, 0);
-    const rows = await tableRows(page, 1);
-    assert.equal(rows[0][7], "main.hotNew");
-    assert.equal(rows[0][3], "new");
-    if (!bin) {
-      skip(t, "the proftab CLI is not built (cargo build --release --bin proftab)");
-      continue;
-    }
-    const args = ["diff", DIFF_BASE, DIFF_NEW, "--type", "cpu", "--json", ...(normalized ? [] : ["--absolute"])];
-    const json = JSON.parse(execFileSync(bin, args, { encoding: "utf8" }));
-    assert.equal(json.functions[0].name, top.name);
-    assert.ok(near(top.next - top.base, json.functions[0].delta), `${top.next - top.base} vs ${json.functions[0].delta}`);
-    assert.ok(near(top.newTotal, json.functions[0].new_total));
-    const shown = await deltasByName(page);
-    assert.deepEqual(Object.keys(shown).sort(), json.functions.map((f) => f.name).sort());
-    for (const f of json.functions) assert.ok(near(shown[f.name], f.delta), `${f.name}: ${shown[f.name]} vs ${f.delta}`);
-  }
-  await page.click("#compare-norm");
-  await compared(page, true);
-  // (c) the tooltip of main.hotNew (leftmost box four rows above the root) shows both sides
-  const box = await page.locator("#compare-canvas").boundingBox();
-  await page.mouse.move(box.x + 20, box.y + box.height - 4 * 18 - 9);
-  await page.waitForSelector("#tooltip:not([hidden])");
-  const tip = await page.textContent("#tooltip");
-  assert.match(tip, /^main\.hotNew/);
-  assert.match(tip, /Baseline00\.00%/);
-  assert.match(tip, /Comparison668 ms33\.\d+% \(×0\.6678\)/);
-  assert.match(tip, /Change\+668 msnew/);
-  await screenshot(page, "viewer-compare");
-  await page.mouse.move(box.x + box.width + 50, box.y + 5);
-  // (e) the colour-blind-safe palette changes the colours and goes into the hash
-  const before = await pixelSum(page, "#compare-canvas");
-  // The saturated "slower" colour of the palette in use (light or dark theme): main.hotNew's.
-  const slower = () =>
-    page.evaluate(() => window.__proftab.state.diffColors.at(-1).match(/\d+/g).map(Number));
-  const red = await slower();
-  assert.ok((await pixelsOf(page, "#compare-canvas", red)) > 1000);
-  await page.click("#compare-palette");
-  await page.waitForTimeout(200);
-  assert.notEqual(await pixelSum(page, "#compare-canvas"), before);
-  const vermillion = await slower();
-  assert.notDeepEqual(vermillion, red);
-  assert.equal(await pixelsOf(page, "#compare-canvas", red), 0, "red left in the vermillion / blue palette");
-  assert.ok((await pixelsOf(page, "#compare-canvas", vermillion)) > 1000);
-  await page.waitForFunction(() => location.hash.includes("palette=cb"));
-  // Selecting a row outlines the function in the graph; an empty side is a clear error.
-  const outlined = await pixelSum(page, "#compare-canvas");
-  await page.click("#functions tbody tr:nth-child(2)");
-  await page.waitForTimeout(200);
-  assert.notEqual(await pixelSum(page, "#compare-canvas"), outlined);
-  await page.uncheck("#compare-base input[value='0']");
-  await page.waitForSelector("#error:not([hidden])");
-  assert.equal(await page.textContent("#error-text"), "the baseline has no sources: choose at least one");
-  await page.check("#compare-base input[value='0']");
-  await page.waitForSelector("#error", { state: "hidden" });
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test("compare mode: a file compared with itself shows no change; state from the hash", async (t) => {
-  if (!HAS_PPROF) return skip(t, "the pprof reader is not merged yet");
-  const { page, problems } = await readyPage("#view=compare&absolute=1&width=base&palette=cb");
-  await dropFiles(page, "body", [file(DIFF_BASE), file(DIFF_BASE)]);
-  await settled(page);
-  await compared(page, false);
-  assert.equal(await page.textContent("#compare-norm"), "Absolute");
-  assert.equal(await page.textContent("#compare-size"), "Width: baseline");
-  assert.equal(await page.textContent("#compare-palette"), "Colour-blind safe");
-  const rows = await tableRows(page, 1000);
-  assert.ok(rows.length > 10, `${rows.length} rows`);
-  for (const r of rows) {
-    assert.equal(r[2], "0", `Δ self of ${r[7]}`);
-    assert.equal(r[6], "0", `Δ total of ${r[7]}`);
-  }
-  assert.ok((await ink(page, "#compare-canvas")) > 2000, "differential flame graph is blank");
-  assert.deepEqual(problems, []);
-  await page.close();
 });

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { INT_NA, NO_INDEX, Profile, formats } from "proftab";
-import { CORPUS, TINY, corpusFiles, readableFormats } from "./helpers.mjs";
+import { formats, INT_NA, NO_INDEX, Profile } from "proftab";
+import { CORPUS, corpusFiles, readableFormats, TINY } from "./helpers.mjs";
 
 const readable = readableFormats(formats);
 
@@ -106,8 +106,14 @@ describe("a tables-JSON document written by hand", () => {
     assert.equal(p.format, "tables-json");
     assert.equal(p.numSamples, 3);
     const strings = p.strings();
-    assert.deepEqual([...p.functionName()].map((id) => strings[id]), ["main", "work", "leaf"]);
-    assert.deepEqual([...p.functionFilename()].map((id) => strings[id]), ["main.c", null, "leaf.c"]);
+    assert.deepEqual(
+      [...p.functionName()].map((id) => strings[id]),
+      ["main", "work", "leaf"],
+    );
+    assert.deepEqual(
+      [...p.functionFilename()].map((id) => strings[id]),
+      ["main.c", null, "leaf.c"],
+    );
     assert.deepEqual([...p.locationLine()], [3, 7, 0]);
     // Stack nodes: 0 main, 1 main>work, 2 main>work>leaf.
     assert.deepEqual([...p.stackPrefix()], [NO_INDEX, 0, 1]);
@@ -138,13 +144,18 @@ describe("a tables-JSON document written by hand", () => {
 
   test("writing an unknown format throws, naming the writable ones", () => {
     const p = parse();
-    const writable = formats().filter((f) => f.write).map((f) => f.name);
-    assert.throws(() => p.write("svg"), (e) => {
-      const [head, list] = e.message.split("; proftab writes ");
-      assert.equal(head, 'unknown format "svg"');
-      assert.deepEqual(list.split(", ").sort(), writable.sort());
-      return true;
-    });
+    const writable = formats()
+      .filter((f) => f.write)
+      .map((f) => f.name);
+    assert.throws(
+      () => p.write("svg"),
+      (e) => {
+        const [head, list] = e.message.split("; proftab writes ");
+        assert.equal(head, 'unknown format "svg"');
+        assert.deepEqual(list.split(", ").sort(), writable.sort());
+        return true;
+      },
+    );
     assert.throws(() => p.values("cpu"), { message: 'no value type called "cpu"' });
     p.free();
   });
@@ -166,13 +177,16 @@ describe("errors", () => {
 
   test("unrecognized bytes throw an Error listing the readable formats", () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
-    assert.throws(() => Profile.parse(png), (e) => {
-      assert.ok(e instanceof Error);
-      const [head, list] = e.message.split("; proftab reads ");
-      assert.match(head, /^input: unrecognized format \(.*89 50 4e 47 0d 0a 1a 0a\)$/);
-      assert.deepEqual(list.split(", ").sort(), [...readable].sort());
-      return true;
-    });
+    assert.throws(
+      () => Profile.parse(png),
+      (e) => {
+        assert.ok(e instanceof Error);
+        const [head, list] = e.message.split("; proftab reads ");
+        assert.match(head, /^input: unrecognized format \(.*89 50 4e 47 0d 0a 1a 0a\)$/);
+        assert.deepEqual(list.split(", ").sort(), [...readable].sort());
+        return true;
+      },
+    );
   });
 
   test("every file of corpus/invalid is rejected or read with warnings, never crashing", () => {
@@ -199,7 +213,19 @@ describe("formats", () => {
     assert.deepEqual(Profile.formats(), list);
     assert.deepEqual(
       list.map((f) => f.name),
-      ["tables-json", "tables-json-v1", "pprof", "pprof-text", "rprof", "collapsed", "firefox", "speedscope", "otlp", "cpuprofile", "goroutine-dump"],
+      [
+        "tables-json",
+        "tables-json-v1",
+        "pprof",
+        "pprof-text",
+        "rprof",
+        "collapsed",
+        "firefox",
+        "speedscope",
+        "otlp",
+        "cpuprofile",
+        "goroutine-dump",
+      ],
     );
     const pprof = list.find((f) => f.name === "pprof");
     assert.deepEqual(pprof.extensions, [".pb.gz", ".pb", ".pprof"]);

@@ -21,7 +21,9 @@ export function corpusFiles(folder) {
 
 /** The names of the formats this build can read. */
 export function readableFormats(formats) {
-  return formats().filter((f) => f.read).map((f) => f.name);
+  return formats()
+    .filter((f) => f.read)
+    .map((f) => f.name);
 }
 
 /** tests/fixtures/tables-json/wasm-api-tiny.json, written by hand: main -> work -> leaf in

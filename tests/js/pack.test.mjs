@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, CORPUS, TINY } from "./helpers.mjs";
+import { CORPUS, ROOT, TINY } from "./helpers.mjs";
 
 const npm = (args, cwd) =>
   execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {

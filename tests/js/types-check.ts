@@ -1,6 +1,6 @@
 // Compiled (never run) by types.test.mjs with tsc --strict against the package's
 // js/index.d.ts, as a TypeScript user of "proftab" would.
-import { INT_NA, NO_INDEX, Profile, formats, type ExtColumn, type Info } from "proftab";
+import { type ExtColumn, formats, INT_NA, type Info, NO_INDEX, Profile } from "proftab";
 
 const p: Profile = Profile.parse(new Uint8Array([1, 2, 3]), "x.pb.gz");
 const format: string = p.format;
@@ -23,7 +23,9 @@ if (column?.kind === "u64") {
 const bytes: Uint8Array = p.write("collapsed", "samples");
 const both = p.writeWithWarnings("pprof");
 const warningText: string[] = both.warnings.map((w) => `${w.format}: ${w.message} x${w.count}`);
-const readable: string[] = formats().filter((f) => f.read).map((f) => f.name);
+const readable: string[] = formats()
+  .filter((f) => f.read)
+  .map((f) => f.name);
 const sameList = Profile.formats();
 const na: boolean = lines[0] === INT_NA || prefix[0] === NO_INDEX;
 p.free();

@@ -10,8 +10,18 @@ import { ROOT } from "./helpers.mjs";
 
 test("a strict TypeScript user of the package compiles", () => {
   const tsc = path.join(ROOT, "node_modules/.bin/tsc");
-  const flags = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext",
-    "--target", "es2022", "--lib", "es2022,esnext.disposable"];
+  const flags = [
+    "--noEmit",
+    "--strict",
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--target",
+    "es2022",
+    "--lib",
+    "es2022,esnext.disposable",
+  ];
   try {
     execFileSync(tsc, [...flags, path.join(ROOT, "tests/js/types-check.ts")], { cwd: ROOT, encoding: "utf8" });
   } catch (e) {
@@ -35,9 +45,7 @@ function declaredMembers() {
 
 test("index.d.ts declares exactly the members of the wasm Profile class", () => {
   const { instance, statics } = declaredMembers();
-  const actual = Object.getOwnPropertyNames(Profile.prototype).filter(
-    (n) => n !== "constructor" && !n.startsWith("__"),
-  );
+  const actual = Object.getOwnPropertyNames(Profile.prototype).filter((n) => n !== "constructor" && !n.startsWith("__"));
   assert.deepEqual([...instance].sort(), actual.sort());
   const actualStatics = Object.getOwnPropertyNames(Profile).filter(
     (n) => !["length", "name", "prototype"].includes(n) && !n.startsWith("__"),

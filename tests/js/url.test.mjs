@@ -1,0 +1,127 @@
+// The viewer's URL hash mapping (www/url.js): state → hash → state round trips, and hashes
+// written by earlier versions of the viewer still parse to the same state.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fromHash, toHash, zoomFractions, zoomRange } from "../../www/url.js";
+
+const NAMES = ["main", "math/big.nat.add", "runtime.mallocgc", "a=b&c"];
+
+/** The loaded profile the hash is read against. */
+const PROFILE = {
+  valueTypes: [
+    { type: "samples", unit: "count" },
+    { type: "cpu", unit: "nanoseconds" },
+  ],
+  facets: [{ name: "goroutine_state", values: ["running", "chan receive"], samples: [1, 2] }],
+  nameIndex: new Map(NAMES.map((n, i) => [n, i])),
+  sourceCount: 3,
+};
+
+/** A state of the shape of www/state.js's `S` (the fields the hash keeps). */
+function state(fields) {
+  return {
+    info: { valueTypes: PROFILE.valueTypes },
+    facets: PROFILE.facets,
+    view: "flame",
+    vt: 0,
+    order: 0,
+    icicle: false,
+    bottomUp: false,
+    facet: null,
+    query: "",
+    tableMode: "functions",
+    transforms: [],
+    timeRange: null,
+    compare: { base: [0], new: [1, 2], normalized: true, sizeByBase: false, palette: "rb" },
+    ...fields,
+  };
+}
+
+const label = (f) => NAMES[f];
+
+/** The fields of `fromHash`'s answer that `s` holds, as `s` holds them. */
+function expected(s, zoom = null) {
+  return {
+    view: s.view,
+    vt: s.vt,
+    order: s.order,
+    icicle: s.icicle,
+    bottomUp: s.bottomUp,
+    facet: s.facet,
+    tableMode: s.tableMode,
+    timeRange: s.timeRange,
+    transforms: s.transforms,
+    zoom,
+    ...(s.query ? { query: s.query } : {}),
+    compare: s.view === "compare" ? { ...s.compare } : { normalized: true, sizeByBase: false, palette: "rb" },
+  };
+}
+
+test("the default state round-trips", () => {
+  const s = state({});
+  assert.equal(toHash(s, { label }), "view=flame&type=samples");
+  assert.deepEqual(fromHash(toHash(s, { label }), PROFILE), expected(s));
+});
+
+test("every field round-trips, names and patterns with URL syntax included", () => {
+  const s = state({
+    view: "time",
+    vt: 1,
+    order: 1,
+    icicle: true,
+    bottomUp: true,
+    facet: { index: 0, value: "chan receive" },
+    query: "/^runtime\\./ & more",
+    tableMode: "lines",
+    transforms: [
+      { kind: 0, frame: 1 },
+      { kind: 1, frame: 3 },
+      { pattern: "/^(eval|tryCatch.*)$/", frames: [] },
+      { kind: 3, frame: 0 },
+    ],
+    timeRange: [0.25, 1.5],
+  });
+  const hash = toHash(s, { label, zoom: [0.125, 0.5] });
+  assert.deepEqual(fromHash(`#${hash}`, PROFILE), expected(s, [0.125, 0.5]));
+});
+
+test("compare state round-trips in Compare mode only", () => {
+  const compare = { base: [1], new: [0, 2], normalized: false, sizeByBase: true, palette: "cb" };
+  const s = state({ view: "compare", compare });
+  const hash = toHash(s, { label });
+  assert.equal(hash, "view=compare&type=samples&base=1&new=0%2C2&absolute=1&width=base&palette=cb");
+  assert.deepEqual(fromHash(hash, PROFILE), expected(s));
+  assert.doesNotMatch(toHash(state({ compare }), { label }), /base=|absolute|palette/);
+});
+
+test("hashes of earlier versions parse", () => {
+  // From the browser tests and the README: a focus by name, a search, toggles.
+  const old = fromHash("#view=flame&order=alpha&icicle=1&search=big&focus=math%2Fbig.nat.add", PROFILE);
+  const { vt, ...wanted } = expected(state({ order: 1, icicle: true, query: "big", transforms: [{ kind: 0, frame: 1 }] }));
+  assert.deepEqual(old, wanted, "no type: the value type is left to the page");
+  const compare = fromHash("#view=compare&absolute=1&width=base&palette=cb", PROFILE);
+  assert.equal(compare.view, "compare");
+  assert.deepEqual(compare.compare, { normalized: false, sizeByBase: true, palette: "cb" });
+  const filtered = fromHash("filter=goroutine_state%3Dchan+receive&hidematch=%2F%5Eruntime%5C.%2F&table=lines", PROFILE);
+  assert.deepEqual(filtered.facet, { index: 0, value: "chan receive" });
+  assert.deepEqual(filtered.transforms, [{ pattern: "/^runtime\\./", frames: [] }]);
+  assert.equal(filtered.tableMode, "lines");
+});
+
+test("what the profile lacks is left out or dropped", () => {
+  const h = fromHash("type=alloc&focus=nowhere&filter=state%3Dgone&base=0,7&new=&range=2,1&zoom=0.5,0.25", PROFILE);
+  assert.equal("vt" in h, false);
+  assert.equal("view" in h, false);
+  assert.equal("query" in h, false);
+  assert.deepEqual(h.transforms, []);
+  assert.equal(h.facet, null);
+  assert.equal(h.timeRange, null);
+  assert.equal(h.zoom, null);
+  assert.equal("base" in h.compare || "new" in h.compare, false);
+});
+
+test("zoom fractions", () => {
+  assert.equal(zoomFractions([0, 100], 0, 100), null);
+  assert.deepEqual(zoomFractions([0, 200], 50, 100), [0.25, 0.5]);
+  assert.deepEqual(zoomRange([0.25, 0.5], [0, 200]), [50, 100]);
+});

@@ -1,0 +1,107 @@
+// Export: the profile in another format (written by the worker) or the active view as PNG or
+// SVG, downloaded under a name derived from the first source.
+import { MERGED, NO_NODE } from "./flame.js";
+import { showError } from "./messages.js";
+import { frameColor, frameLabel, S } from "./state.js";
+import { activeViews } from "./views/index.js";
+import { call } from "./worker-client.js";
+
+const EXTENSIONS = {
+  pprof: ".pb.gz",
+  rprof: ".out",
+  collapsed: ".collapsed",
+  firefox: ".firefox.json",
+  speedscope: ".speedscope.json",
+  "tables-json": ".json",
+  "tables-json-v1": ".v1.json",
+  otlp: ".otlp",
+  cpuprofile: ".cpuprofile",
+};
+
+function download(blob, name) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function baseName() {
+  const first = S.info.sources[0];
+  const n = first?.uri || "profile";
+  return n.replace(/^.*[\\/]/, "").replace(/\.(pb\.gz|pb|gz|json|out|prof|txt|cpuprofile|collapsed|folded)$/i, "") || "profile";
+}
+
+/** Downloads the profile as `fmt` (a writable format, 'png' or 'svg'). */
+export async function exportAs(fmt) {
+  const view = activeViews()[0];
+  if (fmt === "png") {
+    view.canvas.toBlob((b) => b && download(b, `${baseName()}-flamegraph.png`));
+    return;
+  }
+  if (fmt === "svg") {
+    download(new Blob([svgOf(view)], { type: "image/svg+xml" }), `${baseName()}-flamegraph.svg`);
+    return;
+  }
+  try {
+    const r = await call("export", { format: fmt });
+    download(new Blob([r.bytes]), `${baseName()}${EXTENSIONS[fmt] || `.${fmt}`}`);
+  } catch (e) {
+    showError(`Export as ${fmt} failed: ${e.message}`);
+  }
+}
+
+const NS = "http://www.w3.org/2000/svg";
+
+function svgElement(name, attributes) {
+  const e = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, v);
+  return e;
+}
+
+/** The visible boxes of a view as an SVG document (text as text nodes, never markup). */
+function svgOf(view) {
+  const W = view.cssW;
+  const H = view.cssH;
+  const svg = svgElement("svg", { xmlns: NS, width: String(W), height: String(H), "font-family": "monospace", "font-size": "12" });
+  const d = view.data;
+  if (d) {
+    const scale = W / (view.vx1 - view.vx0);
+    for (let i = 0; i < d.b.node.length; i++) {
+      const x = (d.b.x[i] - view.vx0) * scale;
+      const w = d.b.width[i] * scale;
+      const y = view.rowY(d.b.depth[i]);
+      if (w < 1 || x + w < 0 || x > W || y < -18 || y > H) continue;
+      svg.append(svgBox(view, d.b, i, x, y, w));
+    }
+  }
+  return new XMLSerializer().serializeToString(svg);
+}
+
+/** Box `i` of the boxes `b` at (x, y), `w` wide: a titled rectangle with its label when it fits. */
+function svgBox(view, b, i, x, y, w) {
+  const frame = b.frame[i];
+  const node = b.node[i];
+  const color = view.o.boxColor ? view.o.boxColor(b, i) : frameColor(frame);
+  const rect = svgElement("rect", {
+    x: x.toFixed(2),
+    y: String(y),
+    width: Math.max(w - 1, 0.5).toFixed(2),
+    height: "17",
+    fill: frame === MERGED ? "#c8c8cc" : color,
+  });
+  const label = node === 0 ? "all" : node === NO_NODE ? "" : frameLabel(frame);
+  const title = document.createElementNS(NS, "title");
+  title.textContent = label;
+  const g = document.createElementNS(NS, "g");
+  g.append(title, rect);
+  const chars = Math.floor((w - 6) / 7.2);
+  if (chars >= 3 && label) {
+    const t = svgElement("text", { x: (x + 3).toFixed(2), y: String(y + 13) });
+    t.textContent = label.length > chars ? `${label.slice(0, chars - 1)}…` : label;
+    g.append(t);
+  }
+  return g;
+}

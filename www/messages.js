@@ -1,0 +1,70 @@
+// What the page tells the user besides the views: the error bar (#error), the progress
+// overlay (#progress), the readers' warnings button (#warnings) and the page's load state
+// (body[data-state]: ready, loading, shown, error; tests and benchmarks wait on it) and the
+// mark of the first drawn flame graph of a load.
+import { $ } from "./dom.js";
+import { formatBytes } from "./format.js";
+
+export function setPageState(state) {
+  document.body.dataset.state = state;
+}
+
+export function showError(text) {
+  $("error-text").textContent = text;
+  $("error").hidden = false;
+}
+
+export function hideError() {
+  $("error").hidden = true;
+}
+
+$("error-close").addEventListener("click", hideError);
+
+/** Shows a worker progress report ({phase, done, total, index, count} or {text}). */
+export function showProgress(m) {
+  const fill = $("progress-fill");
+  $("progress").hidden = false;
+  let text;
+  if (m.phase === "reading" || m.phase === "downloading") {
+    const which = m.count > 1 ? ` file ${m.index + 1} of ${m.count}` : "";
+    const verb = m.phase === "reading" ? "Reading" : "Downloading";
+    text = `${verb}${which}: ${formatBytes(m.done)}${m.total ? ` of ${formatBytes(m.total)}` : ""}`;
+    fill.classList.remove("indeterminate");
+    fill.style.width = m.total ? `${(100 * m.done) / m.total}%` : "0";
+  } else {
+    const phases = { parsing: `Parsing ${formatBytes(m.total)}…`, analysing: "Building the call tree…" };
+    text = phases[m.phase] || m.text || "Working…";
+    fill.classList.add("indeterminate");
+  }
+  $("progress-text").textContent = text;
+}
+
+/** Calls `fn` when the user cancels what the progress overlay shows. */
+export function onCancel(fn) {
+  $("cancel").addEventListener("click", fn);
+}
+
+/**
+ * Marks whether the flame graph of the current load was drawn (body[data-flamegraph-drawn]:
+ * tests and benchmarks wait for "1"); `flamegraphDrawn()` reads the mark.
+ */
+export function setFlamegraphDrawn(drawn) {
+  document.body.dataset.flamegraphDrawn = drawn ? "1" : "0";
+}
+
+export function flamegraphDrawn() {
+  return document.body.dataset.flamegraphDrawn === "1";
+}
+
+export function hideProgress() {
+  $("progress").hidden = true;
+}
+
+/** The readers' warnings: a count in the bar; clicking it lists them in the message bar. */
+export function showWarnings(list) {
+  const b = $("warnings");
+  b.hidden = list.length === 0;
+  b.textContent = `⚠ ${list.length} warning${list.length === 1 ? "" : "s"}`;
+  b.title = list.join("\n");
+  b.onclick = () => showError(list.join("\n"));
+}

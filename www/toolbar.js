@@ -1,0 +1,123 @@
+// The toolbar (#toolbar) and the bar under it (#bar): view tabs, value type, source, the
+// order / icicle / bottom-up toggles, search, export, theme, the sample filter (#facet) and the
+// status line. Controls call state.js; the listeners below show the state they depend on.
+import { $, fillSelect, option } from "./dom.js";
+import { exportAs } from "./export.js";
+import { formatValue, percent } from "./format.js";
+import {
+  canCompare,
+  chooseFacet,
+  hideMatches,
+  on,
+  S,
+  setQuery,
+  setSource,
+  setTheme,
+  setValueType,
+  setView,
+  toggleBottomUp,
+  toggleIcicle,
+  toggleOrder,
+  unit,
+} from "./state.js";
+
+/** The text in the search box (kept when a new profile loads). */
+export function searchText() {
+  return $("search").value;
+}
+
+export function focusSearch() {
+  $("search").focus();
+}
+
+for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => setView(b.dataset.view));
+$("value-type").addEventListener("change", (e) => setValueType(Number(e.target.value)));
+$("source").addEventListener("change", (e) => setSource(Number(e.target.value)));
+$("facet").addEventListener("change", (e) => {
+  if (!e.target.value) return;
+  const [i, k] = e.target.value.split(":").map(Number);
+  e.target.value = "";
+  chooseFacet(i, k);
+});
+$("order").addEventListener("click", toggleOrder);
+$("icicle").addEventListener("click", toggleIcicle);
+$("bottom-up").addEventListener("click", toggleBottomUp);
+let searchTimer = 0;
+$("search").addEventListener("input", (e) => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => setQuery(e.target.value), 120);
+});
+$("hide-matches").addEventListener("click", hideMatches);
+$("export").addEventListener("change", (e) => {
+  const f = e.target.value;
+  e.target.value = "";
+  if (f && S.loaded) exportAs(f);
+});
+$("theme").addEventListener("click", () => {
+  setTheme(!S.dark);
+  localStorage.setItem("proftab-theme", S.dark ? "dark" : "light");
+});
+
+/** The controls of a newly loaded profile: value types, sources, facets, export formats. */
+function fillControls() {
+  fillSelect(
+    $("value-type"),
+    S.info.valueTypes.map((t, i) => [String(i), `${t.type} (${t.unit})`]),
+  );
+  $("value-type").value = String(S.vt);
+  const sources = S.info.sources.map((s, i) => [String(i), s.uri || `source ${i + 1}`]);
+  fillSelect($("source"), [["-1", "All sources"], ...sources]);
+  $("source").value = "-1";
+  $("source-label").hidden = S.info.sources.length < 2;
+  fillFacets();
+  $("compare-tab").hidden = !canCompare();
+  const formats = S.writable.map((f) => [f, `profile: ${f}`]);
+  fillSelect($("export"), [["", "Export…"], ...formats, ["png", "image: PNG"], ["svg", "image: SVG"]]);
+}
+
+/** The sample filter menu: one group per facet, each value with its number of samples. */
+function fillFacets() {
+  const select = $("facet");
+  const groups = S.facets.map((f, i) => {
+    const g = document.createElement("optgroup");
+    g.label = f.name;
+    g.append(...f.values.map((v, k) => option(`${i}:${k}`, `${v} (${f.samples[k]})`)));
+    return g;
+  });
+  select.replaceChildren(option("", "Filter samples…"), ...groups);
+  select.value = "";
+  select.hidden = S.facets.length === 0;
+}
+
+function syncToggles() {
+  $("order").textContent = S.order ? "A → Z" : "Widest first";
+  $("icicle").textContent = S.icicle ? "Icicle ↓" : "Flame ↑";
+  $("bottom-up").setAttribute("aria-pressed", String(S.bottomUp));
+}
+
+function renderStatus() {
+  const u = unit();
+  const [shown, kept, all] = S.totals;
+  let text = `${formatValue(shown, u)} in ${S.info.samples.toLocaleString("en-US")} samples`;
+  if (kept !== all || shown !== kept) text += ` (${percent(shown, all)} of all)`;
+  const fmts = [...new Set(S.info.formats)].join(", ");
+  $("status").textContent = `${text} · ${fmts}`;
+}
+
+function renderSearch({ error }) {
+  $("match").textContent = error || (S.flags ? `Matched ${percent(S.matched, S.totals[0])}` : "");
+  $("hide-matches").hidden = !S.flags?.some((f, i) => f && S.table && S.table.total[i] !== 0);
+}
+
+on("profile", fillControls);
+on("toggles", syncToggles);
+on("query", () => {
+  $("search").value = S.query;
+});
+on("search", renderSearch);
+on("status", renderStatus);
+on("view", () => {
+  for (const b of document.querySelectorAll("#tabs button")) b.setAttribute("aria-selected", String(b.dataset.view === S.view));
+  $("source-label").hidden = !canCompare() || S.view === "compare";
+});
+on("theme", () => document.documentElement.classList.toggle("dark", S.dark));

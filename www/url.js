@@ -1,0 +1,122 @@
+// The URL hash ↔ view state mapping, in one place. Pure functions (no DOM, no globals but
+// URLSearchParams), so a node test can round-trip them. The hash keeps what a user would
+// want to share or reload: view, value type, toggles, sample filter, search, table mode,
+// transforms (by function name), time range, compare choices and the zoom of the flame graph.
+//
+//   view=flame|time|sandwich|compare  type=<value type>  order=alpha  icicle=1  bottomup=1
+//   filter=<facet>=<value>  search=<query>  table=lines  focus|hide|rec|drec=<function>
+//   hidematch=<pattern>  range=<t0>,<t1>  zoom=<a>,<b> (fractions of the domain)
+//   base=0&new=1,2  absolute=1  width=base  palette=cb   (Compare mode only)
+import { TRANSFORMS } from "./transforms.js";
+
+/**
+ * The hash (without `#`) for the state `s` (the shape of state.js's `S`). `label(frame)`
+ * names a frame; `zoom` is the zoomed part of the flame graph as fractions `[a, b]`, or null.
+ */
+export function toHash(s, { label, zoom = null }) {
+  const h = new URLSearchParams();
+  h.set("view", s.view);
+  const t = s.info.valueTypes[s.vt];
+  if (t) h.set("type", t.type);
+  if (s.order) h.set("order", "alpha");
+  if (s.icicle) h.set("icicle", "1");
+  if (s.bottomUp) h.set("bottomup", "1");
+  if (s.facet) h.set("filter", `${s.facets[s.facet.index].name}=${s.facet.value}`);
+  if (s.query) h.set("search", s.query);
+  if (s.tableMode === "lines") h.set("table", "lines");
+  for (const tr of s.transforms) {
+    if (tr.pattern === undefined) h.append(TRANSFORMS[tr.kind][2], label(tr.frame));
+    else h.append("hidematch", tr.pattern);
+  }
+  if (s.timeRange) h.set("range", s.timeRange.map((x) => x.toPrecision(10)).join(","));
+  if (s.view === "compare") compareToHash(h, s.compare);
+  if (zoom) h.set("zoom", `${zoom[0].toPrecision(8)},${zoom[1].toPrecision(8)}`);
+  return h.toString();
+}
+
+/** Compare state in the hash: `base=0&new=1,2` (source rows), `absolute=1`, `width=base`, `palette=cb`. */
+function compareToHash(h, c) {
+  h.set("base", c.base.join(","));
+  h.set("new", c.new.join(","));
+  if (!c.normalized) h.set("absolute", "1");
+  if (c.sizeByBase) h.set("width", "base");
+  if (c.palette !== "rb") h.set("palette", c.palette);
+}
+
+/**
+ * The state a hash asks for, checked against the loaded profile `p` = {valueTypes, facets,
+ * nameIndex (name → frame), sourceCount}. Fields the hash cannot set are left out (the page
+ * keeps its own): `view` and `query` when absent, `vt` when the type is unknown, `compare.base`
+ * and `compare.new` when not valid source rows. Transforms name functions the profile lacks
+ * are dropped; `hidematch` patterns come back as `{pattern, frames: []}` (resolved later).
+ */
+export function fromHash(hash, p) {
+  const h = new URLSearchParams(hash.replace(/^#/, ""));
+  const range = (h.get("range") || "").split(",").map(Number);
+  const out = {
+    order: h.get("order") === "alpha" ? 1 : 0,
+    icicle: h.get("icicle") === "1",
+    bottomUp: h.get("bottomup") === "1",
+    facet: facetFromHash(h.get("filter"), p.facets),
+    tableMode: h.get("table") === "lines" ? "lines" : "functions",
+    timeRange: range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null,
+    compare: compareFromHash(h, p.sourceCount),
+    transforms: transformsFromHash(h, p.nameIndex),
+    zoom: zoomFromHash(h.get("zoom")),
+  };
+  if (h.has("view")) out.view = h.get("view");
+  const vt = p.valueTypes.findIndex((t) => t.type === h.get("type"));
+  if (vt >= 0) out.vt = vt;
+  if (h.has("search")) out.query = h.get("search");
+  return out;
+}
+
+/** `name=value` as a facet choice `{index, value}`, when the profile has it. */
+function facetFromHash(text, facets) {
+  if (!text) return null;
+  const eq = text.indexOf("=");
+  const [name, value] = [text.slice(0, eq), text.slice(eq + 1)];
+  const index = facets.findIndex((f) => f.name === name && f.values.includes(value));
+  return eq > 0 && index >= 0 ? { index, value } : null;
+}
+
+function compareFromHash(h, sourceCount) {
+  const rows = (key) => (h.get(key) || "").split(",").filter(Boolean).map(Number);
+  const valid = (list) => list.length > 0 && list.every((i) => Number.isInteger(i) && i >= 0 && i < sourceCount);
+  const c = {
+    normalized: h.get("absolute") !== "1",
+    sizeByBase: h.get("width") === "base",
+    palette: h.get("palette") === "cb" ? "cb" : "rb",
+  };
+  if (valid(rows("base"))) c.base = rows("base");
+  if (valid(rows("new"))) c.new = rows("new");
+  return c;
+}
+
+function transformsFromHash(h, nameIndex) {
+  const out = [];
+  for (const [key, value] of h) {
+    const kind = TRANSFORMS.findIndex((t) => t[2] === key);
+    const frame = nameIndex.get(value);
+    if (kind >= 0 && frame !== undefined) out.push({ kind, frame });
+    if (key === "hidematch" && value) out.push({ pattern: value, frames: [] });
+  }
+  return out;
+}
+
+function zoomFromHash(z) {
+  if (!z) return null;
+  const [a, b] = z.split(",").map(Number);
+  return Number.isFinite(a) && Number.isFinite(b) && b > a ? [a, b] : null;
+}
+
+/** The zoomed part `[vx0, vx1]` of `domain` as fractions, or null when all of it shows. */
+export function zoomFractions([d0, d1], vx0, vx1) {
+  const span = d1 - d0;
+  return span > 0 && (vx0 > d0 || vx1 < d1) ? [(vx0 - d0) / span, (vx1 - d0) / span] : null;
+}
+
+/** Fractions `[a, b]` of `domain` as a range of its values. */
+export function zoomRange([a, b], [d0, d1]) {
+  return [d0 + a * (d1 - d0), d0 + b * (d1 - d0)];
+}

@@ -1,0 +1,59 @@
+// The views together: which are on screen for S.view, the layout they share (#graph-pane,
+// the `comparing` class of the page), what all of them follow (selection and search
+// highlights, theme, size) and the refresh of the active one after a change.
+import { $ } from "../dom.js";
+import { on, refreshCompare, S, zoomFrom } from "../state.js";
+import { zoomFractions, zoomRange } from "../url.js";
+import { compareView } from "./compare.js";
+import { crumbView } from "./crumbs.js";
+import { mainView } from "./flame.js";
+import { calleesView, callersView, refreshSandwich } from "./sandwich.js";
+import "./table.js";
+import { refreshTime, timeView } from "./time.js";
+
+export const allViews = [mainView, timeView, callersView, calleesView, compareView];
+
+/** The FlameViews of S.view (the first is the one keys, export and tests address). */
+export function activeViews() {
+  if (S.view === "time") return [timeView];
+  if (S.view === "sandwich") return [callersView, calleesView];
+  if (S.view === "compare") return [compareView];
+  return [mainView];
+}
+
+/** Zooms the flame view on screen to fractions `[a, b]` of its domain (from the URL hash). */
+export function zoomTo(fractions) {
+  if (!fractions) return;
+  const view = crumbView();
+  view.setView(...zoomRange(fractions, view.domain));
+}
+
+async function refreshActive() {
+  if (S.view === "time") await refreshTime();
+  else if (S.view === "sandwich") refreshSandwich();
+  else if (S.view === "compare" && S.table) await refreshCompare();
+}
+
+new ResizeObserver(() => {
+  for (const v of allViews) v.resize();
+}).observe($("graph-pane"));
+
+zoomFrom(() => {
+  const view = crumbView();
+  return zoomFractions(view.domain, view.vx0, view.vx1);
+});
+
+on("view", () => {
+  document.body.classList.toggle("comparing", S.view === "compare");
+  for (const v of allViews) v.resize();
+});
+on("refresh", refreshActive);
+on("selected", () => {
+  for (const v of allViews) v.setHighlight({ selected: S.selected });
+});
+on("search", () => {
+  for (const v of allViews) v.setHighlight({ flags: S.flags });
+});
+on("theme", () => {
+  for (const v of allViews) v.themeChanged();
+});
