@@ -14,7 +14,7 @@ use crate::analysis::diff::{DiffSummary, DiffTree};
 use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
 use crate::analysis::sandwich::{first_occurrences, frame_totals, FrameTotals};
 use crate::analysis::transform::{apply_all, Transform};
-use crate::analysis::tree::{CallTree, Children, Order, Weights, DROPPED};
+use crate::analysis::tree::{moved_self, CallTree, Children, Order, Weights};
 
 /// Which side gives the widths of a differential flame graph.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,14 +71,9 @@ impl DiffView {
         name_rank: &[u32],
         size_by: SizeBy,
     ) -> DiffView {
-        let shape = CallTree {
-            parent: diff.parent.clone(),
-            frame: diff.frame.clone(),
-            depth: diff.depth.clone(),
-        };
-        let (tree, map) = apply_all(&shape, transforms);
-        let base = Weights::from_self(&tree, moved(&diff.base_self, &map, tree.len()));
-        let new = Weights::from_self(&tree, moved(&diff.new_self, &map, tree.len()));
+        let (tree, map) = apply_all(&diff.tree, transforms);
+        let base = Weights::from_self(&tree, moved_self(&diff.base_self, &map, tree.len()));
+        let new = Weights::from_self(&tree, moved_self(&diff.new_self, &map, tree.len()));
         let sized = if size_by == SizeBy::New { &new } else { &base };
         let children = Children::new(&tree, sized, order, name_rank);
         let first = first_occurrences(&tree, &children);
@@ -156,21 +151,6 @@ impl DiffView {
             SizeBy::Base => (&self.base, &self.new),
         }
     }
-}
-
-/// Self values per node of a transformed tree of `len` nodes: each old node's value added at
-/// `map[old]`, dropped nodes' values left out.
-fn moved(self_values: &[f64], map: &[u32], len: usize) -> Vec<f64> {
-    let mut out = vec![0.0; len];
-    for (&v, &to) in self_values.iter().zip(map) {
-        if to == DROPPED {
-            continue;
-        }
-        if let Some(slot) = out.get_mut(to as usize) {
-            *slot += v;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

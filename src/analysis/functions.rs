@@ -6,8 +6,7 @@
 //! a function is its own row, named by its address when it has one. Total counts a name once per
 //! sample even when it recurs in the stack.
 
-use std::collections::HashMap;
-
+use crate::hash::HashMap;
 use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
 
 /// What a row of the function table stands for.
@@ -100,7 +99,7 @@ pub fn function_table_from_weights(
     let keys: Vec<FrameKey> = (0..p.locations.line.len())
         .map(|l| frame_key(p, LocationIndex(l as u32)))
         .collect();
-    let mut index: HashMap<FrameKey, usize> = HashMap::new();
+    let mut index: HashMap<FrameKey, usize> = HashMap::default();
     let mut rows: Vec<FunctionRow> = Vec::new();
     let mut last_seen: Vec<usize> = Vec::new();
     for (node, &w) in leaf_weight.iter().enumerate() {

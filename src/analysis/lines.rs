@@ -11,9 +11,8 @@
 //! called the outermost function) counts as the outermost line. Samples with no line at all
 //! form the row without a location (`summaryRprof`'s `<no location>`).
 
-use std::collections::HashMap;
-
 use crate::formats::rprof::{COL_TOPLEVEL_FILE, COL_TOPLEVEL_LINE};
+use crate::hash::HashMap;
 use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
 
 /// A source line: the file (a string id, NA when unknown) and the line number (≥ 1).
@@ -95,7 +94,7 @@ fn weights_by_stack_and_toplevel(
     vt: ValueTypeIndex,
     keep: Option<&dyn Fn(usize) -> bool>,
 ) -> HashMap<(u32, Option<SourceLine>), f64> {
-    let mut weights = HashMap::new();
+    let mut weights = HashMap::default();
     let Some(col) = p.value_column(vt) else {
         return weights;
     };
