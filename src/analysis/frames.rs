@@ -6,7 +6,7 @@
 
 use crate::analysis::functions::{frame_key, FrameKey};
 use crate::hash::HashMap;
-use crate::model::{ext, LocationIndex, Profile, StringId, INT_NA};
+use crate::model::{ext, LocationIndex, Profile, StringId, INT_NA, NO_INDEX};
 
 /// Name of the location extension column holding OpenTelemetry frame types
 /// (docs/formats/otlp.md).
@@ -84,6 +84,12 @@ impl Frames {
     /// True when the profile has no locations.
     pub fn is_empty(&self) -> bool {
         self.key.is_empty()
+    }
+
+    /// The frame id of location `loc`; [`NO_INDEX`] for none or an unknown row.
+    pub fn of(&self, loc: Option<LocationIndex>) -> u32 {
+        loc.and_then(|l| self.of_location.get(l.idx()).copied())
+            .unwrap_or(NO_INDEX)
     }
 
     /// The frame id of the function (or location) called `name`, if any.

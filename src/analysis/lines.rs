@@ -53,6 +53,15 @@ impl LineRow {
             None => "<no location>".to_owned(),
         }
     }
+
+    /// [`Self::label`] followed by the line's functions: `file:line  f, g`.
+    pub fn label_with_functions(&self) -> String {
+        if self.functions.is_empty() {
+            self.label()
+        } else {
+            format!("{}  {}", self.label(), self.functions.join(", "))
+        }
+    }
 }
 
 /// The whole table for one value type.

@@ -17,6 +17,7 @@ pub mod functions;
 pub mod lines;
 pub mod sandwich;
 pub mod search;
+pub mod summary;
 pub mod timeorder;
 pub mod transform;
 pub mod tree;

@@ -92,12 +92,7 @@ struct Spans {
 fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans {
     let keep = filter.predicate(p);
     let n = p.num_samples();
-    let times = p
-        .samples
-        .ext
-        .dbl(SAMPLE_TIME)
-        .filter(|t| t.iter().any(|v| v.is_finite()));
-    let Some(times) = times else {
+    let Some(times) = sample_times(p) else {
         let mut x = 0.0;
         let col = p.value_column(vt);
         let spans = (0..n)
@@ -140,6 +135,15 @@ fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans
         spans,
         is_time: true,
     }
+}
+
+/// The samples' `samples..time` column, when at least one sample has a finite time (then the
+/// time-order layout's x axis is time).
+pub fn sample_times(p: &Profile) -> Option<&[f64]> {
+    p.samples
+        .ext
+        .dbl(SAMPLE_TIME)
+        .filter(|t| t.iter().any(|v| v.is_finite()))
 }
 
 /// When each sample ends, in its source's time: at the next sample of the same source (so
