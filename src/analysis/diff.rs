@@ -483,22 +483,20 @@ fn prune(full: &CallTree, base: &Weights, new: &Weights, summary: DiffSummary) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ProfileBuilder, NO_INDEX};
+    use crate::analysis::fixtures::paths_profile;
+    use crate::model::NO_INDEX;
 
     /// Two sources: baseline main->a (6), main->b (4); comparison main->a (6), main->b (14).
     fn two_sources() -> Profile {
-        let mut b = ProfileBuilder::new();
-        let vt = b.value_type("samples", "count");
-        let s0 = b.add_source("manual", Some("base"), None);
-        let s1 = b.add_source("manual", Some("new"), None);
-        let [m, fa, fb] = ["main", "a", "b"].map(|n| b.function_named(n, None));
-        let [lm, la, lb] = [m, fa, fb].map(|f| b.location(Some(f), 0));
-        let sa = b.stack_leaf_first(&[la, lm]);
-        let sb = b.stack_leaf_first(&[lb, lm]);
-        for (src, stack, v) in [(s0, sa, 6.0), (s0, sb, 4.0), (s1, sa, 6.0), (s1, sb, 14.0)] {
-            b.add_sample_with_values(src, stack, &[(vt, v)]);
-        }
-        b.build().unwrap()
+        paths_profile(
+            &["base", "new"],
+            &[
+                (0, &["main", "a"], 6.0),
+                (0, &["main", "b"], 4.0),
+                (1, &["main", "a"], 6.0),
+                (1, &["main", "b"], 14.0),
+            ],
+        )
     }
 
     fn cmp(normalization: Normalization) -> Comparison {

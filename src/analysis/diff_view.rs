@@ -157,37 +157,26 @@ impl DiffView {
 mod tests {
     use super::*;
     use crate::analysis::diff::{diff_tree, Comparison, Normalization};
+    use crate::analysis::fixtures::paths_profile;
     use crate::analysis::flame::MERGED;
     use crate::analysis::frames::Frames;
-    use crate::model::{Profile, ProfileBuilder, SourceIndex, ValueTypeIndex, NO_INDEX};
+    use crate::model::{Profile, SourceIndex, ValueTypeIndex, NO_INDEX};
 
     /// Baseline: main->a 6, main->b 4, main->gone 2. Comparison: main->a 6, main->b 14,
     /// main->fresh 3, main->a->b 1 (a recursion-free path through b under a).
     fn two_sources() -> Profile {
-        let samples: [(usize, &[&str], f64); 7] = [
-            (0, &["main", "a"], 6.0),
-            (0, &["main", "b"], 4.0),
-            (0, &["main", "gone"], 2.0),
-            (1, &["main", "a"], 6.0),
-            (1, &["main", "b"], 14.0),
-            (1, &["main", "fresh"], 3.0),
-            (1, &["main", "a", "b"], 1.0),
-        ];
-        let mut b = ProfileBuilder::new();
-        let vt = b.value_type("samples", "count");
-        let sources = ["base", "new"].map(|uri| b.add_source("manual", Some(uri), None));
-        for (side, path, v) in samples {
-            let locations: Vec<_> = path
-                .iter()
-                .map(|name| {
-                    let f = b.function_named(name, None);
-                    b.location(Some(f), 0)
-                })
-                .collect();
-            let stack = b.stack_root_first(&locations);
-            b.add_sample_with_values(sources[side], stack, &[(vt, v)]);
-        }
-        b.build().unwrap()
+        paths_profile(
+            &["base", "new"],
+            &[
+                (0, &["main", "a"], 6.0),
+                (0, &["main", "b"], 4.0),
+                (0, &["main", "gone"], 2.0),
+                (1, &["main", "a"], 6.0),
+                (1, &["main", "b"], 14.0),
+                (1, &["main", "fresh"], 3.0),
+                (1, &["main", "a", "b"], 1.0),
+            ],
+        )
     }
 
     fn view(transforms: &[Transform], size_by: SizeBy) -> (DiffView, Frames) {

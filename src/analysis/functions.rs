@@ -149,23 +149,18 @@ fn sort_rows(rows: &mut [FunctionRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ProfileBuilder;
+    use crate::analysis::fixtures::paths_profile;
 
+    /// a -> b -> a (leaf a), weight 2; a -> b (leaf b), weight 3; no frames, weight 1.
     fn recursive_profile() -> Profile {
-        let mut b = ProfileBuilder::new();
-        let src = b.add_source("manual", None, None);
-        let vt = b.value_type("samples", "count");
-        let fa = b.function_named("a", None);
-        let fb = b.function_named("b", None);
-        let la = b.location(Some(fa), 0);
-        let lb = b.location(Some(fb), 0);
-        // a -> b -> a (leaf a), weight 2; a -> b (leaf b), weight 3
-        let s1 = b.stack_leaf_first(&[la, lb, la]);
-        let s2 = b.stack_leaf_first(&[lb, la]);
-        b.add_sample_with_values(src, s1, &[(vt, 2.0)]);
-        b.add_sample_with_values(src, s2, &[(vt, 3.0)]);
-        b.add_sample_with_values(src, None, &[(vt, 1.0)]);
-        b.build().unwrap()
+        paths_profile(
+            &["run"],
+            &[
+                (0, &["a", "b", "a"], 2.0),
+                (0, &["a", "b"], 3.0),
+                (0, &[], 1.0),
+            ],
+        )
     }
 
     #[test]

@@ -11,6 +11,8 @@ pub mod diff;
 pub mod diff_view;
 pub mod facets;
 pub mod filter;
+#[cfg(test)]
+mod fixtures;
 pub mod flame;
 pub mod frames;
 pub mod functions;

@@ -69,32 +69,15 @@ pub fn meta_rows(p: &Profile) -> Vec<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ProfileBuilder;
+    use crate::analysis::fixtures::paths_profile;
+    use crate::model::validate::V2_TABLES;
 
     #[test]
     fn seven_tables_then_extension_tables() {
-        let mut b = ProfileBuilder::new();
-        let src = b.add_source("manual", None, None);
-        let vt = b.value_type("samples", "count");
-        let f = b.function_named("main", None);
-        let l = b.location(Some(f), 1);
-        let s = b.stack_leaf_first(&[l]);
-        b.add_sample_with_values(src, s, &[(vt, 1.0)]);
-        let p = b.build().unwrap();
+        let p = paths_profile(&["run"], &[(0, &["main"], 1.0)]);
         let t = tables(&p);
         let names: Vec<&str> = t.iter().take(7).map(|t| t.name).collect();
-        assert_eq!(
-            names,
-            [
-                "meta",
-                "sources",
-                "samples",
-                "sample_values",
-                "sample_locations",
-                "locations",
-                "functions"
-            ]
-        );
+        assert_eq!(names, V2_TABLES);
         assert_eq!(t[2].rows, 1);
         assert!(ext_columns(&p, "samples").is_some());
         assert!(ext_columns(&p, "no such table").is_none());
