@@ -20,7 +20,9 @@
 use std::fmt;
 use std::ops::Deref;
 
-use crate::analysis::functions::{function_table_from_weights, FrameKey, FunctionRow};
+use crate::analysis::functions::{
+    function_table_from_weights, heaviest_first, FrameKey, FunctionRow,
+};
 use crate::analysis::tree::{tree_by_location, CallTree, Weights, DROPPED};
 use crate::hash::HashMap;
 use crate::model::{decode_opt, Profile, SourceIndex, ValueTypeIndex};
@@ -360,10 +362,11 @@ pub fn diff_functions(p: &Profile, c: &Comparison) -> Result<FunctionDiff, DiffE
 
 fn sort_by_regression(rows: &mut [FunctionDiffRow]) {
     rows.sort_by(|a, b| {
-        b.self_delta()
-            .total_cmp(&a.self_delta())
-            .then(b.total_delta().total_cmp(&a.total_delta()))
-            .then_with(|| a.name.cmp(&b.name))
+        heaviest_first(
+            (a.self_delta(), a.total_delta()),
+            (b.self_delta(), b.total_delta()),
+        )
+        .then_with(|| a.name.cmp(&b.name))
     });
 }
 

@@ -6,6 +6,8 @@
 //! a function is its own row, named by its address when it has one. Total counts a name once per
 //! sample even when it recurs in the stack.
 
+use std::cmp::Ordering;
+
 use crate::hash::HashMap;
 use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
 
@@ -139,11 +141,15 @@ pub fn function_table_from_weights(
 
 fn sort_rows(rows: &mut [FunctionRow]) {
     rows.sort_by(|a, b| {
-        b.self_value
-            .total_cmp(&a.self_value)
-            .then(b.total_value.total_cmp(&a.total_value))
+        heaviest_first((a.self_value, a.total_value), (b.self_value, b.total_value))
             .then_with(|| a.name.cmp(&b.name))
     });
+}
+
+/// The order of every table's rows before its own tie-breaks: by `(self, total)`, largest
+/// self first, then largest total.
+pub(crate) fn heaviest_first(a: (f64, f64), b: (f64, f64)) -> Ordering {
+    b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1))
 }
 
 #[cfg(test)]

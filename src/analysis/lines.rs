@@ -11,6 +11,7 @@
 //! called the outermost function) counts as the outermost line. Samples with no line at all
 //! form the row without a location (`summaryRprof`'s `<no location>`).
 
+use crate::analysis::functions::heaviest_first;
 use crate::formats::rprof::{COL_TOPLEVEL_FILE, COL_TOPLEVEL_LINE};
 use crate::hash::HashMap;
 use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
@@ -212,9 +213,7 @@ pub fn line_table(
 
 fn sort_rows(rows: &mut [LineRow]) {
     rows.sort_by(|a, b| {
-        b.self_value
-            .total_cmp(&a.self_value)
-            .then(b.total_value.total_cmp(&a.total_value))
+        heaviest_first((a.self_value, a.total_value), (b.self_value, b.total_value))
             .then(a.line.is_none().cmp(&b.line.is_none()))
             .then_with(|| a.file.cmp(&b.file))
             .then(a.line.map(|l| l.line).cmp(&b.line.map(|l| l.line)))

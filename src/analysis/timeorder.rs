@@ -301,6 +301,7 @@ fn emit_run(run: Option<Run>, depth: u32, out: &mut Boxes) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::fixtures::path_stack;
     use crate::analysis::frames::Frames;
     use crate::analysis::tree::tree_from_stacks;
     use crate::model::{Cell, ProfileBuilder};
@@ -311,14 +312,7 @@ mod tests {
         let src = b.add_source("x", None, None);
         let vt = b.value_type("samples", "count");
         for (i, st) in stacks.iter().enumerate() {
-            let locs: Vec<_> = st
-                .iter()
-                .map(|n| {
-                    let f = b.function_named(n, None);
-                    b.location(Some(f), 0)
-                })
-                .collect();
-            let stack = b.stack_root_first(&locs);
+            let stack = path_stack(&mut b, st);
             let s = b.add_sample_with_values(src, stack, &[(vt, 1.0)]);
             if let Some(t) = times {
                 b.set_sample_ext(s, SAMPLE_TIME, Cell::Dbl(t[i]));
