@@ -207,26 +207,19 @@ trait TypedColumn {
     fn typed(&self) -> Self::Array;
 }
 
-impl TypedColumn for [u32] {
-    type Array = Uint32Array;
-    fn typed(&self) -> Uint32Array {
-        Uint32Array::from(self)
-    }
+/// Numbers: copied as they are.
+macro_rules! typed_plain {
+    ($($t:ty => $array:ident),*) => {$(
+        impl TypedColumn for [$t] {
+            type Array = $array;
+            fn typed(&self) -> $array {
+                $array::from(self)
+            }
+        }
+    )*};
 }
 
-impl TypedColumn for [i32] {
-    type Array = Int32Array;
-    fn typed(&self) -> Int32Array {
-        Int32Array::from(self)
-    }
-}
-
-impl TypedColumn for [f64] {
-    type Array = Float64Array;
-    fn typed(&self) -> Float64Array {
-        Float64Array::from(self)
-    }
-}
+typed_plain!(u32 => Uint32Array, i32 => Int32Array, f64 => Float64Array);
 
 /// Row references and string ids: newtypes of a `u32`.
 macro_rules! typed_u32_newtype {
