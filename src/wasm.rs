@@ -16,8 +16,9 @@ use js_sys::{Array, BigUint64Array, Float64Array, Int32Array, Int8Array, Uint32A
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::analysis::summary::{self, TableSummary};
 use crate::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions};
-use crate::model::{self, ColumnData, ExtColumns, StringId};
+use crate::model::{self, ColumnData, LocationIndex, SourceIndex, StringId};
 
 /// A parsed profile held in wasm memory, with the format it was read from and the reader's
 /// warnings. Call `free()` when done (a FinalizationRegistry frees it eventually otherwise).
@@ -41,18 +42,6 @@ impl Profile {
     /// The model profile.
     pub fn model(&self) -> &model::Profile {
         &self.profile
-    }
-
-    /// The extension columns of one of the v2 tables that carry them.
-    fn ext_columns(&self, table: &str) -> Option<&ExtColumns> {
-        let p = &self.profile;
-        match table {
-            "samples" => Some(&p.samples.ext),
-            "locations" => Some(&p.locations.ext),
-            "functions" => Some(&p.functions.ext),
-            "sources" => Some(&p.sources.ext),
-            _ => p.ext_table(table).map(|t| &t.columns),
-        }
     }
 }
 
@@ -104,7 +93,7 @@ impl Profile {
         out
     }
 
-    /// Checks the v2 rules of seed 000 that the tables could break (names, lines, value types,
+    /// Checks the v2 rules of `docs/model.md` that the tables could break (names, lines, value types,
     /// stacks, extension columns); one message per violation, e.g.
     /// `functions.name row 3 (value ""): must not be empty`. Empty when valid.
     pub fn validate(&self) -> Vec<String> {
@@ -117,95 +106,7 @@ impl Profile {
 
     /// The `meta` rows as `[key, value]` pairs, in order.
     pub fn meta(&self) -> Result<JsValue, JsError> {
-        to_js(&meta_rows(&self.profile))
-    }
-
-    /// `sources.source_type` as string ids.
-    #[wasm_bindgen(js_name = sourceType)]
-    pub fn source_type(&self) -> Uint32Array {
-        string_ids(&self.profile.sources.source_type)
-    }
-
-    /// `sources.source_uri` as string ids (0 = NA).
-    #[wasm_bindgen(js_name = sourceUri)]
-    pub fn source_uri(&self) -> Uint32Array {
-        string_ids(&self.profile.sources.source_uri)
-    }
-
-    /// `sources.source_timestamp`: seconds since the Unix epoch, NaN when unknown.
-    #[wasm_bindgen(js_name = sourceTimestamp)]
-    pub fn source_timestamp(&self) -> Float64Array {
-        Float64Array::from(self.profile.sources.source_timestamp.as_slice())
-    }
-
-    /// `samples.source_id` as 0-based rows of `sources`.
-    #[wasm_bindgen(js_name = sampleSource)]
-    pub fn sample_source(&self) -> Uint32Array {
-        let rows: Vec<u32> = self.profile.samples.source.iter().map(|s| s.0).collect();
-        Uint32Array::from(rows.as_slice())
-    }
-
-    /// Each sample's innermost stack node (a row of the stack table), `NO_INDEX` for a sample
-    /// without frames.
-    #[wasm_bindgen(js_name = sampleStack)]
-    pub fn sample_stack(&self) -> Uint32Array {
-        Uint32Array::from(self.profile.samples.stack.as_slice())
-    }
-
-    /// The stack table's caller node of each node (`NO_INDEX` for an outermost frame);
-    /// always `prefix[i] < i`.
-    #[wasm_bindgen(js_name = stackPrefix)]
-    pub fn stack_prefix(&self) -> Uint32Array {
-        Uint32Array::from(self.profile.stacks.prefix.as_slice())
-    }
-
-    /// The location (0-based row of `locations`) of each stack node.
-    #[wasm_bindgen(js_name = stackLocation)]
-    pub fn stack_location(&self) -> Uint32Array {
-        let rows: Vec<u32> = self.profile.stacks.location.iter().map(|l| l.0).collect();
-        Uint32Array::from(rows.as_slice())
-    }
-
-    /// The number of frames from the root to each stack node, inclusive (roots have 1).
-    #[wasm_bindgen(js_name = stackDepth)]
-    pub fn stack_depth(&self) -> Uint32Array {
-        Uint32Array::from(self.profile.stacks.depth.as_slice())
-    }
-
-    /// `locations.function_id` as 0-based rows of `functions`, `NO_INDEX` for NA.
-    #[wasm_bindgen(js_name = locationFunction)]
-    pub fn location_function(&self) -> Uint32Array {
-        Uint32Array::from(self.profile.locations.function.as_slice())
-    }
-
-    /// `locations.line` (0 unknown, `INT_NA` NA).
-    #[wasm_bindgen(js_name = locationLine)]
-    pub fn location_line(&self) -> Int32Array {
-        Int32Array::from(self.profile.locations.line.as_slice())
-    }
-
-    /// `functions.name` as string ids.
-    #[wasm_bindgen(js_name = functionName)]
-    pub fn function_name(&self) -> Uint32Array {
-        string_ids(&self.profile.functions.name)
-    }
-
-    /// `functions.system_name` as string ids.
-    #[wasm_bindgen(js_name = functionSystemName)]
-    pub fn function_system_name(&self) -> Uint32Array {
-        string_ids(&self.profile.functions.system_name)
-    }
-
-    /// `functions.filename` as string ids.
-    #[wasm_bindgen(js_name = functionFilename)]
-    pub fn function_filename(&self) -> Uint32Array {
-        string_ids(&self.profile.functions.filename)
-    }
-
-    /// `functions.start_line` (0 unknown, `INT_NA` NA).
-    #[wasm_bindgen(js_name = functionStartLine)]
-    pub fn function_start_line(&self) -> Int32Array {
-        Int32Array::from(self.profile.functions.start_line.as_slice())
+        to_js(&summary::meta_rows(&self.profile))
     }
 
     /// The value types in order: `[{ type, unit, total, rows }]` (`rows` = samples that have
@@ -237,15 +138,16 @@ impl Profile {
     /// `present` a Uint8Array (1 where the cell has a value).
     #[wasm_bindgen(js_name = extColumn)]
     pub fn ext_column(&self, table: &str, name: &str) -> Result<JsValue, JsError> {
-        let Some(data) = self.ext_columns(table).and_then(|c| c.get(name)) else {
+        let Some(data) = summary::ext_columns(&self.profile, table).and_then(|c| c.get(name))
+        else {
             return Ok(JsValue::UNDEFINED);
         };
         let out = js_sys::Object::new();
         set_prop(&out, "kind", &JsValue::from_str(data.kind().name()))?;
         match data {
-            ColumnData::Int(v) => set_prop(&out, "data", &Int32Array::from(v.as_slice()))?,
-            ColumnData::Dbl(v) => set_prop(&out, "data", &Float64Array::from(v.as_slice()))?,
-            ColumnData::Chr(v) => set_prop(&out, "data", &string_ids(v))?,
+            ColumnData::Int(v) => set_prop(&out, "data", &v.typed())?,
+            ColumnData::Dbl(v) => set_prop(&out, "data", &v.typed())?,
+            ColumnData::Chr(v) => set_prop(&out, "data", &v.typed())?,
             ColumnData::Lgl(v) => {
                 let cells: Vec<i8> = v.iter().map(|c| c.map_or(-1, i8::from)).collect();
                 set_prop(&out, "data", &Int8Array::from(cells.as_slice()))?;
@@ -294,6 +196,95 @@ impl Profile {
     pub fn formats() -> Result<JsValue, JsError> {
         formats_list()
     }
+}
+
+/// A column copied into a new JavaScript typed array: row references and string ids as their
+/// raw `u32`, numbers as they are.
+trait TypedColumn {
+    /// The typed array it becomes.
+    type Array;
+    /// The copy.
+    fn typed(&self) -> Self::Array;
+}
+
+/// Numbers: copied as they are.
+macro_rules! typed_plain {
+    ($($t:ty => $array:ident),*) => {$(
+        impl TypedColumn for [$t] {
+            type Array = $array;
+            fn typed(&self) -> $array {
+                $array::from(self)
+            }
+        }
+    )*};
+}
+
+typed_plain!(u32 => Uint32Array, i32 => Int32Array, f64 => Float64Array);
+
+/// Row references and string ids: newtypes of a `u32`.
+macro_rules! typed_u32_newtype {
+    ($($t:ty),*) => {$(
+        impl TypedColumn for [$t] {
+            type Array = Uint32Array;
+            fn typed(&self) -> Uint32Array {
+                let raw: Vec<u32> = self.iter().map(|x| x.0).collect();
+                Uint32Array::from(raw.as_slice())
+            }
+        }
+    )*};
+}
+
+typed_u32_newtype!(StringId, SourceIndex, LocationIndex);
+
+/// Getters of `Profile` that copy one physical column each: `jsName rust_name -> Array =
+/// |profile| column;`, with the getter's doc comment before it.
+macro_rules! column_getters {
+    ($($(#[doc = $doc:literal])* $js:ident $name:ident -> $array:ident = |$p:ident| $column:expr;)*) => {
+        #[wasm_bindgen]
+        impl Profile {
+            $(
+                $(#[doc = $doc])*
+                #[wasm_bindgen(js_name = $js)]
+                pub fn $name(&self) -> $array {
+                    let $p = &self.profile;
+                    $column.typed()
+                }
+            )*
+        }
+    };
+}
+
+column_getters! {
+    /// `sources.source_type` as string ids.
+    sourceType source_type -> Uint32Array = |p| p.sources.source_type;
+    /// `sources.source_uri` as string ids (0 = NA).
+    sourceUri source_uri -> Uint32Array = |p| p.sources.source_uri;
+    /// `sources.source_timestamp`: seconds since the Unix epoch, NaN when unknown.
+    sourceTimestamp source_timestamp -> Float64Array = |p| p.sources.source_timestamp;
+    /// `samples.source_id` as 0-based rows of `sources`.
+    sampleSource sample_source -> Uint32Array = |p| p.samples.source;
+    /// Each sample's innermost stack node (a row of the stack table), `NO_INDEX` for a sample
+    /// without frames.
+    sampleStack sample_stack -> Uint32Array = |p| p.samples.stack;
+    /// The stack table's caller node of each node (`NO_INDEX` for an outermost frame);
+    /// always `prefix[i] < i`.
+    stackPrefix stack_prefix -> Uint32Array = |p| p.stacks.prefix;
+    /// The location (0-based row of `locations`) of each stack node.
+    stackLocation stack_location -> Uint32Array = |p| p.stacks.location;
+    /// The number of frames from the root to each stack node, inclusive (roots have 1).
+    stackDepth stack_depth -> Uint32Array = |p| p.stacks.depth;
+    /// `locations.function_id` as 0-based rows of `functions`, `NO_INDEX` for NA.
+    locationFunction location_function -> Uint32Array = |p| p.locations.function;
+    /// `locations.line` (0 unknown, `INT_NA` NA).
+    locationLine location_line -> Int32Array = |p| p.locations.line;
+    /// `functions.name` as string ids.
+    functionName function_name -> Uint32Array = |p| p.functions.name;
+    /// `functions.system_name` as string ids.
+    functionSystemName function_system_name -> Uint32Array = |p| p.functions.system_name;
+    /// `functions.filename` as string ids.
+    functionFilename function_filename -> Uint32Array = |p| p.functions.filename;
+    /// `functions.start_line` (0 unknown, `INT_NA` NA).
+    functionStartLine function_start_line -> Int32Array = |p| p.functions.start_line;
 }
 
 impl Profile {
@@ -350,20 +341,6 @@ fn set_prop(target: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), J
         .map_err(|_| JsError::new(&format!("cannot set property {key}")))
 }
 
-fn string_ids(ids: &[StringId]) -> Uint32Array {
-    let raw: Vec<u32> = ids.iter().map(|s| s.0).collect();
-    Uint32Array::from(raw.as_slice())
-}
-
-fn meta_rows(p: &model::Profile) -> Vec<(&str, &str)> {
-    p.meta
-        .key
-        .iter()
-        .zip(&p.meta.value)
-        .map(|(&k, &v)| (p.str(k), p.str(v)))
-        .collect()
-}
-
 #[derive(Serialize)]
 struct FormatInfo {
     name: &'static str,
@@ -416,9 +393,9 @@ struct TableInfo<'a> {
     ext_columns: Vec<ExtColumnInfo<'a>>,
 }
 
-impl<'a> TableInfo<'a> {
-    fn new(name: &'a str, rows: usize, ext: Option<&'a ExtColumns>) -> Self {
-        let ext_columns = ext.map_or_else(Vec::new, |e| {
+impl<'a> From<TableSummary<'a>> for TableInfo<'a> {
+    fn from(t: TableSummary<'a>) -> Self {
+        let ext_columns = t.ext.map_or_else(Vec::new, |e| {
             e.columns
                 .iter()
                 .map(|c| ExtColumnInfo {
@@ -428,8 +405,8 @@ impl<'a> TableInfo<'a> {
                 .collect()
         });
         TableInfo {
-            name,
-            rows,
+            name: t.name,
+            rows: t.rows,
             ext_columns,
         }
     }
@@ -457,8 +434,11 @@ impl<'a> Info<'a> {
             samples: p.num_samples(),
             value_types: value_type_infos(p),
             default_value_type: p.default_value_type().map(|vt| p.value_type_names(vt).0),
-            tables: table_infos(p),
-            meta: meta_rows(p),
+            tables: summary::tables(p)
+                .into_iter()
+                .map(TableInfo::from)
+                .collect(),
+            meta: summary::meta_rows(p),
             warnings: &w.warnings,
         }
     }
@@ -476,24 +456,4 @@ fn source_infos(p: &model::Profile) -> Vec<SourceInfo<'_>> {
             timestamp: (!ts.is_nan()).then_some(ts),
         })
         .collect()
-}
-
-/// Row counts of the seven logical v2 tables (the long forms counted without materializing
-/// them), then of the extension tables.
-fn table_infos(p: &model::Profile) -> Vec<TableInfo<'_>> {
-    let mut tables = vec![
-        TableInfo::new("meta", p.meta.key.len(), None),
-        TableInfo::new("sources", p.sources.source_type.len(), Some(&p.sources.ext)),
-        TableInfo::new("samples", p.num_samples(), Some(&p.samples.ext)),
-        TableInfo::new("sample_values", p.sample_value_rows(), None),
-        TableInfo::new("sample_locations", p.sample_location_rows(), None),
-        TableInfo::new("locations", p.locations.line.len(), Some(&p.locations.ext)),
-        TableInfo::new("functions", p.functions.name.len(), Some(&p.functions.ext)),
-    ];
-    tables.extend(
-        p.ext_tables
-            .iter()
-            .map(|t| TableInfo::new(&t.name, t.len(), Some(&t.columns))),
-    );
-    tables
 }

@@ -10,11 +10,12 @@ use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::facets::{facet_mask, facets, Facet};
 use crate::analysis::filter::SampleFilter;
 use crate::analysis::flame::{Boxes, Viewport};
+use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
 use crate::formats::{self, ReadOptions};
-use crate::model::{Profile, SourceIndex, ValueTypeIndex, NO_INDEX, SAMPLE_TIME};
+use crate::model::{Profile, SourceIndex, ValueTypeIndex};
 
 /// A loaded profile (several files combined, one source each) and its analysis state.
 #[wasm_bindgen]
@@ -255,12 +256,7 @@ impl Viewer {
             sources.push(&s);
         }
         set(&o, "sources", sources);
-        let has_time = p
-            .samples
-            .ext
-            .dbl(SAMPLE_TIME)
-            .is_some_and(|t| t.iter().any(|v| v.is_finite()));
-        set(&o, "hasTime", has_time);
+        set(&o, "hasTime", sample_times(p).is_some());
         set(&o, "frames", self.view.frames().len() as u32);
         set(&o, "nodes", self.view.tree().len() as u32);
         set(&o, "maxDepth", self.view.tree().max_depth());
@@ -376,24 +372,12 @@ impl Viewer {
     /// NO_INDEX for none), self, total: Float64Array}`, rows sorted by self.
     pub fn line_table(&self) -> Object {
         let t = self.view.line_table();
-        let of_location = &self.view.frames().of_location;
-        let frame: Vec<u32> = t
+        let frames = self.view.frames();
+        let frame: Vec<u32> = t.rows.iter().map(|r| frames.of(r.first_location)).collect();
+        let labels = t
             .rows
             .iter()
-            .map(|r| {
-                r.first_location
-                    .and_then(|l| of_location.get(l.idx()).copied())
-                    .unwrap_or(NO_INDEX)
-            })
-            .collect();
-        let labels = t.rows.iter().map(|r| {
-            let text = if r.functions.is_empty() {
-                r.label()
-            } else {
-                format!("{}  {}", r.label(), r.functions.join(", "))
-            };
-            JsValue::from_str(&text)
-        });
+            .map(|r| JsValue::from_str(&r.label_with_functions()));
         let self_w: Vec<f64> = t.rows.iter().map(|r| r.self_value).collect();
         let total: Vec<f64> = t.rows.iter().map(|r| r.total_value).collect();
         let o = Object::new();

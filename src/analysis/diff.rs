@@ -17,13 +17,15 @@
 //! All comparison values reported (`new_*`) are scaled ones; [`DiffSummary::new_total_raw`]
 //! keeps the unscaled total.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Deref;
 
-use crate::analysis::functions::{function_table_from_weights, FrameKey, FunctionRow};
-use crate::analysis::tree::path_from_root;
-use crate::model::{decode_opt, Profile, SourceIndex, ValueTypeIndex, NO_INDEX};
+use crate::analysis::functions::{
+    function_table_from_weights, heaviest_first, FrameKey, FunctionRow,
+};
+use crate::analysis::tree::{tree_by_location, CallTree, Weights, DROPPED};
+use crate::hash::HashMap;
+use crate::model::{decode_opt, Profile, SourceIndex, ValueTypeIndex};
 
 /// The virtual root node of a [`DiffTree`] (the same as a [`crate::analysis::tree::CallTree`]'s).
 pub use crate::analysis::tree::ROOT;
@@ -325,7 +327,7 @@ pub fn diff_functions(p: &Profile, c: &Comparison) -> Result<FunctionDiff, DiffE
     let base = function_table_from_weights(p, vt, &w.base_leaf, w.base_empty);
     let new = function_table_from_weights(p, vt, &w.new_leaf, w.new_empty);
     let mut rows: Vec<FunctionDiffRow> = Vec::with_capacity(base.rows.len());
-    let mut index: HashMap<FrameKey, usize> = HashMap::new();
+    let mut index: HashMap<FrameKey, usize> = HashMap::default();
     let blank = |r: &FunctionRow| FunctionDiffRow {
         key: r.key,
         name: r.name.clone(),
@@ -360,10 +362,11 @@ pub fn diff_functions(p: &Profile, c: &Comparison) -> Result<FunctionDiff, DiffE
 
 fn sort_by_regression(rows: &mut [FunctionDiffRow]) {
     rows.sort_by(|a, b| {
-        b.self_delta()
-            .total_cmp(&a.self_delta())
-            .then(b.total_delta().total_cmp(&a.total_delta()))
-            .then_with(|| a.name.cmp(&b.name))
+        heaviest_first(
+            (a.self_delta(), a.total_delta()),
+            (b.self_delta(), b.total_delta()),
+        )
+        .then_with(|| a.name.cmp(&b.name))
     });
 }
 
@@ -375,22 +378,19 @@ pub use crate::analysis::frames::Frames as FrameIds;
 
 /// The call tree of a comparison, struct-of-arrays: the input of a differential flame graph.
 ///
-/// Node [`ROOT`] stands for all samples of both selections: its self values are the samples
-/// without frames. Every other node is a frame id called from its parent; two call paths with
-/// the same frames are one node. Invariants: `parent[n] < n` for every node but the root, so
-/// one forward pass visits parents before children; every node but the root has a non-zero
-/// total on some side, or a descendant that has; `base_total[n] = base_self[n] +` the sum of
-/// `base_total` over its children, and likewise for `new_*`. `new_*` values are scaled.
+/// [`DiffTree::tree`] is a [`CallTree`] (reached through `Deref`: `t.parent`, `t.len()`,
+/// `t.path(n)`) whose node [`ROOT`] stands for all samples of both selections: its self values
+/// are the samples without frames. Every other node is a frame id called from its parent; two
+/// call paths with the same frames are one node. Invariants: the call tree's (`parent[n] < n`);
+/// every node but the root has a non-zero total on some side, or a descendant that has;
+/// `base_total[n] = base_self[n] +` the sum of `base_total` over its children, and likewise for
+/// `new_*`; every value column has one entry per node. `new_*` values are scaled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffTree {
     /// Totals and scale.
     pub summary: DiffSummary,
-    /// Parent node ([`NO_INDEX`] for the root).
-    pub parent: Vec<u32>,
-    /// Frame id ([`NO_INDEX`] for the root).
-    pub frame: Vec<u32>,
-    /// Number of frames from the root (the root 0, its children 1).
-    pub depth: Vec<u32>,
+    /// Parent, frame id and depth of every node.
+    pub tree: CallTree,
     /// Baseline value of samples whose innermost frame is this node.
     pub base_self: Vec<f64>,
     /// Baseline value of the node's subtree.
@@ -403,20 +403,11 @@ pub struct DiffTree {
     pub delta: Vec<f64>,
 }
 
-impl DiffTree {
-    /// Number of nodes, the root included.
-    pub fn len(&self) -> usize {
-        self.parent.len()
-    }
+impl Deref for DiffTree {
+    type Target = CallTree;
 
-    /// Always false: a tree has its root.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// The frame ids from the outermost frame down to `node` (the root contributes none).
-    pub fn path(&self, node: u32) -> Vec<u32> {
-        path_from_root(&self.parent, &self.frame, node)
+    fn deref(&self) -> &CallTree {
+        &self.tree
     }
 }
 
@@ -442,178 +433,73 @@ pub fn diff_tree_with_frames(
         });
     }
     let w = side_weights(p, c)?;
-    let (shape, node_of_stack) = tree_shape(p, of_location);
-    let n = shape.parent.len();
-    let mut base_self = vec![0.0; n];
-    let mut new_self = vec![0.0; n];
-    base_self[ROOT as usize] = w.base_empty;
-    new_self[ROOT as usize] = w.new_empty * w.summary.scale;
-    for (s, &node) in node_of_stack.iter().enumerate() {
-        base_self[node as usize] += w.base_leaf[s];
-        new_self[node as usize] += w.new_leaf[s] * w.summary.scale;
-    }
-    let full = NodeValues::from_self(&shape.parent, base_self, new_self);
-    Ok(prune(&shape, &full, w.summary))
-}
-
-/// Parent, frame and depth columns of a tree being built.
-#[derive(Default)]
-struct Shape {
-    parent: Vec<u32>,
-    frame: Vec<u32>,
-    depth: Vec<u32>,
-}
-
-/// The call tree by frame of every stack node, and the tree node of each stack node.
-fn tree_shape(p: &Profile, of_location: &[u32]) -> (Shape, Vec<u32>) {
-    let st = &p.stacks;
-    let mut shape = Shape {
-        parent: vec![NO_INDEX],
-        frame: vec![NO_INDEX],
-        depth: vec![0],
+    let (full, node_of_stack) = tree_by_location(p, of_location);
+    let scale = w.summary.scale;
+    let self_of = |leaf: &[f64], empty: f64, factor: f64| {
+        let mut out = vec![0.0; full.len()];
+        out[ROOT as usize] = empty * factor;
+        for (s, &node) in node_of_stack.iter().enumerate() {
+            out[node as usize] += leaf[s] * factor;
+        }
+        out
     };
-    let mut index = NodeIndex::with_capacity_and_hasher(st.prefix.len(), Default::default());
-    let mut node_of_stack: Vec<u32> = Vec::with_capacity(st.prefix.len());
-    for (&prefix, loc) in st.prefix.iter().zip(&st.location) {
-        // prefix < s (a model invariant), so node_of_stack already holds the parent.
-        let parent = decode_opt(prefix)
-            .and_then(|q| node_of_stack.get(q as usize).copied())
-            .unwrap_or(ROOT);
-        let frame = of_location.get(loc.idx()).copied().unwrap_or(NO_INDEX);
-        let key = (u64::from(parent) << 32) | u64::from(frame);
-        let node = *index.entry(key).or_insert_with(|| {
-            let depth = shape.depth.get(parent as usize).map_or(1, |d| d + 1);
-            shape.parent.push(parent);
-            shape.frame.push(frame);
-            shape.depth.push(depth);
-            (shape.parent.len() - 1) as u32
-        });
-        node_of_stack.push(node);
-    }
-    (shape, node_of_stack)
-}
-
-/// Tree node by `(parent << 32) | frame`.
-type NodeIndex = HashMap<u64, u32, BuildHasherDefault<NodeKeyHasher>>;
-
-/// Hashes the one `u64` key of [`NodeIndex`] by a multiply and a shift (Fibonacci hashing),
-/// several times faster than the default SipHash on the million-node trees of large profiles.
-/// Keys come from the profile's own tables, so hash flooding is not a concern.
-#[derive(Default)]
-struct NodeKeyHasher(u64);
-
-impl Hasher for NodeKeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, key: u64) {
-        let mixed = (self.0 ^ key).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = mixed ^ (mixed >> 29);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Self and total values of both sides per node.
-struct NodeValues {
-    base_self: Vec<f64>,
-    base_total: Vec<f64>,
-    new_self: Vec<f64>,
-    new_total: Vec<f64>,
-}
-
-impl NodeValues {
-    /// Totals from self values by one backward pass (children have larger indices).
-    fn from_self(parent: &[u32], base_self: Vec<f64>, new_self: Vec<f64>) -> NodeValues {
-        let mut base_total = base_self.clone();
-        let mut new_total = new_self.clone();
-        for n in (1..parent.len()).rev() {
-            let up = parent[n] as usize;
-            let (b, v) = (base_total[n], new_total[n]);
-            if up < n {
-                base_total[up] += b;
-                new_total[up] += v;
-            }
-        }
-        NodeValues {
-            base_self,
-            base_total,
-            new_self,
-            new_total,
-        }
-    }
+    let base = Weights::from_self(&full, self_of(&w.base_leaf, w.base_empty, 1.0));
+    let new = Weights::from_self(&full, self_of(&w.new_leaf, w.new_empty, scale));
+    Ok(prune(&full, &base, &new, w.summary))
 }
 
 /// The tree without nodes that carry nothing on either side (and have no descendant that
 /// does), renumbered in the same order so `parent[n] < n` still holds.
-fn prune(shape: &Shape, v: &NodeValues, summary: DiffSummary) -> DiffTree {
-    let n = shape.parent.len();
-    let mut keep: Vec<bool> = (0..n)
-        .map(|i| v.base_total[i] != 0.0 || v.new_total[i] != 0.0)
+fn prune(full: &CallTree, base: &Weights, new: &Weights, summary: DiffSummary) -> DiffTree {
+    let carries: Vec<bool> = base
+        .total
+        .iter()
+        .zip(&new.total)
+        .map(|(&b, &n)| b != 0.0 || n != 0.0)
         .collect();
-    keep[ROOT as usize] = true;
-    for i in (1..n).rev() {
-        if keep[i] {
-            keep[shape.parent[i] as usize] = true;
-        }
-    }
-    let mut renumber = vec![NO_INDEX; n];
-    let mut t = DiffTree {
-        summary,
-        parent: Vec::new(),
-        frame: Vec::new(),
-        depth: Vec::new(),
-        base_self: Vec::new(),
-        base_total: Vec::new(),
-        new_self: Vec::new(),
-        new_total: Vec::new(),
-        delta: Vec::new(),
+    let (tree, renumber) = full.retain(&carries);
+    let kept = |column: &[f64]| -> Vec<f64> {
+        column
+            .iter()
+            .zip(&renumber)
+            .filter(|&(_, &to)| to != DROPPED)
+            .map(|(&v, _)| v)
+            .collect()
     };
-    for i in (0..n).filter(|&i| keep[i]) {
-        renumber[i] = t.parent.len() as u32;
-        let up = shape.parent[i];
-        t.parent.push(if up == NO_INDEX {
-            NO_INDEX
-        } else {
-            renumber[up as usize]
-        });
-        t.frame.push(shape.frame[i]);
-        t.depth.push(shape.depth[i]);
-        t.base_self.push(v.base_self[i]);
-        t.base_total.push(v.base_total[i]);
-        t.new_self.push(v.new_self[i]);
-        t.new_total.push(v.new_total[i]);
-        t.delta.push(v.new_total[i] - v.base_total[i]);
+    let (base_total, new_total) = (kept(&base.total), kept(&new.total));
+    let delta = new_total
+        .iter()
+        .zip(&base_total)
+        .map(|(n, b)| n - b)
+        .collect();
+    DiffTree {
+        summary,
+        tree,
+        base_self: kept(&base.self_w),
+        base_total,
+        new_self: kept(&new.self_w),
+        new_total,
+        delta,
     }
-    t
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ProfileBuilder;
+    use crate::analysis::fixtures::paths_profile;
+    use crate::model::NO_INDEX;
 
     /// Two sources: baseline main->a (6), main->b (4); comparison main->a (6), main->b (14).
     fn two_sources() -> Profile {
-        let mut b = ProfileBuilder::new();
-        let vt = b.value_type("samples", "count");
-        let s0 = b.add_source("manual", Some("base"), None);
-        let s1 = b.add_source("manual", Some("new"), None);
-        let [m, fa, fb] = ["main", "a", "b"].map(|n| b.function_named(n, None));
-        let [lm, la, lb] = [m, fa, fb].map(|f| b.location(Some(f), 0));
-        let sa = b.stack_leaf_first(&[la, lm]);
-        let sb = b.stack_leaf_first(&[lb, lm]);
-        for (src, stack, v) in [(s0, sa, 6.0), (s0, sb, 4.0), (s1, sa, 6.0), (s1, sb, 14.0)] {
-            b.add_sample_with_values(src, stack, &[(vt, v)]);
-        }
-        b.build().unwrap()
+        paths_profile(
+            &["base", "new"],
+            &[
+                (0, &["main", "a"], 6.0),
+                (0, &["main", "b"], 4.0),
+                (1, &["main", "a"], 6.0),
+                (1, &["main", "b"], 14.0),
+            ],
+        )
     }
 
     fn cmp(normalization: Normalization) -> Comparison {

@@ -14,7 +14,7 @@ use crate::analysis::diff::{DiffSummary, DiffTree};
 use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
 use crate::analysis::sandwich::{first_occurrences, frame_totals, FrameTotals};
 use crate::analysis::transform::{apply_all, Transform};
-use crate::analysis::tree::{CallTree, Children, Order, Weights, DROPPED};
+use crate::analysis::tree::{moved_self, CallTree, Children, Order, Weights};
 
 /// Which side gives the widths of a differential flame graph.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,14 +71,9 @@ impl DiffView {
         name_rank: &[u32],
         size_by: SizeBy,
     ) -> DiffView {
-        let shape = CallTree {
-            parent: diff.parent.clone(),
-            frame: diff.frame.clone(),
-            depth: diff.depth.clone(),
-        };
-        let (tree, map) = apply_all(&shape, transforms);
-        let base = Weights::from_self(&tree, moved(&diff.base_self, &map, tree.len()));
-        let new = Weights::from_self(&tree, moved(&diff.new_self, &map, tree.len()));
+        let (tree, map) = apply_all(&diff.tree, transforms);
+        let base = Weights::from_self(&tree, moved_self(&diff.base_self, &map, tree.len()));
+        let new = Weights::from_self(&tree, moved_self(&diff.new_self, &map, tree.len()));
         let sized = if size_by == SizeBy::New { &new } else { &base };
         let children = Children::new(&tree, sized, order, name_rank);
         let first = first_occurrences(&tree, &children);
@@ -158,56 +153,30 @@ impl DiffView {
     }
 }
 
-/// Self values per node of a transformed tree of `len` nodes: each old node's value added at
-/// `map[old]`, dropped nodes' values left out.
-fn moved(self_values: &[f64], map: &[u32], len: usize) -> Vec<f64> {
-    let mut out = vec![0.0; len];
-    for (&v, &to) in self_values.iter().zip(map) {
-        if to == DROPPED {
-            continue;
-        }
-        if let Some(slot) = out.get_mut(to as usize) {
-            *slot += v;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::diff::{diff_tree, Comparison, Normalization};
+    use crate::analysis::fixtures::paths_profile;
     use crate::analysis::flame::MERGED;
     use crate::analysis::frames::Frames;
-    use crate::model::{Profile, ProfileBuilder, SourceIndex, ValueTypeIndex, NO_INDEX};
+    use crate::model::{Profile, SourceIndex, ValueTypeIndex, NO_INDEX};
 
     /// Baseline: main->a 6, main->b 4, main->gone 2. Comparison: main->a 6, main->b 14,
     /// main->fresh 3, main->a->b 1 (a recursion-free path through b under a).
     fn two_sources() -> Profile {
-        let samples: [(usize, &[&str], f64); 7] = [
-            (0, &["main", "a"], 6.0),
-            (0, &["main", "b"], 4.0),
-            (0, &["main", "gone"], 2.0),
-            (1, &["main", "a"], 6.0),
-            (1, &["main", "b"], 14.0),
-            (1, &["main", "fresh"], 3.0),
-            (1, &["main", "a", "b"], 1.0),
-        ];
-        let mut b = ProfileBuilder::new();
-        let vt = b.value_type("samples", "count");
-        let sources = ["base", "new"].map(|uri| b.add_source("manual", Some(uri), None));
-        for (side, path, v) in samples {
-            let locations: Vec<_> = path
-                .iter()
-                .map(|name| {
-                    let f = b.function_named(name, None);
-                    b.location(Some(f), 0)
-                })
-                .collect();
-            let stack = b.stack_root_first(&locations);
-            b.add_sample_with_values(sources[side], stack, &[(vt, v)]);
-        }
-        b.build().unwrap()
+        paths_profile(
+            &["base", "new"],
+            &[
+                (0, &["main", "a"], 6.0),
+                (0, &["main", "b"], 4.0),
+                (0, &["main", "gone"], 2.0),
+                (1, &["main", "a"], 6.0),
+                (1, &["main", "b"], 14.0),
+                (1, &["main", "fresh"], 3.0),
+                (1, &["main", "a", "b"], 1.0),
+            ],
+        )
     }
 
     fn view(transforms: &[Transform], size_by: SizeBy) -> (DiffView, Frames) {

@@ -6,9 +6,10 @@
 //! A column whose values are nearly all distinct (ids, times) says nothing as a filter and is
 //! left out: a facet has at most [`MAX_FACET_VALUES`] values, and fewer values than samples.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
-use crate::formats::pprof::LABELS_TABLE;
+use crate::hash::HashSet;
+use crate::model::ext::tables::SAMPLE_LABELS;
 use crate::model::{Cell, ColumnData, ExtTable, Profile, INT_NA, SAMPLE_TIME};
 
 /// Most distinct values a facet may have.
@@ -74,7 +75,7 @@ fn facet_cells(p: &Profile, source: &FacetSource) -> Vec<(usize, String)> {
 /// `(sample row, key, value)` of the rows of `sample_labels` (of key `only_key`, when given);
 /// numeric labels read as the number and its unit (`"512 bytes"`).
 fn label_cells(p: &Profile, only_key: Option<&str>) -> Vec<(usize, String, String)> {
-    let Some(t) = p.ext_table(LABELS_TABLE) else {
+    let Some(t) = p.ext_table(SAMPLE_LABELS) else {
         return Vec::new();
     };
     let (Some(ids), Some(keys)) = (t.columns.int("sample_id"), t.columns.chr("key")) else {

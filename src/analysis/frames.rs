@@ -4,13 +4,13 @@
 //! table, sandwich) is keyed by these dense `u32` ids, so JavaScript gets one name list and
 //! plain integer columns.
 
-use std::collections::HashMap;
-
 use crate::analysis::functions::{frame_key, FrameKey};
-use crate::model::{LocationIndex, Profile, StringId, INT_NA};
+use crate::hash::HashMap;
+use crate::model::{ext, LocationIndex, Profile, StringId, INT_NA, NO_INDEX};
 
-/// Name of the location extension column holding OpenTelemetry frame types (seed 003).
-pub const FRAME_TYPE_COLUMN: &str = ".frame_type";
+/// Name of the location extension column holding OpenTelemetry frame types
+/// (docs/formats/otlp.md).
+pub const FRAME_TYPE_COLUMN: &str = ext::locations::FRAME_TYPE;
 
 /// The frame ids of a profile and what JavaScript shows for each.
 #[derive(Clone, Debug, Default)]
@@ -43,7 +43,7 @@ impl Frames {
             one_location_each: true,
             ..Frames::default()
         };
-        let mut ids: HashMap<FrameKey, u32> = HashMap::new();
+        let mut ids: HashMap<FrameKey, u32> = HashMap::default();
         for l in 0..n_loc {
             let loc = LocationIndex(l as u32);
             let key = frame_key(p, loc);
@@ -84,6 +84,12 @@ impl Frames {
     /// True when the profile has no locations.
     pub fn is_empty(&self) -> bool {
         self.key.is_empty()
+    }
+
+    /// The frame id of location `loc`; [`NO_INDEX`] for none or an unknown row.
+    pub fn of(&self, loc: Option<LocationIndex>) -> u32 {
+        loc.and_then(|l| self.of_location.get(l.idx()).copied())
+            .unwrap_or(NO_INDEX)
     }
 
     /// The frame id of the function (or location) called `name`, if any.

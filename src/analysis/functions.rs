@@ -6,8 +6,9 @@
 //! a function is its own row, named by its address when it has one. Total counts a name once per
 //! sample even when it recurs in the stack.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
 
+use crate::hash::HashMap;
 use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
 
 /// What a row of the function table stands for.
@@ -100,7 +101,7 @@ pub fn function_table_from_weights(
     let keys: Vec<FrameKey> = (0..p.locations.line.len())
         .map(|l| frame_key(p, LocationIndex(l as u32)))
         .collect();
-    let mut index: HashMap<FrameKey, usize> = HashMap::new();
+    let mut index: HashMap<FrameKey, usize> = HashMap::default();
     let mut rows: Vec<FunctionRow> = Vec::new();
     let mut last_seen: Vec<usize> = Vec::new();
     for (node, &w) in leaf_weight.iter().enumerate() {
@@ -140,33 +141,32 @@ pub fn function_table_from_weights(
 
 fn sort_rows(rows: &mut [FunctionRow]) {
     rows.sort_by(|a, b| {
-        b.self_value
-            .total_cmp(&a.self_value)
-            .then(b.total_value.total_cmp(&a.total_value))
+        heaviest_first((a.self_value, a.total_value), (b.self_value, b.total_value))
             .then_with(|| a.name.cmp(&b.name))
     });
+}
+
+/// The order of every table's rows before its own tie-breaks: by `(self, total)`, largest
+/// self first, then largest total.
+pub(crate) fn heaviest_first(a: (f64, f64), b: (f64, f64)) -> Ordering {
+    b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ProfileBuilder;
+    use crate::analysis::fixtures::paths_profile;
 
+    /// a -> b -> a (leaf a), weight 2; a -> b (leaf b), weight 3; no frames, weight 1.
     fn recursive_profile() -> Profile {
-        let mut b = ProfileBuilder::new();
-        let src = b.add_source("manual", None, None);
-        let vt = b.value_type("samples", "count");
-        let fa = b.function_named("a", None);
-        let fb = b.function_named("b", None);
-        let la = b.location(Some(fa), 0);
-        let lb = b.location(Some(fb), 0);
-        // a -> b -> a (leaf a), weight 2; a -> b (leaf b), weight 3
-        let s1 = b.stack_leaf_first(&[la, lb, la]);
-        let s2 = b.stack_leaf_first(&[lb, la]);
-        b.add_sample_with_values(src, s1, &[(vt, 2.0)]);
-        b.add_sample_with_values(src, s2, &[(vt, 3.0)]);
-        b.add_sample_with_values(src, None, &[(vt, 1.0)]);
-        b.build().unwrap()
+        paths_profile(
+            &["run"],
+            &[
+                (0, &["a", "b", "a"], 2.0),
+                (0, &["a", "b"], 3.0),
+                (0, &[], 1.0),
+            ],
+        )
     }
 
     #[test]

@@ -11,9 +11,9 @@
 //! called the outermost function) counts as the outermost line. Samples with no line at all
 //! form the row without a location (`summaryRprof`'s `<no location>`).
 
-use std::collections::HashMap;
-
+use crate::analysis::functions::heaviest_first;
 use crate::formats::rprof::{COL_TOPLEVEL_FILE, COL_TOPLEVEL_LINE};
+use crate::hash::HashMap;
 use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
 
 /// A source line: the file (a string id, NA when unknown) and the line number (≥ 1).
@@ -52,6 +52,15 @@ impl LineRow {
             Some(l) if self.file.is_empty() => format!("<unknown file>:{}", l.line),
             Some(l) => format!("{}:{}", self.file, l.line),
             None => "<no location>".to_owned(),
+        }
+    }
+
+    /// [`Self::label`] followed by the line's functions: `file:line  f, g`.
+    pub fn label_with_functions(&self) -> String {
+        if self.functions.is_empty() {
+            self.label()
+        } else {
+            format!("{}  {}", self.label(), self.functions.join(", "))
         }
     }
 }
@@ -95,7 +104,7 @@ fn weights_by_stack_and_toplevel(
     vt: ValueTypeIndex,
     keep: Option<&dyn Fn(usize) -> bool>,
 ) -> HashMap<(u32, Option<SourceLine>), f64> {
-    let mut weights = HashMap::new();
+    let mut weights = HashMap::default();
     let Some(col) = p.value_column(vt) else {
         return weights;
     };
@@ -204,9 +213,7 @@ pub fn line_table(
 
 fn sort_rows(rows: &mut [LineRow]) {
     rows.sort_by(|a, b| {
-        b.self_value
-            .total_cmp(&a.self_value)
-            .then(b.total_value.total_cmp(&a.total_value))
+        heaviest_first((a.self_value, a.total_value), (b.self_value, b.total_value))
             .then(a.line.is_none().cmp(&b.line.is_none()))
             .then_with(|| a.file.cmp(&b.file))
             .then(a.line.map(|l| l.line).cmp(&b.line.map(|l| l.line)))

@@ -11,12 +11,15 @@ pub mod diff;
 pub mod diff_view;
 pub mod facets;
 pub mod filter;
+#[cfg(test)]
+mod fixtures;
 pub mod flame;
 pub mod frames;
 pub mod functions;
 pub mod lines;
 pub mod sandwich;
 pub mod search;
+pub mod summary;
 pub mod timeorder;
 pub mod transform;
 pub mod tree;

@@ -1,10 +1,9 @@
 //! Per-frame totals of a call tree (the function table of a view) and the callers / callees
 //! trees of one frame (speedscope's "sandwich").
 
-use std::collections::HashMap;
-
 use crate::analysis::transform::{apply, Transform};
-use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::analysis::tree::{moved_self, CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::hash::HashMap;
 use crate::model::NO_INDEX;
 
 /// Self and total per frame id, columns indexed by frame id.
@@ -83,12 +82,7 @@ pub struct WeighedTree {
 /// (the outermost occurrence on each path, so recursion is not counted twice).
 pub fn callees(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
     let (new, map) = apply(tree, Transform::Focus(frame));
-    let mut self_w = vec![0.0; new.len()];
-    for (old, &m) in map.iter().enumerate() {
-        if m != DROPPED {
-            self_w[m as usize] += w.self_w[old];
-        }
-    }
+    let self_w = moved_self(&w.self_w, &map, new.len());
     WeighedTree {
         weights: Weights::from_self(&new, self_w),
         tree: new,
@@ -119,7 +113,7 @@ pub fn callers(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
         }
     }
     let mut b = TreeBuilder::new();
-    let mut self_w: HashMap<u32, f64> = HashMap::new();
+    let mut self_w: HashMap<u32, f64> = HashMap::default();
     let top = b.child(ROOT, frame);
     for node in (1..n).filter(|&x| tree.frame[x] == frame && weight[x] != 0.0) {
         let mut inv = top;
@@ -152,7 +146,7 @@ fn finish_weighed(b: TreeBuilder, self_w: HashMap<u32, f64>) -> WeighedTree {
 /// first row holds each frame's self value and the total stays the tree's total.
 pub fn inverted(tree: &CallTree, w: &Weights) -> WeighedTree {
     let mut b = TreeBuilder::new();
-    let mut self_w: HashMap<u32, f64> = HashMap::new();
+    let mut self_w: HashMap<u32, f64> = HashMap::default();
     if let Some(&root_self) = w.self_w.first().filter(|&&v| v != 0.0) {
         self_w.insert(ROOT, root_self);
     }

@@ -92,12 +92,7 @@ struct Spans {
 fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans {
     let keep = filter.predicate(p);
     let n = p.num_samples();
-    let times = p
-        .samples
-        .ext
-        .dbl(SAMPLE_TIME)
-        .filter(|t| t.iter().any(|v| v.is_finite()));
-    let Some(times) = times else {
+    let Some(times) = sample_times(p) else {
         let mut x = 0.0;
         let col = p.value_column(vt);
         let spans = (0..n)
@@ -140,6 +135,15 @@ fn sample_spans(p: &Profile, vt: ValueTypeIndex, filter: &SampleFilter) -> Spans
         spans,
         is_time: true,
     }
+}
+
+/// The samples' `samples..time` column, when at least one sample has a finite time (then the
+/// time-order layout's x axis is time).
+pub fn sample_times(p: &Profile) -> Option<&[f64]> {
+    p.samples
+        .ext
+        .dbl(SAMPLE_TIME)
+        .filter(|t| t.iter().any(|v| v.is_finite()))
 }
 
 /// When each sample ends, in its source's time: at the next sample of the same source (so
@@ -297,6 +301,7 @@ fn emit_run(run: Option<Run>, depth: u32, out: &mut Boxes) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::fixtures::path_stack;
     use crate::analysis::frames::Frames;
     use crate::analysis::tree::tree_from_stacks;
     use crate::model::{Cell, ProfileBuilder};
@@ -307,14 +312,7 @@ mod tests {
         let src = b.add_source("x", None, None);
         let vt = b.value_type("samples", "count");
         for (i, st) in stacks.iter().enumerate() {
-            let locs: Vec<_> = st
-                .iter()
-                .map(|n| {
-                    let f = b.function_named(n, None);
-                    b.location(Some(f), 0)
-                })
-                .collect();
-            let stack = b.stack_root_first(&locs);
+            let stack = path_stack(&mut b, st);
             let s = b.add_sample_with_values(src, stack, &[(vt, 1.0)]);
             if let Some(t) = times {
                 b.set_sample_ext(s, SAMPLE_TIME, Cell::Dbl(t[i]));

@@ -5,9 +5,8 @@
 //! every node but the root, so one forward pass visits parents before children and one
 //! backward pass sums children into parents — no recursion anywhere.
 
-use std::collections::HashMap;
-
 use crate::analysis::frames::Frames;
+use crate::hash::HashMap;
 use crate::model::{decode_opt, Profile, NO_INDEX};
 
 /// The virtual root node.
@@ -72,6 +71,40 @@ impl CallTree {
     pub fn max_depth(&self) -> u32 {
         self.depth.iter().copied().max().unwrap_or(0)
     }
+
+    /// The tree of the nodes with `keep[n]`, their ancestors and the root, renumbered in the
+    /// same order (so `parent[n] < n` still holds), and the new node of every old node
+    /// ([`DROPPED`] for a node left out). Missing entries of `keep` count as false.
+    pub fn retain(&self, keep: &[bool]) -> (CallTree, Vec<u32>) {
+        let n = self.len();
+        let mut kept: Vec<bool> = (0..n)
+            .map(|i| keep.get(i).copied().unwrap_or(false))
+            .collect();
+        kept[ROOT as usize] = true;
+        for i in (1..n).rev() {
+            if kept[i] {
+                kept[self.parent[i] as usize] = true;
+            }
+        }
+        let mut renumber = vec![DROPPED; n];
+        let mut out = CallTree {
+            parent: Vec::new(),
+            frame: Vec::new(),
+            depth: Vec::new(),
+        };
+        for i in (0..n).filter(|&i| kept[i]) {
+            renumber[i] = out.len() as u32;
+            let up = self.parent[i];
+            out.parent.push(if up == NO_INDEX {
+                NO_INDEX
+            } else {
+                renumber[up as usize]
+            });
+            out.frame.push(self.frame[i]);
+            out.depth.push(self.depth[i]);
+        }
+        (out, renumber)
+    }
 }
 
 /// Builds a [`CallTree`] by interning `(parent, frame)` pairs, so parents precede children.
@@ -89,9 +122,14 @@ impl Default for TreeBuilder {
 impl TreeBuilder {
     /// A tree holding only the root.
     pub fn new() -> Self {
+        Self::with_capacity(0)
+    }
+
+    /// A tree holding only the root, with room for `nodes` more without rehashing.
+    pub fn with_capacity(nodes: usize) -> Self {
         TreeBuilder {
             tree: CallTree::default(),
-            index: HashMap::new(),
+            index: HashMap::with_capacity_and_hasher(nodes, Default::default()),
         }
     }
 
@@ -176,31 +214,38 @@ impl NodeMap {
 /// The call tree of a profile's stack table, and where each stack node landed.
 pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
     let st = &p.stacks;
-    let frame_of = |s: usize| frames.of_location[st.location[s].idx()];
-    if frames.one_location_each {
-        let mut tree = CallTree::default();
-        tree.parent.extend(
-            st.prefix
-                .iter()
-                .map(|&q| decode_opt(q).map_or(ROOT, |q| q + 1)),
-        );
-        tree.frame.extend((0..st.prefix.len()).map(frame_of));
-        tree.depth.extend_from_slice(&st.depth);
-        return (tree, NodeMap::Offset);
+    if !frames.one_location_each {
+        let (tree, stacks) = tree_by_location(p, &frames.of_location);
+        return (tree, NodeMap::Table { stacks, root: ROOT });
     }
-    let mut b = TreeBuilder::new();
-    let mut map: Vec<u32> = Vec::with_capacity(st.prefix.len());
-    for s in 0..st.prefix.len() {
-        let parent = decode_opt(st.prefix[s]).map_or(ROOT, |q| map[q as usize]);
-        map.push(b.child(parent, frame_of(s)));
+    let mut tree = CallTree::default();
+    tree.parent.extend(
+        st.prefix
+            .iter()
+            .map(|&q| decode_opt(q).map_or(ROOT, |q| q + 1)),
+    );
+    tree.frame
+        .extend(st.location.iter().map(|l| frames.of_location[l.idx()]));
+    tree.depth.extend_from_slice(&st.depth);
+    (tree, NodeMap::Offset)
+}
+
+/// The call tree of a profile's stack table with frame ids `of_location[l]` for location row
+/// `l` (two call paths with the same frames are one node), and the tree node of every stack
+/// node. A location beyond `of_location` has frame [`NO_INDEX`].
+pub fn tree_by_location(p: &Profile, of_location: &[u32]) -> (CallTree, Vec<u32>) {
+    let st = &p.stacks;
+    let mut b = TreeBuilder::with_capacity(st.prefix.len());
+    let mut node_of_stack: Vec<u32> = Vec::with_capacity(st.prefix.len());
+    for (&prefix, loc) in st.prefix.iter().zip(&st.location) {
+        // prefix < s (a model invariant), so node_of_stack already holds the parent.
+        let parent = decode_opt(prefix)
+            .and_then(|q| node_of_stack.get(q as usize).copied())
+            .unwrap_or(ROOT);
+        let frame = of_location.get(loc.idx()).copied().unwrap_or(NO_INDEX);
+        node_of_stack.push(b.child(parent, frame));
     }
-    (
-        b.finish(),
-        NodeMap::Table {
-            stacks: map,
-            root: ROOT,
-        },
-    )
+    (b.finish(), node_of_stack)
 }
 
 /// Self and total weight per node of a tree.
@@ -230,6 +275,21 @@ impl Weights {
     pub fn grand_total(&self) -> f64 {
         self.total.first().copied().unwrap_or(0.0)
     }
+}
+
+/// Self values moved to a transformed tree of `len` nodes: each old node's value added at its
+/// new node `map[old]`; the values of nodes mapped to [`DROPPED`] are left out.
+pub fn moved_self(self_values: &[f64], map: &[u32], len: usize) -> Vec<f64> {
+    let mut out = vec![0.0; len];
+    for (&v, &to) in self_values.iter().zip(map) {
+        if to == DROPPED {
+            continue;
+        }
+        if let Some(slot) = out.get_mut(to as usize) {
+            *slot += v;
+        }
+    }
+    out
 }
 
 /// Each node's children as one flat list (CSR): the children of `n` are

@@ -307,6 +307,7 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::fixtures::path_stack;
     use crate::analysis::functions::function_table;
     use crate::model::ProfileBuilder;
 
@@ -315,21 +316,13 @@ mod tests {
         let src = b.add_source("manual", None, None);
         let cpu = b.value_type("cpu", "nanoseconds");
         let n = b.value_type("samples", "count");
-        let names = ["main", "parse", "eval", "parse", "alloc"];
-        let locs: Vec<_> = names
-            .iter()
-            .map(|x| {
-                let f = b.function_named(x, None);
-                b.location(Some(f), 0)
-            })
-            .collect();
-        let stacks = [
-            vec![locs[0], locs[1], locs[2], locs[3]],
-            vec![locs[0], locs[2], locs[4]],
-            vec![locs[0], locs[1]],
+        let stacks: [&[&str]; 3] = [
+            &["main", "parse", "eval", "parse"],
+            &["main", "eval", "alloc"],
+            &["main", "parse"],
         ];
         for (i, st) in stacks.iter().enumerate() {
-            let s = b.stack_root_first(st);
+            let s = path_stack(&mut b, st);
             b.add_sample_with_values(src, s, &[(cpu, 10.0 * (i + 1) as f64), (n, 1.0)]);
         }
         b.build().unwrap()
