@@ -7,11 +7,11 @@
 //   const out = p.write("collapsed");
 //   p.free();
 //
-// The tables are the v2 relational profile tables (seed 000) stored struct-of-arrays: every
+// The tables are the v2 relational profile tables (docs/model.md) stored struct-of-arrays: every
 // column method returns a fresh COPY (safe to keep; later calls cannot invalidate it).
 // Encodings:
 //   - row references are 0-based rows of the referenced table, NO_INDEX when absent; the
-//     logical ids of seed 000 are row + 1;
+//     logical ids of docs/model.md are row + 1;
 //   - text cells are indices into strings(), whose entry 0 is null (NA);
 //   - int cells use INT_NA for NA, dbl cells NaN.
 

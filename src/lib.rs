@@ -1,5 +1,5 @@
 //! proftab: profiles from pprof, Rprof, OpenTelemetry, Firefox, collapsed stacks, Chrome
-//! `.cpuprofile` and speedscope, read into the v2 relational profile tables (seed 000), analysed,
+//! `.cpuprofile` and speedscope, read into the v2 relational profile tables (docs/model.md), analysed,
 //! and written back out in any of those formats.
 //!
 //! ```

@@ -25,7 +25,7 @@ export function groupOf(name, file) {
   return file || name;
 }
 
-// Frame types of OpenTelemetry's profile.frame.type (seed 003) and a colour for each.
+// Frame types of OpenTelemetry's profile.frame.type (docs/formats/otlp.md) and a colour for each.
 const TYPE_HUES = {
   native: 20,
   kernel: 0,
