@@ -1,6 +1,6 @@
 //! proftab: profiles from pprof, Rprof, OpenTelemetry, Firefox, collapsed stacks, Chrome
-//! `.cpuprofile` and speedscope, read into the v2 relational profile tables (docs/model.md), analysed,
-//! and written back out in any of those formats.
+//! `.cpuprofile` and speedscope, read into the v2 relational profile tables (docs/model.md),
+//! analysed, and written back out in any of those formats. docs/ARCHITECTURE.md is the map.
 //!
 //! ```
 //! use proftab::model::ProfileBuilder;
