@@ -28,7 +28,7 @@ mod write;
 
 use crate::model::Profile;
 
-use super::{gzip, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
+use super::{gzip, protowire, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
 
 /// Format name used in errors and warnings.
 pub const NAME: &str = "otlp";
@@ -209,7 +209,9 @@ fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
         return Ok(vec![(0, bytes)]);
     }
     split_frames(bytes).ok_or_else(|| {
-        let at = wire::fields(bytes).find_map(Result::err).unwrap_or(0);
+        let at = protowire::fields(bytes)
+            .find_map(Result::err)
+            .map_or(0, |e| e.field_offset);
         ReadError::new(
             NAME,
             super::Place::Byte(at as u64),
@@ -230,17 +232,7 @@ pub fn message_layouts(bytes: &[u8]) -> Result<Vec<&'static str>, ReadError> {
         .into_iter()
         .map(|(offset, msg)| {
             let data = decode_message(offset, msg)?;
-            let attributes = data
-                .dictionary
-                .as_ref()
-                .map_or(0, |d| d.attribute_table.len());
-            let profiles = data
-                .resource_profiles
-                .iter()
-                .flat_map(|r| &r.scope_profiles)
-                .flat_map(|s| &s.profiles)
-                .map(Vec::as_slice);
-            layout::detect(profiles, attributes)
+            layout::of_message(&data)
                 .map(layout::Layout::name)
                 .map_err(|e| ReadError::new(NAME, super::Place::Byte(offset as u64), e))
         })

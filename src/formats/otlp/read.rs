@@ -177,13 +177,7 @@ impl Reader<'_> {
                 format!("{prefix}dictionary.string_table[0] is not empty")
             });
         }
-        let all_profiles = data
-            .resource_profiles
-            .iter()
-            .flat_map(|r| &r.scope_profiles)
-            .flat_map(|s| &s.profiles)
-            .map(Vec::as_slice);
-        let layout = layout::detect(all_profiles, d.attribute_table.len())
+        let layout = layout::of_message(data)
             .map_err(|e| err(format!("{prefix}samples"), e))?;
         let mut dict = Dict::new(d, prefix);
         load_tables(self, &mut dict)?;

@@ -24,12 +24,12 @@ mod read;
 pub mod schema;
 mod stacks;
 mod toplevel;
-mod wire;
 mod write;
 
 pub use read::MAPPING_COLUMNS;
 
 use super::gzip;
+use super::protowire;
 use super::{Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
 use crate::model::Profile;
 pub use crate::model::META_DEFAULT_TYPE;
@@ -107,7 +107,7 @@ pub fn detect(bytes: &[u8]) -> bool {
 fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
     let mut beyond_samples = false;
     let mut first_value_type: Option<bool> = None;
-    for field in wire::Fields::new(buf, 0) {
+    for field in protowire::Fields::new(buf, 0) {
         let field = match field {
             Ok(f) => f,
             Err(e) => {
@@ -122,7 +122,7 @@ fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
             return false;
         }
         beyond_samples |= field.number > 2;
-        if let (1, None, wire::Value::Len(payload, _)) =
+        if let (1, None, protowire::Value::Len(payload, _)) =
             (field.number, first_value_type, field.value)
         {
             first_value_type = Some(is_value_type(payload));
@@ -133,8 +133,8 @@ fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
 
 /// True when `payload` holds only varint fields 1 and 2 (a `ValueType`).
 fn is_value_type(payload: &[u8]) -> bool {
-    wire::Fields::new(payload, 0).all(|f| {
-        f.is_ok_and(|f| matches!(f.number, 1 | 2) && f.value.wire_type() == wire::WIRE_VARINT)
+    protowire::Fields::new(payload, 0).all(|f| {
+        f.is_ok_and(|f| matches!(f.number, 1 | 2) && f.value.wire_type() == protowire::WIRE_VARINT)
     })
 }
 

@@ -15,7 +15,7 @@ use super::ids::IdMap;
 use super::schema::{Location, Mapping, Sample};
 use super::stacks::NodeTable;
 use super::toplevel::TopLevel;
-use super::wire::{Fields, Value};
+use crate::formats::protowire::{Fields, Value};
 use super::*;
 use crate::formats::{Format, Place, Warnings};
 use crate::model::{
