@@ -142,7 +142,8 @@ impl<'a> Fields<'a> {
         let from = self.pos;
         let remaining = self.buf.len().saturating_sub(from);
         let Some(len) = usize::try_from(len).ok().filter(|&l| l <= remaining) else {
-            let message = format!("field {number} is {len} bytes long but only {remaining} bytes remain");
+            let message =
+                format!("field {number} is {len} bytes long but only {remaining} bytes remain");
             return Err(self.error(start, true, message));
         };
         self.pos = from + len;
@@ -282,6 +283,9 @@ mod tests {
         assert_eq!(got[3].as_ref().unwrap_err().field_offset, 18);
         assert_eq!(packed_varint_count(&[0x01, 0x96, 0x01]), Some(2));
         assert_eq!(packed_varint_count(&[0x96]), None);
-        assert_eq!(packed_varints(&[0x01, 0x96, 0x01]).collect::<Vec<_>>(), [1, 150]);
+        assert_eq!(
+            packed_varints(&[0x01, 0x96, 0x01]).collect::<Vec<_>>(),
+            [1, 150]
+        );
     }
 }

@@ -115,10 +115,9 @@ pub fn detect<'a>(
         for field in fields(profile).flatten() {
             match (field.number, field.value) {
                 (2, Value::Len(sample, _)) => scan_sample(sample, attribute_table_len, &mut ev),
-                (12, _)
-                | (7, Value::Varint(_))
-                | (8, Value::Len(..))
-                | (9, Value::Varint(_)) => ev.header_v18 = true,
+                (12, _) | (7, Value::Varint(_)) | (8, Value::Len(..)) | (9, Value::Varint(_)) => {
+                    ev.header_v18 = true
+                }
                 (8, Value::Varint(_)) | (9, Value::Len(..)) => ev.header_current = true,
                 _ => {}
             }
@@ -226,8 +225,7 @@ pub struct DecodedProfile<'a> {
 pub fn decode_profile(buf: &[u8], header: HeaderLayout) -> Result<DecodedProfile<'_>, String> {
     let mut out = DecodedProfile::default();
     for field in fields(buf) {
-        let field =
-            field.map_err(|e| {
+        let field = field.map_err(|e| {
             format!(
                 "malformed protobuf field at byte {} of the Profile",
                 e.field_offset

@@ -177,8 +177,7 @@ impl Reader<'_> {
                 format!("{prefix}dictionary.string_table[0] is not empty")
             });
         }
-        let layout = layout::of_message(data)
-            .map_err(|e| err(format!("{prefix}samples"), e))?;
+        let layout = layout::of_message(data).map_err(|e| err(format!("{prefix}samples"), e))?;
         let mut dict = Dict::new(d, prefix);
         load_tables(self, &mut dict)?;
         for (ri, rp) in data.resource_profiles.iter().enumerate() {

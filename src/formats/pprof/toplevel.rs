@@ -3,7 +3,7 @@
 
 use prost::Message;
 
-use super::read::byte_err;
+use super::errors::byte_err;
 use super::schema::{Function, Location, Mapping, ValueType};
 use crate::formats::protowire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
 use crate::formats::ReadError;
