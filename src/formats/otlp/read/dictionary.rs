@@ -68,14 +68,16 @@ impl<'d> Dict<'d> {
         };
         let key = self.string(a.key_strindex, place)?;
         let unit = self.string(a.unit_strindex, place)?;
-        let strings = &self.d.string_table;
-        let lookup = |s: i32| {
-            usize::try_from(s)
-                .ok()
-                .and_then(|s| strings.get(s))
-                .cloned()
-        };
+        let lookup = |s: i32| self.string_at(s);
         Ok(Some((key, attrs::decode(a.value.as_ref(), &lookup), unit)))
+    }
+
+    /// String `s` of the table, owned (`None` when out of range), for [`attrs::decode`].
+    pub(super) fn string_at(&self, s: i32) -> Option<String> {
+        usize::try_from(s)
+            .ok()
+            .and_then(|s| self.d.string_table.get(s))
+            .cloned()
     }
 }
 

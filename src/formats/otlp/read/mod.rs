@@ -271,13 +271,7 @@ fn key_values(
     dict: &Dict,
     path: &str,
 ) -> Result<Vec<(String, AttrValue)>, ReadError> {
-    let strings = &dict.d.string_table;
-    let lookup = |s: i32| {
-        usize::try_from(s)
-            .ok()
-            .and_then(|s| strings.get(s))
-            .cloned()
-    };
+    let lookup = |s: i32| dict.string_at(s);
     kvs.iter()
         .enumerate()
         .map(|(i, kv)| {

@@ -2,7 +2,8 @@
 //! remember empty names (the model has none: an empty name reads [`UNKNOWN_FUNCTION`], an
 //! empty system name the name).
 
-use super::{byte_err, column, IdMap, Reader};
+use super::{column, IdMap, Reader};
+use crate::formats::pprof::errors::{duplicate_id, reserved_id};
 use crate::formats::pprof::{FUNC_EMPTY_NAME, FUNC_EMPTY_SYSTEM_NAME, FUNC_PPROF_ID};
 use crate::formats::ReadError;
 use crate::model::{ColumnData, FunctionKey};
@@ -19,10 +20,7 @@ impl Reader<'_, '_> {
             let off = *off;
             let what = || format!("function[{i}] (id {})", f.id);
             if f.id == 0 {
-                return Err(byte_err(
-                    off,
-                    format!("function[{i}]: found function with reserved ID=0"),
-                ));
+                return Err(reserved_id(off, "function", i, "ID"));
             }
             let name = self.sid(f.name, off, &what)?;
             let system_name = self.sid(f.system_name, off, &what)?;
@@ -48,10 +46,7 @@ impl Reader<'_, '_> {
             empty_system_names.push(Some(system_name.is_na()));
             let row = self.b.add_function(key);
             if !self.function_rows.insert(f.id, row.0) {
-                return Err(byte_err(
-                    off,
-                    format!("multiple functions with same id: {}", f.id),
-                ));
+                return Err(duplicate_id(off, "function", f.id));
             }
             pprof_ids.push(Some(f.id));
         }

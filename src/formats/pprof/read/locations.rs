@@ -3,6 +3,7 @@
 //! let the writer fold them back ([`LOC_PPROF_ID`], [`LOC_LINE_INDEX`], …).
 
 use super::{byte_err, IdMap, Reader};
+use crate::formats::pprof::errors::{duplicate_id, reserved_id};
 use crate::formats::pprof::schema::Location;
 use crate::formats::pprof::{
     LOC_ADDRESS, LOC_COLUMN, LOC_IS_FOLDED, LOC_LINE_INDEX, LOC_MAPPING_ID, LOC_PPROF_ID,
@@ -38,16 +39,10 @@ impl Reader<'_, '_> {
         for (i, (loc, off)) in top.locations.iter().enumerate() {
             let off = *off;
             if loc.id == 0 {
-                return Err(byte_err(
-                    off,
-                    format!("location[{i}]: found location with reserved id=0"),
-                ));
+                return Err(reserved_id(off, "location", i, "id"));
             }
             if !self.location_rows.insert(loc.id, i as u32) {
-                return Err(byte_err(
-                    off,
-                    format!("multiple locations with same id: {}", loc.id),
-                ));
+                return Err(duplicate_id(off, "location", loc.id));
             }
             let rows = self.location_rows_of(loc, off, &mut ext)?;
             self.location_ranges.push(rows);

@@ -1,6 +1,7 @@
 //! Reader step: pprof `Mapping`s → the `mappings` extension table ([`MAPPING_COLUMNS`]).
 
-use super::{byte_err, column, IdMap, Reader};
+use super::{column, IdMap, Reader};
+use crate::formats::pprof::errors::{duplicate_id, reserved_id};
 use crate::formats::pprof::schema::Mapping;
 use crate::formats::pprof::{MAPPINGS_TABLE, MAPPING_COLUMNS};
 use crate::formats::ReadError;
@@ -18,16 +19,10 @@ impl Reader<'_, '_> {
         for (i, (m, off)) in top.mappings.iter().enumerate() {
             let off = *off;
             if m.id == 0 {
-                return Err(byte_err(
-                    off,
-                    format!("mapping[{i}]: found mapping with reserved ID=0"),
-                ));
+                return Err(reserved_id(off, "mapping", i, "ID"));
             }
             if !ids.insert(m.id, i as u32) {
-                return Err(byte_err(
-                    off,
-                    format!("multiple mappings with same id: {}", m.id),
-                ));
+                return Err(duplicate_id(off, "mapping", m.id));
             }
             let what = || format!("mapping[{i}] (id {})", m.id);
             cols.filename.push(self.sid(m.filename, off, &what)?);
