@@ -121,8 +121,6 @@ impl Reader<'_> {
         }
     }
 
-    /// Adds the `sources` row of a profile (and, for the first source, the pprof meta).
-
     fn sample_labels(
         &mut self,
         dict: &Dict,

@@ -10,6 +10,7 @@ use crate::formats::ReadError;
 use crate::model::{Cell, SourceIndex};
 
 impl Reader<'_> {
+    /// Adds the `sources` row of a profile (and, for the first source, the pprof meta).
     pub(super) fn add_source(
         &mut self,
         ctx: &ScopeCtx,
