@@ -8,14 +8,14 @@
 //!
 //! Writers that can express inlining (OTLP, Firefox, pprof) ask [`inlined_into`].
 
-use crate::model::{Cell, LocationIndex, Profile, INT_NA};
+use crate::model::{ext, Cell, LocationIndex, Profile, INT_NA};
 
 /// Location column: the id of the machine location a row belongs to (u64).
-pub const PPROF_LOCATION_ID: &str = ".pprof_location_id";
+pub const PPROF_LOCATION_ID: &str = ext::locations::PPROF_LOCATION_ID;
 /// Location column: the row's position in its location's inline chain (int, 0 = innermost).
-pub const PPROF_LINE_INDEX: &str = ".pprof_line_index";
+pub const PPROF_LINE_INDEX: &str = ext::locations::PPROF_LINE_INDEX;
 /// Location column: TRUE when the frame was inlined into its caller.
-pub const INLINED: &str = ".inlined";
+pub const INLINED: &str = ext::locations::INLINED;
 
 /// True when frame `inner` was inlined into `outer`, its caller in a stack.
 pub fn inlined_into(p: &Profile, inner: LocationIndex, outer: LocationIndex) -> bool {

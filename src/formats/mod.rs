@@ -17,6 +17,7 @@ pub(crate) mod json_scan;
 pub mod otlp;
 pub mod pprof;
 pub mod pprof_text;
+pub(crate) mod protowire;
 pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;

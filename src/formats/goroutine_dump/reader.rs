@@ -2,8 +2,8 @@
 //! a time. Invariant: `expect` is `Line` except between a function (or `created by`) line and
 //! its file line; `current` is the goroutine whose stack lines are being read.
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::grammar::{self, FunctionLine, Header};
 use super::{
@@ -110,7 +110,7 @@ impl<'a> Reader<'a> {
             limits: &options.limits,
             source,
             goroutine_type,
-            locations: HashMap::new(),
+            locations: HashMap::default(),
             expect: Expect::Line,
             current: None,
             seen_goroutine: false,

@@ -186,6 +186,38 @@ fn json_list(v: &Json) -> Vec<Json> {
         .unwrap_or_default()
 }
 
+/// A string-array attribute value (pprof's comments).
+pub fn string_array(values: &[String]) -> AttrValue {
+    let array = AnyValue {
+        value: Some(Value::ArrayValue(ArrayValue {
+            values: values
+                .iter()
+                .map(|v| AnyValue {
+                    value: Some(Value::StringValue(v.clone())),
+                })
+                .collect(),
+        })),
+    };
+    decode(Some(&array), &|_| None)
+}
+
+/// The strings of an array attribute's text (the others skipped; empty when malformed).
+pub fn parse_string_array(text: &str) -> Vec<String> {
+    let Ok(j) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    j.get("arrayValue")
+        .and_then(|a| a.get("values"))
+        .and_then(serde_json::Value::as_array)
+        .map(|vs| {
+            vs.iter()
+                .filter_map(|v| v.get("stringValue").and_then(serde_json::Value::as_str))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! OTLP/JSON (`docs/specification.md` "JSON Protobuf Encoding", formats.md §3.3): the proto3
+//! OTLP/JSON (`docs/specification.md` "JSON Protobuf Encoding", docs/formats/otlp.md): the proto3
 //! JSON mapping with lowerCamelCase keys, 64-bit integers as strings or numbers, `traceId`,
 //! `spanId` and `profileId` as hex, other bytes as base64, unknown keys ignored. One or more
 //! JSON objects (the collector's file exporter writes one per line).

@@ -1,7 +1,7 @@
 //! Telling the wire layouts apart, and decoding `Profile` by hand.
 //!
 //! The payload carries no version, and two messages changed their field numbers after the
-//! dictionary moved out (formats.md §3.1):
+//! dictionary moved out (docs/formats/otlp.md):
 //!
 //! * `Profile` — v1.8 has `comment_strindices = 7`, `profile_id = 8`,
 //!   `dropped_attributes_count = 9`, `original_payload_format = 10`, `original_payload = 11`,
@@ -27,8 +27,8 @@
 //! 4. No evidence: old when the header is v1.8, else current (the samples then use only fields
 //!    1 and 5, or field 2 in a way both layouts explain).
 
-use super::proto::{Profile, ValueType};
-use super::wire::{fields, packed_varint_count, packed_varints, Field, Payload};
+use super::proto::{Profile, ProfilesData, ValueType};
+use crate::formats::protowire::{fields, packed_varint_count, packed_varints, Field, Value};
 
 /// The `Profile` field layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +90,21 @@ struct SampleShape {
     field5: usize,
 }
 
+/// The layouts of one decoded `ProfilesData` message, from all its (still encoded) profiles.
+pub fn of_message(data: &ProfilesData) -> Result<Layout, String> {
+    let attributes = data
+        .dictionary
+        .as_ref()
+        .map_or(0, |d| d.attribute_table.len());
+    let profiles = data
+        .resource_profiles
+        .iter()
+        .flat_map(|r| &r.scope_profiles)
+        .flat_map(|s| &s.profiles)
+        .map(Vec::as_slice);
+    detect(profiles, attributes)
+}
+
 /// Decides the layouts of the encoded `Profile`s of one message; `Err` names the conflict.
 pub fn detect<'a>(
     profiles: impl Iterator<Item = &'a [u8]>,
@@ -98,13 +113,12 @@ pub fn detect<'a>(
     let mut ev = Evidence::default();
     for profile in profiles {
         for field in fields(profile).flatten() {
-            match (field.number, field.payload) {
-                (2, Payload::Bytes(sample)) => scan_sample(sample, attribute_table_len, &mut ev),
-                (12, _)
-                | (7, Payload::Varint(_))
-                | (8, Payload::Bytes(_))
-                | (9, Payload::Varint(_)) => ev.header_v18 = true,
-                (8, Payload::Varint(_)) | (9, Payload::Bytes(_)) => ev.header_current = true,
+            match (field.number, field.value) {
+                (2, Value::Len(sample, _)) => scan_sample(sample, attribute_table_len, &mut ev),
+                (12, _) | (7, Value::Varint(_)) | (8, Value::Len(..)) | (9, Value::Varint(_)) => {
+                    ev.header_v18 = true
+                }
+                (8, Value::Varint(_)) | (9, Value::Len(..)) => ev.header_current = true,
                 _ => {}
             }
         }
@@ -119,28 +133,28 @@ fn is_bad_attribute(v: u64, attribute_table_len: usize) -> bool {
 fn scan_sample(sample: &[u8], attribute_table_len: usize, ev: &mut Evidence) {
     let mut shape = SampleShape::default();
     for field in fields(sample).flatten() {
-        match (field.number, field.payload) {
-            (2, Payload::Bytes(b)) => {
+        match (field.number, field.value) {
+            (2, Value::Len(b, _)) => {
                 *shape.field2.get_or_insert(0) += packed_varint_count(b).unwrap_or(0);
                 shape.field2_bad_attribute |=
                     packed_varints(b).any(|v| is_bad_attribute(v, attribute_table_len));
             }
-            (2, Payload::Varint(v)) => {
+            (2, Value::Varint(v)) => {
                 *shape.field2.get_or_insert(0) += 1;
                 shape.field2_bad_attribute |= is_bad_attribute(v, attribute_table_len);
             }
-            (3, Payload::Bytes(_)) => ev.old_decisive = true,
-            (3, Payload::Varint(_)) => ev.current_scalar = true,
-            (4, Payload::Bytes(_)) => {
+            (3, Value::Len(..)) => ev.old_decisive = true,
+            (3, Value::Varint(_)) => ev.current_scalar = true,
+            (4, Value::Len(..)) => {
                 ev.current_decisive = true;
                 shape.field4 = true;
             }
-            (4, Payload::Varint(_)) => {
+            (4, Value::Varint(_)) => {
                 ev.old_scalar = true;
                 shape.field4 = true;
             }
-            (5, Payload::Bytes(b)) => shape.field5 += b.len() / 8,
-            (5, Payload::Fixed64(_)) => shape.field5 += 1,
+            (5, Value::Len(b, _)) => shape.field5 += b.len() / 8,
+            (5, Value::Fixed64(_)) => shape.field5 += 1,
             _ => {}
         }
     }
@@ -211,12 +225,30 @@ pub struct DecodedProfile<'a> {
 pub fn decode_profile(buf: &[u8], header: HeaderLayout) -> Result<DecodedProfile<'_>, String> {
     let mut out = DecodedProfile::default();
     for field in fields(buf) {
-        let field =
-            field.map_err(|at| format!("malformed protobuf field at byte {at} of the Profile"))?;
+        let field = field.map_err(|e| {
+            format!(
+                "malformed protobuf field at byte {} of the Profile",
+                e.field_offset
+            )
+        })?;
         set_field(&mut out, field, header)?;
     }
     Ok(out)
 }
+
+/// Names of the `Profile` fields 1–10 (v1.9+ numbering), for error messages.
+const PROFILE_FIELD_NAMES: [&str; 10] = [
+    "sample_type",
+    "samples",
+    "time_unix_nano",
+    "duration_nano",
+    "period_type",
+    "period",
+    "profile_id",
+    "dropped_attributes_count",
+    "original_payload_format",
+    "original_payload",
+];
 
 fn set_field<'a>(
     out: &mut DecodedProfile<'a>,
@@ -232,32 +264,25 @@ fn set_field<'a>(
         (HeaderLayout::V18, n @ 8..=12) => n - 1,
         (_, n) => n,
     };
-    let wrong = |name: &str| format!("Profile.{name} has the wrong wire type");
-    match (number, field.payload) {
-        (1, Payload::Bytes(b)) => p.sample_type = Some(value_type(b)?),
-        (2, Payload::Bytes(b)) => out.samples.push(b),
-        (3, Payload::Fixed64(v)) => p.time_unix_nano = v,
-        (4, Payload::Varint(v)) => p.duration_nano = v,
-        (5, Payload::Bytes(b)) => p.period_type = Some(value_type(b)?),
-        (6, Payload::Varint(v)) => p.period = v as i64,
-        (7, Payload::Bytes(b)) => p.profile_id = b.to_vec(),
-        (8, Payload::Varint(v)) => p.dropped_attributes_count = v as u32,
-        (9, Payload::Bytes(b)) => {
+    match (number, field.value) {
+        (1, Value::Len(b, _)) => p.sample_type = Some(value_type(b)?),
+        (2, Value::Len(b, _)) => out.samples.push(b),
+        (3, Value::Fixed64(v)) => p.time_unix_nano = v,
+        (4, Value::Varint(v)) => p.duration_nano = v,
+        (5, Value::Len(b, _)) => p.period_type = Some(value_type(b)?),
+        (6, Value::Varint(v)) => p.period = v as i64,
+        (7, Value::Len(b, _)) => p.profile_id = b.to_vec(),
+        (8, Value::Varint(v)) => p.dropped_attributes_count = v as u32,
+        (9, Value::Len(b, _)) => {
             p.original_payload_format = String::from_utf8(b.to_vec())
                 .map_err(|_| "Profile.original_payload_format is not UTF-8".to_owned())?
         }
-        (10, Payload::Bytes(b)) => p.original_payload = b.to_vec(),
+        (10, Value::Len(b, _)) => p.original_payload = b.to_vec(),
         (11, _) => return int32s(field, &mut p.attribute_indices, "attribute_indices"),
-        (1, _) => return Err(wrong("sample_type")),
-        (2, _) => return Err(wrong("samples")),
-        (3, _) => return Err(wrong("time_unix_nano")),
-        (4, _) => return Err(wrong("duration_nano")),
-        (5, _) => return Err(wrong("period_type")),
-        (6, _) => return Err(wrong("period")),
-        (7, _) => return Err(wrong("profile_id")),
-        (8, _) => return Err(wrong("dropped_attributes_count")),
-        (9, _) => return Err(wrong("original_payload_format")),
-        (10, _) => return Err(wrong("original_payload")),
+        (n @ 1..=10, _) => {
+            let name = PROFILE_FIELD_NAMES[(n - 1) as usize];
+            return Err(format!("Profile.{name} has the wrong wire type"));
+        }
         _ => {}
     }
     Ok(())
@@ -269,9 +294,9 @@ fn value_type(b: &[u8]) -> Result<ValueType, String> {
 
 /// Appends a repeated int32 field, packed or not.
 fn int32s(field: Field<'_>, out: &mut Vec<i32>, name: &str) -> Result<(), String> {
-    match field.payload {
-        Payload::Varint(v) => out.push(v as i32),
-        Payload::Bytes(b) => {
+    match field.value {
+        Value::Varint(v) => out.push(v as i32),
+        Value::Len(b, _) => {
             if packed_varint_count(b).is_none() {
                 return Err(format!("Profile.{name}: truncated packed varints"));
             }

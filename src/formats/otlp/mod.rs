@@ -26,21 +26,21 @@ mod read;
 pub mod wire;
 mod write;
 
-use crate::model::Profile;
+use crate::model::{ext, Profile};
 
-use super::{gzip, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
+use super::{gzip, protowire, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
 
 /// Format name used in errors and warnings.
 pub const NAME: &str = "otlp";
 
 /// Extension table of mappings (the one the pprof reader writes).
-pub const MAPPINGS: &str = super::pprof::MAPPINGS_TABLE;
+pub const MAPPINGS: &str = ext::tables::MAPPINGS;
 /// Extension table of per-sample labels (the one the pprof reader writes).
-pub const SAMPLE_LABELS: &str = super::pprof::LABELS_TABLE;
+pub const SAMPLE_LABELS: &str = ext::tables::SAMPLE_LABELS;
 /// Extension table of resource, scope and profile attributes per source.
 pub const SOURCE_ATTRIBUTES: &str = "source_attributes";
 
-/// Semantic-convention attribute: the kind of a frame (seed 003).
+/// Semantic-convention attribute: the kind of a frame (docs/formats/otlp.md).
 pub const ATTR_FRAME_TYPE: &str = "profile.frame.type";
 /// Semantic-convention attribute: pprof `Location.is_folded`.
 pub const ATTR_IS_FOLDED: &str = "pprof.location.is_folded";
@@ -53,27 +53,28 @@ pub const ATTR_DEFAULT_SAMPLE_TYPE: &str = "pprof.scope.default_sample_type";
 /// Scope attribute recording the original order of pprof sample types.
 pub const ATTR_SAMPLE_TYPE_ORDER: &str = "pprof.scope.sample_type_order";
 /// Profile attribute holding pprof's comments (string array).
-pub const ATTR_COMMENT: &str = "pprof.profile.comment";
+pub const ATTR_COMMENT: &str = super::pprof::META_COMMENT;
 /// Profile attributes that map to pprof fields, kept in `meta` under the same key.
 pub const PPROF_PROFILE_ATTRS: [&str; 4] = [
     ATTR_COMMENT,
-    "pprof.profile.drop_frames",
-    "pprof.profile.keep_frames",
-    "pprof.profile.doc_url",
+    super::pprof::META_DROP_FRAMES,
+    super::pprof::META_KEEP_FRAMES,
+    super::pprof::META_DOC_URL,
 ];
 
 /// Meta keys for the profile-level facts pprof also has (taken from the first source).
 pub mod meta_keys {
+    use crate::formats::pprof;
     /// `period_type` type.
-    pub const PERIOD_TYPE: &str = "pprof.period_type";
+    pub const PERIOD_TYPE: &str = pprof::META_PERIOD_TYPE;
     /// `period_type` unit.
-    pub const PERIOD_UNIT: &str = "pprof.period_unit";
+    pub const PERIOD_UNIT: &str = pprof::META_PERIOD_UNIT;
     /// `period`.
-    pub const PERIOD: &str = "pprof.period";
+    pub const PERIOD: &str = pprof::META_PERIOD;
     /// `duration_nanos`.
-    pub const DURATION_NANOS: &str = "pprof.duration_nanos";
+    pub const DURATION_NANOS: &str = pprof::META_DURATION_NANOS;
     /// `time_nanos`.
-    pub const TIME_NANOS: &str = "pprof.time_nanos";
+    pub const TIME_NANOS: &str = pprof::META_TIME_NANOS;
 }
 
 /// `sources` extension columns written by the reader and read by the writer.
@@ -108,27 +109,28 @@ pub mod source_cols {
 
 /// `locations` extension columns.
 pub mod location_cols {
+    use crate::model::ext::locations;
     /// Instruction address (u64).
-    pub const ADDRESS: &str = ".address";
+    pub const ADDRESS: &str = locations::ADDRESS;
     /// `mappings.mapping_id` (u64).
-    pub const MAPPING_ID: &str = ".mapping_id";
+    pub const MAPPING_ID: &str = locations::MAPPING_ID;
     /// Column (int).
-    pub const COLUMN: &str = ".column";
+    pub const COLUMN: &str = locations::COLUMN;
     pub use crate::formats::inline::{PPROF_LINE_INDEX, PPROF_LOCATION_ID};
-    /// `profile.frame.type` (seed 003 values).
-    pub const FRAME_TYPE: &str = ".frame_type";
+    /// `profile.frame.type` (the values of docs/formats/otlp.md).
+    pub const FRAME_TYPE: &str = locations::FRAME_TYPE;
     /// pprof `is_folded` (lgl).
-    pub const IS_FOLDED: &str = ".is_folded";
+    pub const IS_FOLDED: &str = locations::IS_FOLDED;
 }
 
 /// `functions` extension columns (the pprof reader's, so that empty names survive both ways).
 pub mod function_cols {
     /// TRUE when the function's name was empty (its `name` then reads [`UNKNOWN`]).
-    pub const EMPTY_NAME: &str = ".pprof_empty_name";
+    pub const EMPTY_NAME: &str = crate::model::ext::functions::PPROF_EMPTY_NAME;
     /// TRUE when the function's system name was empty (it then reads the name).
-    pub const EMPTY_SYSTEM_NAME: &str = ".pprof_empty_system_name";
+    pub const EMPTY_SYSTEM_NAME: &str = crate::model::ext::functions::PPROF_EMPTY_SYSTEM_NAME;
     /// The name shown for a function without one (what `go tool pprof` prints).
-    pub const UNKNOWN: &str = "<unknown>";
+    pub const UNKNOWN: &str = crate::formats::pprof::UNKNOWN_FUNCTION;
 }
 
 /// `samples` extension columns besides `.time`.
@@ -209,7 +211,9 @@ fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
         return Ok(vec![(0, bytes)]);
     }
     split_frames(bytes).ok_or_else(|| {
-        let at = wire::fields(bytes).find_map(Result::err).unwrap_or(0);
+        let at = protowire::fields(bytes)
+            .find_map(Result::err)
+            .map_or(0, |e| e.field_offset);
         ReadError::new(
             NAME,
             super::Place::Byte(at as u64),
@@ -230,17 +234,7 @@ pub fn message_layouts(bytes: &[u8]) -> Result<Vec<&'static str>, ReadError> {
         .into_iter()
         .map(|(offset, msg)| {
             let data = decode_message(offset, msg)?;
-            let attributes = data
-                .dictionary
-                .as_ref()
-                .map_or(0, |d| d.attribute_table.len());
-            let profiles = data
-                .resource_profiles
-                .iter()
-                .flat_map(|r| &r.scope_profiles)
-                .flat_map(|s| &s.profiles)
-                .map(Vec::as_slice);
-            layout::detect(profiles, attributes)
+            layout::of_message(&data)
                 .map(layout::Layout::name)
                 .map_err(|e| ReadError::new(NAME, super::Place::Byte(offset as u64), e))
         })

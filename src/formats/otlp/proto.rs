@@ -1,7 +1,7 @@
 //! OTLP profiles protobuf messages, transcribed by hand from
 //! `open-telemetry/opentelemetry-proto` (`profiles/v1development/profiles.proto`,
 //! `common/v1/common.proto`, `resource/v1/resource.proto`) at v1.10+ (current) — see
-//! formats.md §3.2.
+//! docs/formats/otlp.md.
 //!
 //! `ScopeProfiles.profiles` and `Profile.samples` are kept as raw bytes because `Profile`
 //! (fields 7–12, v1.8 vs later) and `Sample` (fields 2–4, v1.9 and earlier vs v1.10+) changed

@@ -1,6 +1,6 @@
 //! Maps from pprof ids to row numbers.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 /// Maps pprof ids (nonzero `u64`s) to row numbers: a flat vector when the ids are dense, as
 /// they are in files written by Go and pprof, else a hash map.
@@ -19,7 +19,7 @@ impl IdMap {
         let dense_limit = (count as u64).saturating_mul(4).saturating_add(DENSE_SLACK);
         match usize::try_from(max) {
             Ok(m) if max <= dense_limit => IdMap::Dense(vec![u32::MAX; m.saturating_add(1)]),
-            _ => IdMap::Sparse(HashMap::with_capacity(count)),
+            _ => IdMap::Sparse(HashMap::with_capacity_and_hasher(count, Default::default())),
         }
     }
 

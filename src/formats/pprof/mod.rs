@@ -1,4 +1,4 @@
-//! pprof `profile.proto` (shared/docs/formats.md §2): gzipped or raw protobuf, read and written
+//! pprof `profile.proto` (docs/formats/pprof.md): gzipped or raw protobuf, read and written
 //! losslessly.
 //!
 //! How a pprof `Profile` maps onto the v2 tables:
@@ -12,27 +12,26 @@
 //! | `Location.address`, `mapping_id`, `is_folded`, `Line.column` | `locations..address`, `.mapping_id`, `.is_folded`, `.column` |
 //! | `Location` without lines | one `locations` row with NA function |
 //! | `Function` | one `functions` row with `.pprof_function_id`; an empty name becomes `<unknown>` and an empty system name the name (flagged in `.pprof_empty_name` / `.pprof_empty_system_name`), an empty file name NA |
-//! | `Mapping` | extension table `mappings` (with the `has_*` flags of seed 003) |
+//! | `Mapping` | extension table `mappings` (with the `has_*` flags of docs/formats/otlp.md) |
 //! | `time_nanos`, `duration_nanos`, `period`, `period_type`, `comment`, `drop_frames`, `keep_frames`, `doc_url`, `default_sample_type` | `meta` rows under the `pprof.` keys below; `default_sample_type` also sets [`META_DEFAULT_TYPE`] |
 //! | the file | one `sources` row: `pprof`, the URI given, `time_nanos` in seconds |
 //!
 //! The writer turns any profile back into pprof, merging samples with the same stack and
 //! labels (the only place where samples are aggregated).
 
+mod errors;
 mod ids;
 mod read;
 pub mod schema;
 mod stacks;
 mod toplevel;
-mod wire;
 mod write;
 
-pub use read::MAPPING_COLUMNS;
-
 use super::gzip;
+use super::protowire;
 use super::{Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
-use crate::model::Profile;
 pub use crate::model::META_DEFAULT_TYPE;
+use crate::model::{ext, Profile};
 
 /// Format name in messages.
 pub const FORMAT: &str = "pprof";
@@ -47,7 +46,7 @@ pub const META_PERIOD: &str = "pprof.period";
 pub const META_PERIOD_TYPE: &str = "pprof.period_type";
 /// Meta key of `Profile.period_type.unit`.
 pub const META_PERIOD_UNIT: &str = "pprof.period_unit";
-/// Meta key of each `Profile.comment` (one row per comment, in order; seed 003's name).
+/// Meta key of each `Profile.comment` (one row per comment, in order; the attribute name of docs/formats/otlp.md).
 pub const META_COMMENT: &str = "pprof.profile.comment";
 /// Meta key of `Profile.drop_frames`.
 pub const META_DROP_FRAMES: &str = "pprof.profile.drop_frames";
@@ -59,33 +58,49 @@ pub const META_DOC_URL: &str = "pprof.profile.doc_url";
 pub const META_PPROF_DEFAULT_TYPE: &str = "pprof.default_sample_type";
 
 /// Location extension column: `Location.address` (u64, NA when 0).
-pub const LOC_ADDRESS: &str = ".address";
+pub const LOC_ADDRESS: &str = ext::locations::ADDRESS;
 /// Location extension column: `Location.mapping_id` (u64, NA when 0).
-pub const LOC_MAPPING_ID: &str = ".mapping_id";
+pub const LOC_MAPPING_ID: &str = ext::locations::MAPPING_ID;
 /// Location extension column: `Location.is_folded` (lgl).
-pub const LOC_IS_FOLDED: &str = ".is_folded";
+pub const LOC_IS_FOLDED: &str = ext::locations::IS_FOLDED;
 /// Location extension column: the pprof `Location.id` this row came from (u64).
-pub const LOC_PPROF_ID: &str = ".pprof_location_id";
+pub const LOC_PPROF_ID: &str = ext::locations::PPROF_LOCATION_ID;
 /// Location extension column: position of this row's line in `Location.line` (int, 0 =
 /// innermost; rows of one pprof location are consecutive, innermost first).
-pub const LOC_LINE_INDEX: &str = ".pprof_line_index";
+pub const LOC_LINE_INDEX: &str = ext::locations::PPROF_LINE_INDEX;
 /// Location extension column: `Line.column` (int, NA when 0).
-pub const LOC_COLUMN: &str = ".column";
+pub const LOC_COLUMN: &str = ext::locations::COLUMN;
 /// Function extension column: the pprof `Function.id` (u64).
-pub const FUNC_PPROF_ID: &str = ".pprof_function_id";
+pub const FUNC_PPROF_ID: &str = ext::functions::PPROF_FUNCTION_ID;
 /// Function extension column (lgl, only when some are true): `Function.name` was empty, and
 /// the model's name is [`UNKNOWN_FUNCTION`] (names must not be empty).
-pub const FUNC_EMPTY_NAME: &str = ".pprof_empty_name";
+pub const FUNC_EMPTY_NAME: &str = ext::functions::PPROF_EMPTY_NAME;
 /// Function extension column (lgl, only when some are true): `Function.system_name` was
 /// empty, and the model's system name is the name.
-pub const FUNC_EMPTY_SYSTEM_NAME: &str = ".pprof_empty_system_name";
+pub const FUNC_EMPTY_SYSTEM_NAME: &str = ext::functions::PPROF_EMPTY_SYSTEM_NAME;
 /// The name of a function whose pprof name is empty (what `go tool pprof` prints for it).
 pub const UNKNOWN_FUNCTION: &str = "<unknown>";
 
 /// Extension table of `Profile.mapping`.
-pub const MAPPINGS_TABLE: &str = "mappings";
+pub const MAPPINGS_TABLE: &str = ext::tables::MAPPINGS;
 /// Extension table of `Sample.label`.
-pub const LABELS_TABLE: &str = "sample_labels";
+pub const LABELS_TABLE: &str = ext::tables::SAMPLE_LABELS;
+
+/// Column names of the [`MAPPINGS_TABLE`] extension table, in order.
+pub const MAPPING_COLUMNS: [&str; 10] = [
+    "mapping_id",
+    "memory_start",
+    "memory_limit",
+    "file_offset",
+    "filename",
+    "build_id",
+    "has_functions",
+    "has_filenames",
+    "has_line_numbers",
+    "has_inline_frames",
+];
+/// Column names of the [`LABELS_TABLE`] extension table, in order.
+pub const LABEL_COLUMNS: [&str; 5] = ["sample_id", "key", "str", "num", "num_unit"];
 
 /// How many inflated bytes of a gzip file [`detect`] looks at.
 const DETECT_PREFIX_BYTES: usize = 64 * 1024;
@@ -107,7 +122,7 @@ pub fn detect(bytes: &[u8]) -> bool {
 fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
     let mut beyond_samples = false;
     let mut first_value_type: Option<bool> = None;
-    for field in wire::Fields::new(buf, 0) {
+    for field in protowire::Fields::new(buf, 0) {
         let field = match field {
             Ok(f) => f,
             Err(e) => {
@@ -122,7 +137,7 @@ fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
             return false;
         }
         beyond_samples |= field.number > 2;
-        if let (1, None, wire::Value::Len(payload, _)) =
+        if let (1, None, protowire::Value::Len(payload, _)) =
             (field.number, first_value_type, field.value)
         {
             first_value_type = Some(is_value_type(payload));
@@ -133,8 +148,8 @@ fn looks_like_profile(buf: &[u8], is_prefix: bool) -> bool {
 
 /// True when `payload` holds only varint fields 1 and 2 (a `ValueType`).
 fn is_value_type(payload: &[u8]) -> bool {
-    wire::Fields::new(payload, 0).all(|f| {
-        f.is_ok_and(|f| matches!(f.number, 1 | 2) && f.value.wire_type() == wire::WIRE_VARINT)
+    protowire::Fields::new(payload, 0).all(|f| {
+        f.is_ok_and(|f| matches!(f.number, 1 | 2) && f.value.wire_type() == protowire::WIRE_VARINT)
     })
 }
 

@@ -3,9 +3,9 @@
 
 use prost::Message;
 
-use super::read::byte_err;
+use super::errors::byte_err;
 use super::schema::{Function, Location, Mapping, ValueType};
-use super::wire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
+use crate::formats::protowire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
 use crate::formats::ReadError;
 
 /// Field numbers of `Profile`.
@@ -98,7 +98,7 @@ impl<'a> TopLevel<'a> {
         Ok(top)
     }
 
-    fn take(&mut self, f: wire::Field<'a>) -> Result<(), ReadError> {
+    fn take(&mut self, f: protowire::Field<'a>) -> Result<(), ReadError> {
         let scalar = |v: u64| Scalar {
             // Go decodes int64 fields as the varint's bits.
             value: v as i64,
@@ -142,7 +142,7 @@ impl<'a> TopLevel<'a> {
             (field::COMMENT, Value::Varint(v)) => self.comments.push(scalar(v)),
             (field::COMMENT, Value::Len(p, off)) => {
                 let mut values = Vec::new();
-                wire::read_packed_varints(p, &mut values)
+                protowire::read_packed_varints(p, &mut values)
                     .ok_or_else(|| byte_err(off, "comment: bad varint in packed field"))?;
                 self.comments.extend(values.into_iter().map(scalar));
             }

@@ -2,9 +2,9 @@
 //! `#` lines name per address, labels and meta; and the build into the v2 tables, one
 //! location per address (its inline chain as consecutive rows), one sample per record.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
-use super::lines::Line;
+use super::lines::{parse_addresses, Line};
 use super::maps::{assign, Mapping};
 use super::symbols::{chains, match_chains, parse_labels, parse_symbol_line, Frame, SymbolLine};
 use super::{err, FORMAT, META_MEMSTATS};
@@ -87,7 +87,7 @@ impl<'a> Collector<'a> {
             records: Vec::new(),
             addresses: Vec::new(),
             keys_are_addresses: true,
-            symbols: HashMap::new(),
+            symbols: HashMap::default(),
             pending_raw: Vec::new(),
             pending_adjust: Adjust::All,
             pending_symbols: Vec::new(),
@@ -129,6 +129,21 @@ impl<'a> Collector<'a> {
     /// Location keys are identifiers, not addresses (no `.address` column).
     pub(super) fn keys_are_identifiers(&mut self) {
         self.keys_are_addresses = false;
+    }
+
+    /// Adds a record whose stack is the addresses in `text` (parsed into the reused `raw`).
+    pub(super) fn record_addresses(
+        &mut self,
+        line: usize,
+        values: &[f64],
+        text: &str,
+        raw: &mut Vec<u64>,
+        adjust: Adjust,
+    ) -> Result<(), String> {
+        raw.clear();
+        parse_addresses(text, raw)?;
+        self.record(line, values, raw, adjust)
+            .map_err(|e| e.message)
     }
 
     /// Adds a record read at `line`: its values (one per declared type) and its stack's raw

@@ -10,7 +10,7 @@
 use std::iter::Peekable;
 
 use super::collect::{Adjust, Collector};
-use super::lines::{parse_addresses, parse_go_int, shorten, Cursor, Line, Lines};
+use super::lines::{parse_go_int, shorten, Cursor, Line, Lines};
 use super::{err, java, read_records, read_trailer, FORMAT, META_ATTRIBUTE};
 use crate::formats::ReadError;
 
@@ -137,10 +137,7 @@ fn record(
     )?;
     let (count, delay) = scale(cycles, count, a)
         .ok_or_else(|| "the count times the sampling period does not fit in 64 bits".to_owned())?;
-    raw.clear();
-    parse_addresses(cur.rest(), raw)?;
-    c.record(line.number, &[count, delay], raw, Adjust::All)
-        .map_err(|e| e.message)
+    c.record_addresses(line.number, &[count, delay], cur.rest(), raw, Adjust::All)
 }
 
 /// (contentions, delay) as pprof computes them.

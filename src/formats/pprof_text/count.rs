@@ -6,7 +6,7 @@
 use std::iter::Peekable;
 
 use super::collect::{Adjust, Collector};
-use super::lines::{parse_addresses, parse_go_int, shorten, Line, Lines};
+use super::lines::{parse_go_int, shorten, Line, Lines};
 use super::{err, read_records, read_trailer};
 use crate::formats::ReadError;
 
@@ -60,8 +60,5 @@ fn record(line: Line<'_>, raw: &mut Vec<u64>, c: &mut Collector<'_>) -> Result<(
         "expected `@` and the stack addresses after the count (records read `COUNT @ 0x… 0x…`)"
             .to_owned()
     })?;
-    raw.clear();
-    parse_addresses(addresses, raw)?;
-    c.record(line.number, &[n as f64], raw, Adjust::All)
-        .map_err(|e| e.message)
+    c.record_addresses(line.number, &[n as f64], addresses, raw, Adjust::All)
 }

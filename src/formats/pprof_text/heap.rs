@@ -7,7 +7,7 @@
 use std::iter::Peekable;
 
 use super::collect::{Adjust, Collector};
-use super::lines::{parse_addresses, Cursor, Line, Lines};
+use super::lines::{Cursor, Line, Lines};
 use super::{err, read_records, read_trailer, FORMAT};
 use crate::formats::ReadError;
 
@@ -184,10 +184,7 @@ fn record(
         h.sampling,
         &mut block_size,
     )?);
-    raw.clear();
-    parse_addresses(cur.rest(), raw)?;
-    c.record(line.number, &values, raw, Adjust::All)
-        .map_err(|e| e.message)?;
+    c.record_addresses(line.number, &values, cur.rest(), raw, Adjust::All)?;
     c.num_label("bytes", block_size as f64);
     Ok(())
 }

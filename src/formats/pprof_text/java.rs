@@ -8,12 +8,12 @@
 //! multiplied by the sampling period. The ids are not addresses: pprof zeroes them, so no
 //! `.address` is kept, and functions are identified by name (the first file named wins).
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::iter::Peekable;
 
 use super::collect::{Adjust, Collector};
 use super::heap::scale_heap_sample;
-use super::lines::{parse_addresses, parse_go_int, shorten, Cursor, Line, Lines};
+use super::lines::{parse_go_int, shorten, Cursor, Line, Lines};
 use super::symbols::Frame;
 use super::{err, FORMAT, META_ATTRIBUTE};
 use crate::formats::ReadError;
@@ -198,10 +198,7 @@ fn sample(
                 .to_owned(),
         );
     }
-    raw.clear();
-    parse_addresses(cur.rest(), raw)?;
-    c.record(line.number, &values, raw, Adjust::None)
-        .map_err(|e| e.message)?;
+    c.record_addresses(line.number, &values, cur.rest(), raw, Adjust::None)?;
     if let Some(size) = block_size {
         c.num_label("bytes", size as f64);
     }
@@ -226,7 +223,7 @@ fn read_locations<'a>(
     c: &mut Collector<'a>,
 ) -> Result<(), ReadError> {
     // Functions are identified by name: the first file named for a name is kept.
-    let mut files: HashMap<&'a str, &'a str> = HashMap::new();
+    let mut files: HashMap<&'a str, &'a str> = HashMap::default();
     for line in lines.by_ref() {
         let t = line.text.trim();
         if t.is_empty() {

@@ -12,9 +12,9 @@ use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
-use super::collect::Collector;
 use super::lines::Lines;
 use super::FORMAT;
+use crate::formats::Warnings;
 
 /// One mapping.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,11 +63,8 @@ static LOG_INFO: LazyLock<Option<Regex>> =
 static LIBRARY: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"([.]so$|[.]so[._][0-9]+)").ok());
 
-/// Reads the memory map lines up to the end of the input.
-pub(super) fn read<'a>(
-    lines: &mut Peekable<Lines<'a>>,
-    c: &mut Collector<'a>,
-) -> Result<(), crate::formats::ReadError> {
+/// Reads the memory map lines up to the end of the input: its mappings, in pprof's order.
+pub(super) fn read(lines: &mut Peekable<Lines<'_>>, warnings: &mut Warnings) -> Vec<Mapping> {
     let mut mappings = Vec::new();
     let mut substitutions: Vec<(String, String)> = Vec::new();
     let mut ignored: Option<(usize, usize)> = None;
@@ -87,15 +84,14 @@ pub(super) fn read<'a>(
         }
     }
     if let Some((first, n)) = ignored {
-        c.warnings.add(FORMAT, "map-lines", || {
+        warnings.add(FORMAT, "map-lines", || {
             format!(
                 "line {first}: {n} lines of the memory map are not mapping entries; ignored, as \
                  go tool pprof does"
             )
         });
     }
-    c.mappings(massage(mappings));
-    Ok(())
+    massage(mappings)
 }
 
 fn remove_logging_info(line: &str) -> &str {

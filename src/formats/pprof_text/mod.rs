@@ -244,7 +244,10 @@ fn read_trailer<'a>(
 ) -> Result<(), ReadError> {
     match end {
         End::Eof => Ok(()),
-        End::MemoryMap => maps::read(lines, c),
+        End::MemoryMap => {
+            read_memory_map(lines, c);
+            Ok(())
+        }
         End::Section(first) => {
             let mut skipped = 1usize;
             for line in lines.by_ref() {
@@ -268,7 +271,14 @@ fn skipped_then_map<'a>(
     skipped: usize,
 ) -> Result<(), ReadError> {
     warn_skipped(c, first, skipped);
-    maps::read(lines, c)
+    read_memory_map(lines, c);
+    Ok(())
+}
+
+/// Reads the memory map that ends the input and hands its mappings to the collector.
+fn read_memory_map<'a>(lines: &mut Peekable<Lines<'a>>, c: &mut Collector<'a>) {
+    let mappings = maps::read(lines, &mut c.warnings);
+    c.mappings(mappings);
 }
 
 fn warn_skipped(c: &mut Collector<'_>, first: Line<'_>, skipped: usize) {

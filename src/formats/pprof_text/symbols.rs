@@ -7,7 +7,7 @@
 //! Leading runtime frames are not listed (nor `runtime.goexit`), and several lines with the
 //! same PC are one address's inline chain, innermost first.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use super::lines::parse_address;
 
@@ -124,8 +124,8 @@ pub(super) fn match_chains(addresses: &[u64], chains: &[Chain<'_>]) -> Vec<Optio
     if chains.is_empty() {
         return Vec::new();
     }
-    let mut call_sites: HashMap<u64, Vec<usize>> = HashMap::new();
-    let mut exact: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut call_sites: HashMap<u64, Vec<usize>> = HashMap::default();
+    let mut exact: HashMap<u64, Vec<usize>> = HashMap::default();
     for (i, &a) in addresses.iter().enumerate() {
         call_sites.entry(a.wrapping_sub(1)).or_default().push(i);
         exact.entry(a).or_default().push(i);

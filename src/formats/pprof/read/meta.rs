@@ -1,0 +1,85 @@
+//! Reader steps: the sample types (→ value types, a repeated name renamed with a warning) and
+//! the scalars of `Profile` (→ `meta` rows under the `pprof.` keys).
+
+use super::Reader;
+use crate::formats::pprof::*;
+
+impl Reader<'_, '_> {
+    pub(super) fn value_types(&mut self) -> Result<(), ReadError> {
+        let top = self.top;
+        if top.sample_types.is_empty() && top.num_samples > 0 {
+            return Err(ReadError::whole(FORMAT, "missing sample type information"));
+        }
+        for (i, (vt, off)) in top.sample_types.iter().enumerate() {
+            let what = || format!("sample_type[{i}]");
+            let name = self.text(vt.r#type, *off, &what)?.to_owned();
+            let unit = self.text(vt.unit, *off, &what)?.to_owned();
+            let name = self.unique_type_name(name);
+            let before = self.b.profile().values.len();
+            let index = self.b.value_type(&name, &unit);
+            debug_assert_eq!(index.idx(), before);
+            self.value_types.push(index);
+        }
+        Ok(())
+    }
+
+    /// `name`, or `name.2`, `name.3`, … when a sample type of that name exists already.
+    fn unique_type_name(&mut self, name: String) -> String {
+        let taken = |p: &crate::model::Profile, n: &str| p.value_type_index(n).is_some();
+        if !taken(self.b.profile(), &name) {
+            return name;
+        }
+        let mut k = 2usize;
+        loop {
+            let candidate = format!("{name}.{k}");
+            if !taken(self.b.profile(), &candidate) {
+                self.warnings.add(FORMAT, "dup-type", || {
+                    format!("sample type '{name}' appears more than once; renamed to '{candidate}'")
+                });
+                return candidate;
+            }
+            k += 1;
+        }
+    }
+
+    pub(super) fn meta(&mut self) -> Result<(), ReadError> {
+        let top = self.top;
+        for (key, s) in [
+            (META_TIME_NANOS, top.time_nanos),
+            (META_DURATION_NANOS, top.duration_nanos),
+            (META_PERIOD, top.period),
+        ] {
+            if s.value != 0 {
+                self.b.set_meta(key, &s.value.to_string());
+            }
+        }
+        if let Some((pt, off)) = top.period_type {
+            let what = || "period_type".to_owned();
+            let t = self.text(pt.r#type, off, &what)?.to_owned();
+            let u = self.text(pt.unit, off, &what)?.to_owned();
+            self.b.set_meta(META_PERIOD_TYPE, &t);
+            self.b.set_meta(META_PERIOD_UNIT, &u);
+        }
+        for (key, s) in [
+            (META_DROP_FRAMES, top.drop_frames),
+            (META_KEEP_FRAMES, top.keep_frames),
+            (META_DOC_URL, top.doc_url),
+            (META_PPROF_DEFAULT_TYPE, top.default_sample_type),
+        ] {
+            if s.value != 0 {
+                let text = self.text(s.value, s.offset, &|| key.to_owned())?.to_owned();
+                self.b.set_meta(key, &text);
+                if key == META_PPROF_DEFAULT_TYPE {
+                    self.b.set_meta(META_DEFAULT_TYPE, &text);
+                }
+            }
+        }
+        for (i, c) in top.comments.iter().enumerate() {
+            let text = self
+                .text(c.value, c.offset, &|| format!("comment[{i}]"))?
+                .to_owned();
+            self.b.add_meta(META_COMMENT, &text);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,188 @@
+//! Reader step, pass 2: every `Sample` decoded in file order into one reused prost message;
+//! its location ids become a stack node (reusing the prefix shared with the previous sample's
+//! stack), its values a `samples` row, its labels `sample_labels` rows.
+
+use prost::Message;
+
+use super::{byte_err, Reader};
+use crate::formats::pprof::schema::{Label, Sample};
+use crate::formats::pprof::toplevel::field;
+use crate::formats::pprof::FORMAT;
+use crate::formats::protowire::{Fields, Value};
+use crate::formats::ReadError;
+use crate::model::{LocationIndex, StackIndex, StringId};
+
+/// Integers beyond this magnitude are not exact in an f64 (2^53).
+const MAX_EXACT_F64: i64 = 1 << 53;
+
+/// One pprof location of a stack walked from the root: the node its innermost line ends at and
+/// the number of frames up to there.
+pub(super) struct PathStep {
+    location_id: u64,
+    node: StackIndex,
+    depth: usize,
+}
+
+/// `sample_labels` columns.
+#[derive(Default)]
+pub(super) struct LabelColumns {
+    pub(super) sample_id: Vec<i32>,
+    pub(super) key: Vec<StringId>,
+    pub(super) str: Vec<StringId>,
+    pub(super) num: Vec<f64>,
+    pub(super) num_unit: Vec<StringId>,
+}
+
+impl<'a> Reader<'_, 'a> {
+    /// Pass 2: every `Sample`, in file order.
+    pub(super) fn samples(&mut self, data: &'a [u8]) -> Result<(), ReadError> {
+        let limits = &self.options.limits;
+        if self.top.num_samples > limits.max_samples {
+            return Err(ReadError::whole(
+                FORMAT,
+                format!(
+                    "the profile has {} samples, more than the limit of {} (Limits::max_samples)",
+                    self.top.num_samples, limits.max_samples
+                ),
+            ));
+        }
+        let mut sample = Sample::default();
+        let mut index = 0usize;
+        for f in Fields::new(data, 0) {
+            let Ok(f) = f else { break }; // pass 1 saw every field
+            let (field::SAMPLE, Value::Len(payload, off)) = (f.number, f.value) else {
+                continue;
+            };
+            sample.clear();
+            sample
+                .merge(payload)
+                .map_err(|e| byte_err(off, format!("sample[{index}]: cannot decode: {e}")))?;
+            self.sample(index, off, &sample)?;
+            index += 1;
+        }
+        Ok(())
+    }
+
+    fn sample(&mut self, index: usize, off: usize, sample: &Sample) -> Result<(), ReadError> {
+        if sample.value.len() != self.value_types.len() {
+            return Err(byte_err(
+                off,
+                format!(
+                    "sample[{index}]: mismatch: sample has {} values vs. {} types",
+                    sample.value.len(),
+                    self.value_types.len()
+                ),
+            ));
+        }
+        let stack = self.stack(index, off, &sample.location_id)?;
+        let s = self.b.add_sample(self.source, stack);
+        for (&vt, &v) in self.value_types.iter().zip(&sample.value) {
+            if v.unsigned_abs() > MAX_EXACT_F64 as u64 {
+                self.warnings.add(FORMAT, "inexact-value", || {
+                    format!("sample[{index}]: value {v} is not exact as a double")
+                });
+            }
+            self.b.set_value(s, vt, v as f64);
+        }
+        for label in &sample.label {
+            self.label(s.logical_id(), index, off, label)?;
+        }
+        Ok(())
+    }
+
+    /// The stack node of a sample's location ids (leaf first), each location expanded into
+    /// its lines.
+    fn stack(
+        &mut self,
+        index: usize,
+        off: usize,
+        location_ids: &[u64],
+    ) -> Result<Option<StackIndex>, ReadError> {
+        // Reuse the part shared with the previous sample's stack (from the root): sorted or
+        // depth-first ordered files share long prefixes, which then cost no lookups.
+        let path = &mut self.previous_path;
+        let shared = path
+            .iter()
+            .zip(location_ids.iter().rev())
+            .take_while(|(step, &id)| step.location_id == id)
+            .count();
+        path.truncate(shared);
+        let (mut node, mut depth) = path
+            .last()
+            .map_or((None, 0), |step| (Some(step.node), step.depth));
+        let max_depth = self.options.limits.max_stack_depth;
+        for &id in location_ids.iter().rev().skip(shared) {
+            let rows = self
+                .location_rows
+                .get(id)
+                .and_then(|r| self.location_ranges.get(r as usize).copied())
+                .ok_or_else(|| {
+                    byte_err(
+                        off,
+                        format!(
+                            "sample[{index}]: sample has nil location (location id {id} is not \
+                             defined)"
+                        ),
+                    )
+                })?;
+            depth = depth.saturating_add(rows.count as usize);
+            if depth > max_depth {
+                return Err(byte_err(
+                    off,
+                    format!(
+                        "sample[{index}]: more than {max_depth} frames \
+                         (Limits::max_stack_depth)"
+                    ),
+                ));
+            }
+            // The caller's line (the last) is outermost.
+            for k in (0..rows.count).rev() {
+                let loc = LocationIndex(rows.first + k);
+                node = Some(self.stack_nodes.intern(&mut self.b, node, loc));
+            }
+            if let Some(n) = node {
+                self.previous_path.push(PathStep {
+                    location_id: id,
+                    node: n,
+                    depth,
+                });
+            }
+        }
+        Ok(node)
+    }
+
+    fn label(
+        &mut self,
+        sample_id: i32,
+        index: usize,
+        off: usize,
+        label: &Label,
+    ) -> Result<(), ReadError> {
+        let what = || format!("sample[{index}] label");
+        let key = self.sid(label.key, off, &what)?;
+        let str_ = self.sid(label.str, off, &what)?;
+        let unit = self.sid(label.num_unit, off, &what)?;
+        if label.num.unsigned_abs() > MAX_EXACT_F64 as u64 {
+            self.warnings.add(FORMAT, "inexact-label", || {
+                format!(
+                    "{}: numeric value {} is not exact as a double",
+                    what(),
+                    label.num
+                )
+            });
+        }
+        // A string label carries no number: NA rather than 0, unless the file has one.
+        let num = if label.num == 0 && label.str != 0 {
+            f64::NAN
+        } else {
+            label.num as f64
+        };
+        let l = &mut self.labels;
+        l.sample_id.push(sample_id);
+        l.key.push(key);
+        l.str.push(str_);
+        l.num.push(num);
+        l.num_unit.push(unit);
+        Ok(())
+    }
+}
