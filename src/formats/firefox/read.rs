@@ -86,14 +86,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     let Some(version) = processed_version(meta, &threads, slots.len())? else {
         return read_gecko(bytes, options);
     };
-    let mut r = Reader {
-        b: ProfileBuilder::new(),
-        w: Warnings::default(),
-        options,
-        categories: meta.categories.clone().unwrap_or_else(default_categories),
-        default_set: false,
-    };
-    r.profile_meta(meta, Some(version));
+    let mut r = Reader::new(meta, Some(version), options);
     r.doc_warnings(&doc);
     let empty = Tables::default();
     let shared = doc.shared.as_ref().unwrap_or(&empty);
@@ -115,14 +108,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
 fn read_gecko(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     let converted = gecko::convert(bytes)?;
     let meta = &converted.meta;
-    let mut r = Reader {
-        b: ProfileBuilder::new(),
-        w: Warnings::default(),
-        options,
-        categories: meta.categories.clone().unwrap_or_else(default_categories),
-        default_set: false,
-    };
-    r.profile_meta(meta, None);
+    let mut r = Reader::new(meta, None, options);
     if converted.markers > 0 {
         let n = converted.markers;
         r.w.add(NAME, "markers", || {
@@ -218,7 +204,21 @@ struct View<'a> {
     prefix: &'a str,
 }
 
-impl Reader<'_> {
+impl<'o> Reader<'o> {
+    /// A reader with the profile-level meta of `meta` set; `version` is the processed version,
+    /// `None` for a Gecko profile.
+    fn new(meta: &Meta, version: Option<u32>, options: &'o ReadOptions) -> Self {
+        let mut r = Reader {
+            b: ProfileBuilder::new(),
+            w: Warnings::default(),
+            options,
+            categories: meta.categories.clone().unwrap_or_else(default_categories),
+            default_set: false,
+        };
+        r.profile_meta(meta, version);
+        r
+    }
+
     /// Profile-level meta; `version` is the processed version, `None` for a Gecko profile.
     fn profile_meta(&mut self, meta: &Meta, version: Option<u32>) {
         if let Some(p) = &meta.product {

@@ -55,7 +55,10 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
         .find(|t| t.is_finite())
         .map_or(0.0, |t| t * MS_PER_SECOND);
     let threads: Vec<Value> = (0..profile.sources.source_type.len())
-        .map(|src| s.thread(src, &plan, start_ms, &mut w))
+        .map(|src| {
+            let samples = s.thread_samples(src, &plan, start_ms, &mut w);
+            s.thread(src, samples)
+        })
         .collect();
     let (ty, unit) = profile.values.get(plan.column).map_or(("", ""), |c| {
         (profile.str(c.value_type), profile.str(c.unit))

@@ -10,16 +10,8 @@ use crate::formats::Warnings;
 use crate::model::{Cell, SampleIndex, SAMPLE_TIME};
 
 impl Shared<'_> {
-    /// One thread; its sample times are shifted from its source's start onto `start_ms`,
-    /// the profile's `meta.startTime`.
-    pub(super) fn thread(
-        &mut self,
-        src: usize,
-        plan: &WeightPlan,
-        start_ms: f64,
-        w: &mut Warnings,
-    ) -> Value {
-        let samples = self.thread_samples(src, plan, start_ms, w);
+    /// The thread of source `src`, holding its `samples` table (see [`Self::thread_samples`]).
+    pub(super) fn thread(&self, src: usize, samples: Value) -> Value {
         let p = self.p;
         let chr = |col: &str| match p.sources.ext.cell(col, src) {
             Some(Cell::Chr(s)) if !s.is_na() => Some(p.str(s).to_owned()),
@@ -62,7 +54,8 @@ impl Shared<'_> {
         thread
     }
 
-    /// The samples table of source `src`: samples without a value of the written type are
+    /// The samples table of source `src`, its sample times shifted from the source's start
+    /// onto `start_ms`, the profile's `meta.startTime`: samples without a value of the written type are
     /// left out (and reported); weights are omitted when every one is a single sample.
     pub(super) fn thread_samples(
         &mut self,
