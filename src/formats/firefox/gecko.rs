@@ -1,6 +1,6 @@
 //! Raw Gecko profiles (what Firefox hands the profiler before processing;
 //! `docs/formats/firefox.md`),
-//! turned into the processed shape that [`super::read`] already understands.
+//! turned into the processed shape that [`super::read()`] already understands.
 //!
 //! A Gecko thread stores each table as `{schema: {column: index}, data: [[row], …]}` and names
 //! frames by a `location` string (`"name (file:line:column)"` for JS, `"0x…"` for native

@@ -19,8 +19,9 @@
 //! | func | `functions` row: `name` (= `system_name`), `filename` (`fileName` or `sources.filename`), `start_line` = `lineNumber`; `.is_js`, `.relevant_for_js`, `.resource` |
 //!
 //! **Writing** produces version [`PROCESSED_PROFILE_VERSION`] with shared tables, one thread
-//! per source, and one value type (the default, or [`WriteOptions::value_type`]) as
-//! `weight`/`weightType`; categories come from `.category`, else `.frame_type`, else "Other".
+//! per source, and one value type (the default, or
+//! [`crate::formats::WriteOptions::value_type`]) as `weight`/`weightType`; categories come from
+//! `.category`, else `.frame_type`, else "Other".
 
 mod gecko;
 mod read;
@@ -28,10 +29,6 @@ mod schema;
 mod write;
 
 use super::json_scan;
-#[cfg(doc)]
-use super::WriteOptions;
-#[cfg(doc)]
-use crate::model::ext;
 
 pub use read::read;
 pub use write::write;
@@ -58,7 +55,7 @@ pub mod meta_keys {
 }
 
 /// `sources` extension columns (one row per thread); thread name, pid and tid are the shared
-/// names of [`ext::samples`].
+/// names of [`crate::model::ext::samples`].
 pub mod source_cols {
     use crate::model::ext;
     /// Thread name.
@@ -76,7 +73,7 @@ pub mod source_cols {
 }
 
 /// `locations` extension columns: the category names are Firefox's own, the rest the shared
-/// names of [`ext::locations`].
+/// names of [`crate::model::ext::locations`].
 pub mod location_cols {
     /// Category name.
     pub const CATEGORY: &str = ".category";

@@ -6,9 +6,9 @@
 //!   extension columns `.name` (the profile's name), `.start_value` and `.end_value` (in the
 //!   profile's unit); its samples refer to that source.
 //! * Value types from the unit: `none` → the weight is `samples`/`count` itself (speedscope's
-//!   own exports of folded stacks use `none`); `nanoseconds` … `seconds` → `time`/<unit> plus
+//!   own exports of folded stacks use `none`); `nanoseconds` … `seconds` → `time`/`<unit>` plus
 //!   `samples`/`count` = 1 per sample; `bytes` → `bytes`/`bytes` plus `samples`/`count`; any
-//!   other unit → `weight`/<unit> plus `samples`/`count`. When two profiles use different time
+//!   other unit → `weight`/`<unit>` plus `samples`/`count`. When two profiles use different time
 //!   units, later ones are converted to the unit of the first. The default value type (meta
 //!   `default_sample_type`) is the weight type of the profile at `activeProfileIndex`.
 //! * Sampled profiles: one sample per entry of `samples` (stacks are root first), weighted by

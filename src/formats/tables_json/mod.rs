@@ -12,11 +12,11 @@
 //!
 //! * **v2** (`meta` version `"2.0"`): the seven tables of the v2 model (`docs/model.md`), then any extension tables,
 //!   then `column_types` and `value_types` (see [`crate::model::convert`]), which let
-//!   [`read`] restore every column type and every value type exactly.
+//!   [`read()`] restore every column type and every value type exactly.
 //! * **v1** (any other version): the five tables of the legacy v1 format (`docs/model.md`), with `samples.locations` an
-//!   array holding per sample an object `{"location_id": [...]}` (innermost first). [`read`]
+//!   array holding per sample an object `{"location_id": [...]}` (innermost first). [`read()`]
 //!   converts it as [`crate::model::v2_from_v1`] does (and fills `source_uri` from
-//!   [`ReadOptions::source_uri`], which v1 cannot store); [`write_v1`] writes it through
+//!   [`crate::formats::ReadOptions::source_uri`], which v1 cannot store); [`write_v1`] writes it through
 //!   [`crate::model::v1_from_v2`].
 //!
 //! Column types by content are described in the `parse` submodule; `int` columns written as
@@ -38,7 +38,7 @@ pub const FORMAT: &str = "tables-json";
 pub const FORMAT_V1: &str = "tables-json-v1";
 /// How far into the input [`detect`] looks.
 pub const DETECT_PREFIX: usize = 4096;
-/// Most violations listed one by one in a [`ReadError`]; the rest are counted.
+/// Most violations listed one by one in a [`crate::formats::ReadError`]; the rest are counted.
 pub const MAX_LISTED_VIOLATIONS: usize = 100;
 
 /// The first column of each table a document may start with (v2 and v1).
