@@ -351,4 +351,18 @@ mod tests {
         assert_eq!(err.place, Place::Byte(11));
         assert!(err.message.starts_with("in n: "), "{}", err.message);
     }
+
+    #[test]
+    fn sniffing_helpers() {
+        assert!(contains(b"ab\"meta\"cd", b"\"meta\""));
+        assert!(!contains(b"abc", b""));
+        assert_eq!(prefix(b"abcdef", 3), b"abc");
+        assert_eq!(prefix(b"ab", 3), b"ab");
+        assert!(opens_object(b" \n{\"a\":1}"));
+        assert!(!opens_object(b"\xEF\xBB\xBF{}"));
+        assert!(!opens_object(b""));
+        let doc = br#""a\"b" :"#;
+        assert_eq!(raw_string(doc, 0), Some((&br#"a\"b"#[..], 6)));
+        assert_eq!(raw_string(b"\"open", 0), None);
+    }
 }
