@@ -1,5 +1,6 @@
 //! Chrome / Node `.cpuprofile` (V8's `Profiler.Profile`), the old V8 tree format, and Chrome
-//! trace files that wrap CPU profiles in `Profile`/`ProfileChunk` events (`docs/formats/cpuprofile.md`).
+//! trace files that wrap CPU profiles in `Profile`/`ProfileChunk` events
+//! (`docs/formats/cpuprofile.md`).
 //!
 //! Reading:
 //! * One row of `sources` per CPU profile (a trace may hold several, keyed by event `id`), with

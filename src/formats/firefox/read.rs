@@ -19,7 +19,8 @@ use crate::formats::{Format, Parsed, Place, ReadError, ReadOptions, Warnings};
 use crate::hash::HashMap;
 use crate::model::{FunctionIndex, LocationIndex, ProfileBuilder, StackIndex};
 
-/// OpenTelemetry frame types (`docs/formats/otlp.md`); a category with one of these names (any case) sets `.frame_type`.
+/// OpenTelemetry frame types (`docs/formats/otlp.md`); a category with one of these names (any
+/// case) sets `.frame_type`.
 const FRAME_TYPES: [&str; 12] = [
     "beam", "cpython", "dotnet", "go", "jvm", "kernel", "native", "perl", "php", "ruby", "rust",
     "v8js",
@@ -29,6 +30,7 @@ const UNNAMED_FUNCTION: &str = "(anonymous)";
 /// Nanoseconds per millisecond.
 const NS_PER_MS: f64 = 1e6;
 
+/// A read error at `path` of the document.
 pub(super) fn err(path: impl Into<String>, message: impl Into<String>) -> ReadError {
     ReadError::new(NAME, Place::Path(path.into()), message)
 }

@@ -1,4 +1,4 @@
-//! tables-JSON: proftab's own lossless JSON of the profile tables.
+//! tables-JSON: proftab's own lossless JSON of the profile tables (`docs/formats/tables-json.md`).
 //!
 //! A document is one object whose keys are table names and whose values are objects of
 //! equal-length column arrays, NA as `null` — what R writes with
@@ -10,14 +10,15 @@
 //!  "functions":{"function_id":[1],"name":["main"], …}, …}
 //! ```
 //!
-//! * **v2** (`meta` version `"2.0"`): the seven tables of the v2 model (`docs/model.md`), then any extension tables,
-//!   then `column_types` and `value_types` (see [`crate::model::convert`]), which let
-//!   [`read()`] restore every column type and every value type exactly.
-//! * **v1** (any other version): the five tables of the legacy v1 format (`docs/model.md`), with `samples.locations` an
-//!   array holding per sample an object `{"location_id": [...]}` (innermost first). [`read()`]
-//!   converts it as [`crate::model::v2_from_v1`] does (and fills `source_uri` from
-//!   [`crate::formats::ReadOptions::source_uri`], which v1 cannot store); [`write_v1`] writes it through
-//!   [`crate::model::v1_from_v2`].
+//! * **v2** (`meta` version `"2.0"`): the seven tables of the v2 model (`docs/model.md`), then
+//!   any extension tables, then `column_types` and `value_types` (see
+//!   [`crate::model::convert`]), which let [`read()`] restore every column type and every value
+//!   type exactly.
+//! * **v1** (any other version): the five tables of the legacy v1 format (`docs/model.md`),
+//!   with `samples.locations` an array holding per sample an object `{"location_id": [...]}`
+//!   (innermost first). [`read()`] converts it as [`crate::model::v2_from_v1`] does (and fills
+//!   `source_uri` from [`crate::formats::ReadOptions::source_uri`], which v1 cannot store);
+//!   [`write_v1`] writes it through [`crate::model::v1_from_v2`].
 //!
 //! Column types by content are described in the `parse` submodule; `int` columns written as
 //! numbers with a fraction are accepted when the values are integral (see

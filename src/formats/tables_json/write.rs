@@ -1,4 +1,6 @@
-//! Deterministic tables-JSON output: one table per line, columns as arrays, NA as `null`.
+//! Deterministic tables-JSON output: one table per line, columns as arrays, NA as `null`; the
+//! v2 writer ([`write()`]), the v1 writer ([`write_v1`], with what v1 cannot hold reported)
+//! and [`write_document`] for logical tables as given.
 //!
 //! Numbers: `int` and `u64` cells as integer literals; `dbl` cells in Rust's shortest
 //! round-trip form, always with a `.` or an exponent (`1.0`, `0.1`, `1e300`) so that readers

@@ -15,7 +15,7 @@ use crate::formats::read_common::{check_sample_limit, finish_parsed};
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::{
-    Cell, ColumnKind, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, SourceIndex,
+    ext, Cell, ColumnKind, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, SourceIndex,
     StackIndex, ValueTypeIndex, META_DEFAULT_TYPE, SAMPLE_TIME,
 };
 
@@ -180,7 +180,8 @@ impl<'o> Converter<'o> {
         }
         if cf.code_type.as_deref() == Some("JS") {
             let v8js = self.b.intern("v8js");
-            self.b.set_location_ext(loc, ".frame_type", Cell::Chr(v8js));
+            self.b
+                .set_location_ext(loc, ext::locations::FRAME_TYPE, Cell::Chr(v8js));
         }
         self.locations.insert(key, loc);
         loc

@@ -55,8 +55,8 @@ impl Shared<'_> {
     }
 
     /// The samples table of source `src`, its sample times shifted from the source's start
-    /// onto `start_ms`, the profile's `meta.startTime`: samples without a value of the written type are
-    /// left out (and reported); weights are omitted when every one is a single sample.
+    /// onto `start_ms`, the profile's `meta.startTime`: samples without a value of the written
+    /// type are left out (and reported); weights are omitted when every one is a single sample.
     pub(super) fn thread_samples(
         &mut self,
         src: usize,
