@@ -6,6 +6,11 @@
 //! they did not keep. Nesting is tracked with a counter, never recursion. The scanner checks
 //! structure only loosely (brackets, strings); the typed deserialization of each member is
 //! what rejects malformed JSON, with [`serde_error`] turning its position into a byte offset.
+//!
+//! It is also the one sniffing toolkit of the JSON family: every JSON detector (cpuprofile,
+//! speedscope, Firefox, tables-JSON, OTLP/JSON) looks at a bounded [`prefix`] with
+//! [`opens_object`], [`contains`] (`memchr::memmem`) or the member scanner, never with a
+//! scanner of its own. Detectors never allocate more than the member list of one object.
 
 use std::ops::Range;
 
@@ -199,9 +204,29 @@ pub(crate) fn member_starts_with(bytes: &[u8], members: &[Member], key: &str, fi
     member(members, key).is_some_and(|m| bytes.get(m.value.start) == Some(&first))
 }
 
-/// True when `needle` occurs in `haystack`.
+/// True when `needle` occurs in `haystack` (an empty needle never does).
 pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+    !needle.is_empty() && memchr::memmem::find(haystack, needle).is_some()
+}
+
+/// The first `len` bytes of `bytes` (all of them when shorter): the bounded window a detector
+/// looks at.
+pub(crate) fn prefix(bytes: &[u8], len: usize) -> &[u8] {
+    bytes.get(..len).unwrap_or(bytes)
+}
+
+/// True when the first byte after JSON whitespace is `{`. A byte-order mark is *not* skipped:
+/// readers that hand the whole input to serde_json (which refuses one) detect with this.
+pub(crate) fn opens_object(bytes: &[u8]) -> bool {
+    bytes.get(skip_ws(bytes, 0)) == Some(&b'{')
+}
+
+/// The raw bytes between the quotes of the string starting at `pos` and the position after its
+/// closing quote; escapes are left as written (a key compared against plain names with this
+/// never matches when it holds one).
+pub(crate) fn raw_string(bytes: &[u8], pos: usize) -> Option<(&[u8], usize)> {
+    let end = string_end(bytes, pos)?;
+    Some((bytes.get(pos + 1..end - 1)?, end))
 }
 
 /// The string value of member `key`, when it is a JSON string.
@@ -325,5 +350,19 @@ mod tests {
         let err = parse_member::<Vec<i64>>("t", doc, m[0].value.clone(), "n").unwrap_err();
         assert_eq!(err.place, Place::Byte(11));
         assert!(err.message.starts_with("in n: "), "{}", err.message);
+    }
+
+    #[test]
+    fn sniffing_helpers() {
+        assert!(contains(b"ab\"meta\"cd", b"\"meta\""));
+        assert!(!contains(b"abc", b""));
+        assert_eq!(prefix(b"abcdef", 3), b"abc");
+        assert_eq!(prefix(b"ab", 3), b"ab");
+        assert!(opens_object(b" \n{\"a\":1}"));
+        assert!(!opens_object(b"\xEF\xBB\xBF{}"));
+        assert!(!opens_object(b""));
+        let doc = br#""a\"b" :"#;
+        assert_eq!(raw_string(doc, 0), Some((&br#"a\"b"#[..], 6)));
+        assert_eq!(raw_string(b"\"open", 0), None);
     }
 }

@@ -1,5 +1,6 @@
-//! Raw Gecko profiles (what Firefox hands the profiler before processing; formats.md §4.1),
-//! turned into the processed shape that [`super::read`] already understands.
+//! Raw Gecko profiles (what Firefox hands the profiler before processing;
+//! `docs/formats/firefox.md`),
+//! turned into the processed shape that [`super::read()`] already understands.
 //!
 //! A Gecko thread stores each table as `{schema: {column: index}, data: [[row], …]}` and names
 //! frames by a `location` string (`"name (file:line:column)"` for JS, `"0x…"` for native
@@ -7,15 +8,15 @@
 //! old versions), each with its own `meta.startTime`; their times are shifted onto the root's.
 //! Processes are walked with an explicit work list, at most [`MAX_PROCESS_DEPTH`] deep.
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{
-    err, Category, Flag, FrameTable, FuncTable, Meta, Samples, StackTable, Tables, Thread,
+use super::read::err;
+use super::schema::{
+    Category, Flag, FrameTable, FuncTable, Meta, Samples, StackTable, Tables, Thread,
 };
 use crate::formats::ReadError;
+use crate::hash::HashMap;
 
 /// The newest Gecko profile version read (`GECKO_PROFILE_VERSION` of the profiler).
 pub const GECKO_PROFILE_VERSION: f64 = 36.0;
@@ -184,10 +185,10 @@ fn split_location(location: &str) -> (&str, Option<&str>, Option<f64>) {
 
 fn convert_thread(t: GeckoThread, shift_ms: f64, place: &str) -> Result<Thread, ReadError> {
     let mut strings = t.string_table;
-    let mut intern: HashMap<String, usize> = HashMap::new();
+    let mut intern: HashMap<String, usize> = HashMap::default();
     let locations = t.frame_table.numbers("location");
     let mut funcs = FuncTable::default();
-    let mut func_of_location: HashMap<usize, usize> = HashMap::new();
+    let mut func_of_location: HashMap<usize, usize> = HashMap::default();
     let mut frame_func = Vec::with_capacity(locations.len());
     for (f, loc) in locations.iter().enumerate() {
         let li = loc

@@ -28,7 +28,9 @@ mod write;
 
 use crate::model::{ext, Profile};
 
-use super::{gzip, protowire, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};
+use super::{
+    gzip, json_scan, protowire, Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written,
+};
 
 /// Format name used in errors and warnings.
 pub const NAME: &str = "otlp";
@@ -177,12 +179,8 @@ fn detect_prefix(prefix: &[u8]) -> bool {
 const JSON_SNIFF_BYTES: usize = 4096;
 
 fn is_otlp_json(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(JSON_SNIFF_BYTES)];
-    let start = head.iter().position(|b| !b.is_ascii_whitespace());
-    start.is_some_and(|s| head.get(s) == Some(&b'{'))
-        && head
-            .windows(b"\"resourceProfiles\"".len())
-            .any(|w| w == b"\"resourceProfiles\"")
+    let head = json_scan::prefix(bytes, JSON_SNIFF_BYTES);
+    json_scan::opens_object(head) && json_scan::contains(head, b"\"resourceProfiles\"")
 }
 
 /// The messages of a framed file with their byte offsets, or `None` when `bytes` are not a

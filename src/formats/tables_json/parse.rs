@@ -246,26 +246,30 @@ fn cell_word(c: &Cell) -> &'static str {
     }
 }
 
+/// A visitor used as a seed: every value of this parse is self-describing JSON, so each seed
+/// is `deserialize_any` with its visitor.
+struct Any<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Any<V> {
+    type Value = V::Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
+        d.deserialize_any(self.0)
+    }
+}
+
 /// Parses a document; also returns the names of dotted components that are not tables of
 /// columns (kept as tables without columns, so their presence still counts).
 pub(super) fn parse(bytes: &[u8]) -> Result<(Tables, Vec<String>), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let parsed = DocumentSeed.deserialize(&mut de)?;
+    let parsed = Any(DocumentVisitor).deserialize(&mut de)?;
     de.end()?;
     Ok(parsed)
 }
 
-struct DocumentSeed;
+struct DocumentVisitor;
 
-impl<'de> DeserializeSeed<'de> for DocumentSeed {
-    type Value = (Tables, Vec<String>);
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for DocumentSeed {
+impl<'de> Visitor<'de> for DocumentVisitor {
     type Value = (Tables, Vec<String>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -283,10 +287,10 @@ impl<'de> Visitor<'de> for DocumentSeed {
                     Table::default()
                 })
             } else {
-                map.next_value_seed(TableSeed {
+                map.next_value_seed(Any(TableVisitor {
                     name: &name,
                     nested: false,
-                })?
+                }))?
             };
             tables.tables.push((name, table));
         }
@@ -296,20 +300,12 @@ impl<'de> Visitor<'de> for DocumentSeed {
 
 /// One table: an object of column arrays. `nested` tables (cells of a list column) may not
 /// hold list columns themselves.
-struct TableSeed<'a> {
+struct TableVisitor<'a> {
     name: &'a str,
     nested: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for TableSeed<'_> {
-    type Value = Table;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Table, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TableSeed<'_> {
+impl<'de> Visitor<'de> for TableVisitor<'_> {
     type Value = Table;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -319,32 +315,24 @@ impl<'de> Visitor<'de> for TableSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Table, A::Error> {
         let mut table = Table::default();
         while let Some(column) = map.next_key::<String>()? {
-            let values = map.next_value_seed(ColumnSeed {
+            let values = map.next_value_seed(Any(ColumnVisitor {
                 table: self.name,
                 column: &column,
                 nested: self.nested,
-            })?;
+            }))?;
             table.columns.push((column, values));
         }
         Ok(table)
     }
 }
 
-struct ColumnSeed<'a> {
+struct ColumnVisitor<'a> {
     table: &'a str,
     column: &'a str,
     nested: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for ColumnSeed<'_> {
-    type Value = Values;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Values, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ColumnSeed<'_> {
+impl<'de> Visitor<'de> for ColumnVisitor<'_> {
     type Value = Values;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -356,12 +344,12 @@ impl<'de> Visitor<'de> for ColumnSeed<'_> {
         let place = format!("{}.{}", self.table, self.column);
         loop {
             let row = acc.len();
-            let seed = CellSeed {
+            let seed = CellVisitor {
                 place: &place,
                 row,
                 nested: self.nested,
             };
-            let Some(cell) = seq.next_element_seed(seed)? else {
+            let Some(cell) = seq.next_element_seed(Any(seed))? else {
                 break;
             };
             acc.push(cell)
@@ -371,21 +359,13 @@ impl<'de> Visitor<'de> for ColumnSeed<'_> {
     }
 }
 
-struct CellSeed<'a> {
+struct CellVisitor<'a> {
     place: &'a str,
     row: usize,
     nested: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for CellSeed<'_> {
-    type Value = Cell;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Cell, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CellSeed<'_> {
+impl<'de> Visitor<'de> for CellVisitor<'_> {
     type Value = Cell;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -436,7 +416,7 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
             )));
         }
         let name = format!("{}[{}]", self.place, self.row);
-        TableSeed {
+        TableVisitor {
             name: &name,
             nested: true,
         }

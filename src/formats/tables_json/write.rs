@@ -1,4 +1,6 @@
-//! Deterministic tables-JSON output: one table per line, columns as arrays, NA as `null`.
+//! Deterministic tables-JSON output: one table per line, columns as arrays, NA as `null`; the
+//! v2 writer ([`write()`]), the v1 writer ([`write_v1`], with what v1 cannot hold reported)
+//! and [`write_document`] for logical tables as given.
 //!
 //! Numbers: `int` and `u64` cells as integer literals; `dbl` cells in Rust's shortest
 //! round-trip form, always with a `.` or an exponent (`1.0`, `0.1`, `1e300`) so that readers
@@ -7,12 +9,14 @@
 
 use std::fmt::Write as _;
 
+use super::{FORMAT, FORMAT_V1};
+use crate::formats::{Warning, WriteError, WriteOptions, Written};
 use crate::model::convert::{
     column_types_table, ext_tables, functions_table, locations_table, meta_table, row_id,
     sample_location_rows, sample_value_rows, samples_table, sources_table, value_types_table,
     COLUMN_TYPES_TABLE, VALUE_TYPES_TABLE,
 };
-use crate::model::{Profile, Table, Tables, Values};
+use crate::model::{v1_from_v2, Profile, Table, Tables, Values, INT_NA};
 
 /// Builds the output text.
 pub(super) struct JsonWriter {
@@ -206,7 +210,7 @@ fn push_string(out: &mut String, s: &str) {
 }
 
 /// Writes a document of logical tables.
-pub(super) fn write_tables(t: &Tables) -> (Vec<u8>, usize) {
+fn write_tables(t: &Tables) -> (Vec<u8>, usize) {
     let mut w = JsonWriter::new();
     for (name, table) in &t.tables {
         w.table(name, table);
@@ -217,7 +221,7 @@ pub(super) fn write_tables(t: &Tables) -> (Vec<u8>, usize) {
 /// Writes a profile as the tables of [`crate::model::tables_from_profile`], streaming
 /// `sample_values` and `sample_locations` from the value columns and the stack table instead
 /// of materializing them.
-pub(super) fn write_profile(p: &Profile) -> (Vec<u8>, usize) {
+fn write_profile(p: &Profile) -> (Vec<u8>, usize) {
     let mut w = JsonWriter::new();
     w.table("meta", &meta_table(p));
     w.table("sources", &sources_table(p));
@@ -277,4 +281,83 @@ fn write_sample_locations(w: &mut JsonWriter, p: &Profile) {
         "location_id",
         sample_location_rows(p).map(|(_, _, l)| row_id(l.idx())),
     );
+}
+
+fn infinite_warning(format: &'static str, n: usize) -> Vec<Warning> {
+    if n == 0 {
+        return Vec::new();
+    }
+    vec![Warning::new(
+        format,
+        "infinite values written as null (JSON has no infinity)",
+        n,
+    )]
+}
+
+/// Writes a profile as a v2 document (deterministic bytes).
+pub fn write(p: &Profile, _options: &WriteOptions) -> Result<Written, WriteError> {
+    let (bytes, infinite) = write_profile(p);
+    Ok(Written {
+        bytes,
+        warnings: infinite_warning(FORMAT, infinite),
+    })
+}
+
+/// Writes logical tables as a document (v1 or v2, as given, without validating them).
+pub fn write_document(t: &Tables) -> Vec<u8> {
+    write_tables(t).0
+}
+
+/// Writes a profile as a v1 document (see [`v1_from_v2`]), warning about everything v1
+/// cannot hold.
+pub fn write_v1(p: &Profile, _options: &WriteOptions) -> Result<Written, WriteError> {
+    let tables = v1_from_v2(p).map_err(|m| WriteError::new(FORMAT_V1, m))?;
+    let (bytes, infinite) = write_tables(&tables);
+    let mut warnings = v1_losses(p);
+    warnings.extend(infinite_warning(FORMAT_V1, infinite));
+    Ok(Written { bytes, warnings })
+}
+
+/// What a v1 document cannot hold of `p`.
+fn v1_losses(p: &Profile) -> Vec<Warning> {
+    let mut lost = Vec::new();
+    let meta = p.meta.key.len().saturating_sub(1);
+    if meta > 0 {
+        lost.push(format!("{meta} meta rows besides version"));
+    }
+    if !p.sources.source_type.is_empty() {
+        lost.push(format!(
+            "the sources table ({} rows)",
+            p.sources.source_type.len()
+        ));
+    }
+    for c in &p.values {
+        let (t, u) = (p.str(c.value_type), p.str(c.unit));
+        if (t, u) != ("samples", "count") {
+            lost.push(format!("value type {t}/{u}"));
+        }
+    }
+    let na_starts = p
+        .functions
+        .start_line
+        .iter()
+        .filter(|&&s| s == INT_NA)
+        .count();
+    if na_starts > 0 {
+        lost.push(format!(
+            "NA start_line of {na_starts} functions (written as 0, v1's unknown)"
+        ));
+    }
+    for c in &p.samples.ext.columns {
+        lost.push(format!("samples.{}", c.name));
+    }
+    for t in &p.ext_tables {
+        lost.push(format!("extension table {}", t.name));
+    }
+    if p.num_samples() > 0 {
+        lost.push("the identity and order of single samples (v1 aggregates stacks)".to_owned());
+    }
+    lost.into_iter()
+        .map(|what| Warning::new(FORMAT_V1, format!("not written: {what}"), 1))
+        .collect()
 }
