@@ -47,7 +47,6 @@
 //! warning. Memory prefixes the header does not announce (or missing ones it does) are kept
 //! as they are, with a warning.
 
-mod fxhash;
 pub mod header;
 mod read;
 pub mod tokens;
