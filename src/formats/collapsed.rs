@@ -29,7 +29,9 @@
 //! `samples` is written, lines carry both counts (`stack before after`), so differential files
 //! round-trip.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::hash::HashMap;
 
 use super::error::{Place, ReadError, Warning, Warnings, WriteError};
 use super::read_common::finish_parsed;
@@ -266,7 +268,7 @@ impl<'o> Reader<'o> {
             source,
             samples,
             before,
-            locations: HashMap::new(),
+            locations: HashMap::default(),
             stack_lines: 0,
         }
     }
@@ -442,7 +444,7 @@ impl<'p> WriteState<'p> {
         WriteState {
             profile,
             lines: BTreeMap::new(),
-            stack_text: HashMap::new(),
+            stack_text: HashMap::default(),
             warnings: Warnings::default(),
         }
     }

@@ -3,14 +3,15 @@
 //! It interns strings, functions, locations and stacks, so identical ones are stored once,
 //! and [`ProfileBuilder::build`] checks every physical invariant before handing the profile out.
 
-use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasher as _, Hasher as _};
 
 use super::columns::{Cell, ColumnKind, ExtTable};
 use super::ids::*;
 use super::profile::*;
 use super::stack_index::StackNodeIndex;
 use super::strings::StringTable;
+use crate::hash::{BuildHasher, HashMap};
 
 /// The content of a `functions` row, used as its interning key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,10 +50,12 @@ pub struct ProfileBuilder {
     function_ids: HashMap<FunctionKey, FunctionIndex>,
     location_ids: HashMap<(u32, i32), LocationIndex>,
     stack_ids: StackNodeIndex,
-    /// Whole-stack cache: [`stack_hash`] of a stack's frames to its innermost node. A hit is
-    /// verified against the stack table and a colliding stack overwrites the entry, so a
-    /// collision (even a crafted one) costs only a miss.
+    /// Whole-stack cache: [`Self::stack_hash`] of a stack's frames to its innermost node. A
+    /// hit is verified against the stack table and a colliding stack overwrites the entry, so
+    /// a collision costs only a miss.
     stack_memo: HashMap<u64, StackIndex>,
+    /// The seeded hasher of [`Self::stack_hash`], one per builder so equal stacks hash alike.
+    stack_hasher: BuildHasher,
     /// The last stack interned, outermost frame first, and the node of each of its prefixes
     /// (`last_nodes[i]` is the node of `last_stack[..=i]`): consecutive samples often share
     /// most of their frames (timelines, sorted collapsed files), and the shared part then
@@ -252,7 +255,7 @@ impl ProfileBuilder {
     /// A stack seen before is found with one hash of its frames and a walk up its nodes,
     /// instead of one prefix-tree lookup per frame.
     pub fn stack_leaf_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        let hash = stack_hash(frames.iter().copied());
+        let hash = self.stack_hash(frames.iter().copied());
         if let Some(s) = self.memoized_stack(hash, frames.iter().copied()) {
             return Some(s);
         }
@@ -262,7 +265,7 @@ impl ProfileBuilder {
 
     /// The stack node of a whole stack given outermost frame first (collapsed, speedscope).
     pub fn stack_root_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        let hash = stack_hash(frames.iter().rev().copied());
+        let hash = self.stack_hash(frames.iter().rev().copied());
         if let Some(s) = self.memoized_stack(hash, frames.iter().rev().copied()) {
             return Some(s);
         }
@@ -315,6 +318,16 @@ impl ProfileBuilder {
             self.last_nodes.truncate(depth);
         }
         node
+    }
+
+    /// The hash of a stack's frames given innermost first, with the builder's seeded hasher.
+    fn stack_hash(&self, leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
+        let mut h = self.stack_hasher.build_hasher();
+        h.write_usize(leaf_first.len());
+        for loc in leaf_first {
+            h.write_u32(loc.0);
+        }
+        h.finish()
     }
 
     /// The cached node for `hash` when its frames are exactly `leaf_first`.
@@ -477,16 +490,6 @@ impl ProfileBuilder {
         check_invariants(&self.p)?;
         Ok(self.p)
     }
-}
-
-/// A fast multiplicative hash of a stack's frames given innermost first (FxHash's mixing step).
-/// Not collision resistant, and need not be: see `ProfileBuilder::stack_memo`.
-fn stack_hash(leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
-    const SEED: u64 = 0x517c_c1b7_2722_0a95;
-    let len = leaf_first.len() as u64;
-    leaf_first.fold(len, |h, loc| {
-        (h.rotate_left(5) ^ u64::from(loc.0)).wrapping_mul(SEED)
-    })
 }
 
 fn to_u32(i: usize) -> u32 {

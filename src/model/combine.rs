@@ -28,7 +28,7 @@
 //! largest id of that space in the earlier inputs, so ids of different inputs cannot collide.
 //! Ids of an own id space should be positive integers; id columns of kind `chr` are copied as is.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use super::builder::{FunctionKey, ModelError, ProfileBuilder};
 use super::columns::{Cell, Column, ColumnData, ColumnKind, ExtColumns, ExtTable};
@@ -336,8 +336,8 @@ impl<'a> Combiner<'a> {
             plan,
             b,
             value_types,
-            function_ids: HashMap::new(),
-            location_ids: HashMap::new(),
+            function_ids: HashMap::default(),
+            location_ids: HashMap::default(),
             sources_ext: plan.sources.empty_columns(),
             samples_ext: plan.samples.empty_columns(),
             functions_ext: plan.functions.empty_columns(),
@@ -721,7 +721,7 @@ fn merge_meta(profiles: &[Profile], out: &mut Profile) {
     let plain_lists: Vec<HashMap<&str, Vec<&str>>> = rows
         .iter()
         .map(|r| {
-            let mut m: HashMap<&str, Vec<&str>> = HashMap::new();
+            let mut m: HashMap<&str, Vec<&str>> = HashMap::default();
             for &(o, k, v) in r {
                 if o == Owner::Plain {
                     m.entry(k).or_default().push(v);

@@ -13,7 +13,7 @@
 //! The way back, [`profile_from_tables`], validates first, maps arbitrary ids to rows and
 //! restores extension columns and tables (see [`profile_from_tables`]).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use super::builder::check_invariants;
 use super::columns::{ColumnData, ExtColumns, ExtTable};
@@ -318,7 +318,7 @@ impl Profile {
     }
 
     fn validate_value_types(&self, r: &mut Report) {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for c in &self.values {
             if c.value_type.is_na() {
                 r.column("sample_values", "type", "a value type is NA");
@@ -439,7 +439,7 @@ impl Profile {
         ext: &ExtColumns,
         rows: Option<usize>,
     ) {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let rows = rows.or_else(|| ext.columns.first().map(|c| c.data.len()));
         for c in &ext.columns {
             if !seen.insert(c.name.as_str()) {

@@ -10,8 +10,8 @@
 //! (listed by [`unkept_parts`]): dotted columns of `meta`, `sample_values` and
 //! `sample_locations`, which the physical model has no place for, and list columns.
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::builder::{check_invariants, ProfileBuilder};
 use super::columns::{Column, ColumnData, ColumnKind, ExtColumns};
@@ -157,7 +157,7 @@ impl ColumnKinds {
             chr(ct, name, "column")?,
             chr(ct, name, "type")?,
         );
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (row, ((tb, c), ty)) in tables
             .iter()
             .zip(columns.iter())
@@ -353,7 +353,7 @@ impl Loader {
     /// Declares the value types of [`VALUE_TYPES_TABLE`] in order, then sets one value per
     /// `sample_values` row, declaring further types on first sight.
     fn load_values(&mut self, values: &Table, value_types: Option<&Table>) -> Res<()> {
-        let mut types: HashMap<String, (ValueTypeIndex, Option<String>)> = HashMap::new();
+        let mut types: HashMap<String, (ValueTypeIndex, Option<String>)> = HashMap::default();
         if let Some(vt) = value_types {
             let name = VALUE_TYPES_TABLE;
             for (ty, unit) in chr(vt, name, "type")?

@@ -19,8 +19,8 @@
 //! 8. `functions.function_id` is unique; `name` and `system_name` are neither empty nor NA;
 //!    `start_line` is non-negative (not NA).
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::convert::{functions_table, locations_table};
 use super::ids::*;
@@ -75,7 +75,7 @@ pub fn validate_v1(t: &Tables) -> Vec<Violation> {
     for issue in order_issues(&names, &V1_TABLES, "table") {
         r.table(&issue.name, issue.message);
     }
-    let mut sound: HashMap<&str, &Table> = HashMap::new();
+    let mut sound: HashMap<&str, &Table> = HashMap::default();
     for (name, required) in V1_SCHEMA {
         if let Some(table) = t.table(name) {
             if check_columns(&mut r, name, table, required) {
@@ -534,7 +534,7 @@ fn expanded_locations(s: &V1Samples<'_>) -> Table {
 pub fn v1_from_v2(p: &Profile) -> Result<Tables, String> {
     let counts = v1_counts(p)?;
     let mut order: Vec<u32> = Vec::new();
-    let mut sums: HashMap<u32, i64> = HashMap::new();
+    let mut sums: HashMap<u32, i64> = HashMap::default();
     for (s, &stack) in p.samples.stack.iter().enumerate() {
         let c = counts.get(s).copied().unwrap_or(0);
         if c == 0 {

@@ -25,8 +25,8 @@
 //! that need another table only when that table is sound too, so one broken column does not
 //! bury the report under follow-up errors.
 
+use crate::hash::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::columns::ColumnKind;
@@ -290,7 +290,7 @@ impl IdIndex {
         if dense {
             return IdIndex::Dense(ids.len());
         }
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (row, id) in ids.iter().enumerate() {
             if let Some(id) = id {
                 map.entry(*id).or_insert(row);
@@ -408,7 +408,7 @@ fn check_unique_columns(
     table: &Table,
     required: &[(&str, ColType)],
 ) -> bool {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut sound = true;
     for (col, _) in &table.columns {
         if !seen.insert(col.as_str()) {
@@ -440,7 +440,7 @@ fn check_lengths(r: &mut Report, name: &str, table: &Table) -> bool {
 
 /// Table names that appear more than once.
 pub(crate) fn check_unique_tables(r: &mut Report, t: &Tables) {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for (name, _) in &t.tables {
         if !seen.insert(name.as_str()) {
             r.table(name, "table appears more than once");
@@ -452,7 +452,7 @@ pub(crate) fn check_unique_tables(r: &mut Report, t: &Tables) {
 pub fn validate_v2(t: &Tables) -> Vec<Violation> {
     let mut r = Report::default();
     check_unique_tables(&mut r, t);
-    let mut sound: HashMap<&str, &Table> = HashMap::new();
+    let mut sound: HashMap<&str, &Table> = HashMap::default();
     for (name, required) in V2_SCHEMA {
         match t.table(name) {
             None => r.table(name, "required table is missing"),
@@ -539,8 +539,8 @@ impl<'a> V2Rules<'a, '_> {
             "must not be NA (it is part of the key (sample_id, type))",
             &types,
         );
-        let mut type_index: HashMap<&str, u64> = HashMap::new();
-        let mut seen: HashSet<(usize, u64)> = HashSet::new();
+        let mut type_index: HashMap<&str, u64> = HashMap::default();
+        let mut seen: HashSet<(usize, u64)> = HashSet::default();
         let mut dups = Vec::new();
         for (row, (id, ty)) in ids.iter().zip(types.iter()).enumerate() {
             let (Some(sample), Some(ty)) = (id.and_then(|id| samples.row(id)), ty) else {
@@ -672,7 +672,7 @@ pub(crate) fn check_unique_ints(
     if !na_ok {
         r.na_cells(table, col, "must not be NA", ids);
     }
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let dups = ids
         .iter()
         .enumerate()
