@@ -1,4 +1,4 @@
-//! Between the physical [`Profile`] and the logical [`Tables`] of seed 000, and the validation
+//! Between the physical [`Profile`] and the logical [`Tables`] of docs/model.md, and the validation
 //! of a physical profile.
 //!
 //! [`tables_from_profile`] writes the seven tables with logical ids = row index + 1, every
@@ -295,7 +295,7 @@ pub fn value_types_table(p: &Profile) -> Table {
 }
 
 impl Profile {
-    /// Checks the profile against seed 000's rules. Keys and references hold by construction
+    /// Checks the profile against the v2 rules of docs/model.md. Keys and references hold by construction
     /// (ids are rows, references are checked by [`check_invariants`]), so this checks what the
     /// physical form can still get wrong — `meta.version`, names, line numbers, value types,
     /// stack depths, extension columns and tables — without materializing `sample_locations`.

@@ -1,7 +1,7 @@
-//! The legacy v1 format of seed 001 (`r-prof/profile`'s `profile_data`): validation, and the
+//! The legacy v1 format (docs/model.md; `r-prof/profile`'s `profile_data`): validation, and the
 //! conversions to and from v2.
 //!
-//! Rules checked by [`validate_v1`], in the order of seed 001 (and of `validate_profile()` in
+//! Rules checked by [`validate_v1`], in the order of docs/model.md (and of `validate_profile()` in
 //! `r-prof/profile:R/api.R`, whose `stopifnot` semantics decide the NA cases):
 //! 1. the tables are `meta`, `sample_types`, `samples`, `locations`, `functions` in this order;
 //!    further components must start with a dot and come after them (they are ignored);
@@ -19,7 +19,6 @@
 //! 8. `functions.function_id` is unique; `name` and `system_name` are neither empty nor NA;
 //!    `start_line` is non-negative (not NA).
 
-use crate::hash::HashMap;
 use std::borrow::Cow;
 
 use super::convert::{functions_table, locations_table};
@@ -32,6 +31,7 @@ use super::validate::{
     validate_v2, ColType, IdIndex, Report, Violation, CHR, FUNCTIONS_COLUMNS, INT,
     LOCATIONS_COLUMNS, META_COLUMNS,
 };
+use crate::hash::HashMap;
 
 /// The five v1 tables, in their required order.
 pub const V1_TABLES: [&str; 5] = ["meta", "sample_types", "samples", "locations", "functions"];
@@ -270,7 +270,7 @@ fn check_v1_functions(r: &mut Report, f: &Table) {
     }
 }
 
-/// The `source_type` of a converted v1 document (seed 000: "inferred from the hidden `.rprof`
+/// The `source_type` of a converted v1 document (docs/model.md: "inferred from the hidden `.rprof`
 /// or `.msg` component"): `rprof` with a `.rprof` component, `pprof` with a `.msg` component
 /// (the pprof message `read_pprof()` keeps), whichever comes first; `manual` without either.
 pub fn v1_source_type(t: &Tables) -> &'static str {
@@ -380,7 +380,7 @@ pub(crate) fn repeat_values(v: &Values, counts: &[usize]) -> Values {
     }
 }
 
-/// The v1 `meta` table with the version set to `"2.0"` (seed 000 step 6); other columns kept.
+/// The v1 `meta` table with the version set to `"2.0"` (docs/model.md, v1 to v2 step 6); other columns kept.
 pub(crate) fn meta_v2_from_v1(meta: &Table) -> Table {
     let mut out = meta.clone();
     let keys: Vec<bool> = typing::chr_column(meta, "key")
@@ -423,7 +423,7 @@ fn int_col(name: &str, cells: Vec<Option<i32>>) -> (String, Values) {
     (name.to_owned(), Values::Int(cells))
 }
 
-/// Converts a v1 document to v2 exactly as seed 000 prescribes: one `sources` row whose
+/// Converts a v1 document to v2 exactly as docs/model.md prescribes: one `sources` row whose
 /// `source_type` is [`v1_source_type`] and whose `source_uri` and `source_timestamp` are NA;
 /// each sample repeated `value` times with ids `1..=n`; one `samples`/`count` value of 1 per
 /// sample; `sample_locations` from each sample's `locations` with depth = row position;

@@ -1,4 +1,4 @@
-//! R's `Rprof()` output: reader and writer (formats.md §1).
+//! R's `Rprof()` output: reader and writer (docs/formats/rprof.md).
 //!
 //! # What the reader produces
 //!

@@ -53,7 +53,7 @@ pub(crate) struct OrderIssue {
 }
 
 /// Checks that `names` start with exactly `required` in order and that every other name
-/// starts with a dot and comes after them (seed 001's rule for columns and v1 tables).
+/// starts with a dot and comes after them (the v1 rule for columns and tables, docs/model.md).
 pub(crate) fn order_issues(names: &[&str], required: &[&str], kind: &str) -> Vec<OrderIssue> {
     let mut issues = Vec::new();
     for (pos, name) in names.iter().enumerate() {
