@@ -7,6 +7,7 @@ pub mod combine;
 pub mod convert;
 pub mod ext;
 pub mod ids;
+mod invariants;
 mod load;
 pub mod logical;
 pub mod profile;
