@@ -16,6 +16,7 @@ mod srcref;
 use super::header::{Header, HeaderProblem};
 use super::tokens::{self, MemoryFields, Token};
 use super::*;
+use crate::formats::read_common::finish_parsed;
 use crate::formats::{Format, Limits, Parsed, Place, ReadError, ReadOptions, Warnings};
 use crate::hash::HashMap;
 use crate::model::{
@@ -243,15 +244,7 @@ impl<'a> Reader<'a> {
             self.b.set_sample_ext(s, COL_TOPLEVEL_FILE, Cell::Chr(file));
             self.b.set_sample_ext(s, COL_TOPLEVEL_LINE, Cell::Int(line));
         }
-        let profile = self
-            .b
-            .build()
-            .map_err(|e| ReadError::whole(FORMAT, format!("internal error: {e}")))?;
-        Ok(Parsed {
-            format: Format::Rprof,
-            profile,
-            warnings: self.warnings.into_vec(),
-        })
+        finish_parsed(self.b, Format::Rprof, self.warnings)
     }
 }
 
