@@ -33,7 +33,7 @@ pub use error::{Place, ReadError, Warning, Warnings, WriteError};
 pub enum Format {
     /// proftab's own lossless JSON of the v2 tables.
     TablesJson,
-    /// tables-JSON of the legacy v1 format (seed 001).
+    /// tables-JSON of the legacy v1 format (docs/model.md).
     TablesJsonV1,
     /// pprof `profile.proto`, gzipped or raw.
     Pprof,

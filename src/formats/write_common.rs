@@ -28,7 +28,7 @@ pub(crate) fn chosen_value_type(
 }
 
 /// `type/unit` of every value type, comma separated.
-fn value_type_list(profile: &Profile) -> String {
+pub(crate) fn value_type_list(profile: &Profile) -> String {
     let names: Vec<String> = (0..profile.values.len())
         .filter_map(ValueTypeIndex::from_usize)
         .map(|vt| {

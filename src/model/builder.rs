@@ -3,14 +3,15 @@
 //! It interns strings, functions, locations and stacks, so identical ones are stored once,
 //! and [`ProfileBuilder::build`] checks every physical invariant before handing the profile out.
 
-use std::collections::HashMap;
-use std::fmt;
+use std::hash::{BuildHasher as _, Hasher as _};
 
 use super::columns::{Cell, ColumnKind, ExtTable};
 use super::ids::*;
+pub use super::invariants::{check_invariants, ModelError};
 use super::profile::*;
 use super::stack_index::StackNodeIndex;
 use super::strings::StringTable;
+use crate::hash::{BuildHasher, HashMap};
 
 /// The content of a `functions` row, used as its interning key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,23 +26,6 @@ pub struct FunctionKey {
     pub start_line: i32,
 }
 
-/// A broken invariant found by [`ProfileBuilder::build`] (a reader bug or an id out of range).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModelError {
-    /// Which table and column.
-    pub place: String,
-    /// What is wrong.
-    pub problem: String,
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "profile model: {}: {}", self.place, self.problem)
-    }
-}
-
-impl std::error::Error for ModelError {}
-
 /// Builds a [`Profile`] row by row.
 #[derive(Default)]
 pub struct ProfileBuilder {
@@ -49,10 +33,12 @@ pub struct ProfileBuilder {
     function_ids: HashMap<FunctionKey, FunctionIndex>,
     location_ids: HashMap<(u32, i32), LocationIndex>,
     stack_ids: StackNodeIndex,
-    /// Whole-stack cache: [`stack_hash`] of a stack's frames to its innermost node. A hit is
-    /// verified against the stack table and a colliding stack overwrites the entry, so a
-    /// collision (even a crafted one) costs only a miss.
+    /// Whole-stack cache: [`Self::stack_hash`] of a stack's frames to its innermost node. A
+    /// hit is verified against the stack table and a colliding stack overwrites the entry, so
+    /// a collision costs only a miss.
     stack_memo: HashMap<u64, StackIndex>,
+    /// The seeded hasher of [`Self::stack_hash`], one per builder so equal stacks hash alike.
+    stack_hasher: BuildHasher,
     /// The last stack interned, outermost frame first, and the node of each of its prefixes
     /// (`last_nodes[i]` is the node of `last_stack[..=i]`): consecutive samples often share
     /// most of their frames (timelines, sorted collapsed files), and the shared part then
@@ -252,7 +238,7 @@ impl ProfileBuilder {
     /// A stack seen before is found with one hash of its frames and a walk up its nodes,
     /// instead of one prefix-tree lookup per frame.
     pub fn stack_leaf_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        let hash = stack_hash(frames.iter().copied());
+        let hash = self.stack_hash(frames.iter().copied());
         if let Some(s) = self.memoized_stack(hash, frames.iter().copied()) {
             return Some(s);
         }
@@ -262,7 +248,7 @@ impl ProfileBuilder {
 
     /// The stack node of a whole stack given outermost frame first (collapsed, speedscope).
     pub fn stack_root_first(&mut self, frames: &[LocationIndex]) -> Option<StackIndex> {
-        let hash = stack_hash(frames.iter().rev().copied());
+        let hash = self.stack_hash(frames.iter().rev().copied());
         if let Some(s) = self.memoized_stack(hash, frames.iter().rev().copied()) {
             return Some(s);
         }
@@ -315,6 +301,16 @@ impl ProfileBuilder {
             self.last_nodes.truncate(depth);
         }
         node
+    }
+
+    /// The hash of a stack's frames given innermost first, with the builder's seeded hasher.
+    fn stack_hash(&self, leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
+        let mut h = self.stack_hasher.build_hasher();
+        h.write_usize(leaf_first.len());
+        for loc in leaf_first {
+            h.write_u32(loc.0);
+        }
+        h.finish()
     }
 
     /// The cached node for `hash` when its frames are exactly `leaf_first`.
@@ -479,127 +475,6 @@ impl ProfileBuilder {
     }
 }
 
-/// A fast multiplicative hash of a stack's frames given innermost first (FxHash's mixing step).
-/// Not collision resistant, and need not be: see `ProfileBuilder::stack_memo`.
-fn stack_hash(leaf_first: impl ExactSizeIterator<Item = LocationIndex>) -> u64 {
-    const SEED: u64 = 0x517c_c1b7_2722_0a95;
-    let len = leaf_first.len() as u64;
-    leaf_first.fold(len, |h, loc| {
-        (h.rotate_left(5) ^ u64::from(loc.0)).wrapping_mul(SEED)
-    })
-}
-
 fn to_u32(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX - 1)
-}
-
-fn err(place: &str, problem: String) -> ModelError {
-    ModelError {
-        place: place.to_owned(),
-        problem,
-    }
-}
-
-/// Checks the physical invariants that make unchecked indexing downstream safe.
-pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
-    let nstr = p.strings.len();
-    let str_ok = |s: &StringId| s.idx() < nstr;
-    let n_src = p.sources.source_type.len();
-    let n_fun = p.functions.name.len();
-    let n_loc = p.locations.line.len();
-    let n_stack = p.stacks.prefix.len();
-    let n = p.num_samples();
-    let all_strings = p
-        .meta
-        .key
-        .iter()
-        .chain(&p.meta.value)
-        .chain(&p.sources.source_type)
-        .chain(&p.sources.source_uri)
-        .chain(&p.functions.name)
-        .chain(&p.functions.system_name)
-        .chain(&p.functions.filename);
-    if let Some(bad) = all_strings.clone().find(|s| !str_ok(s)) {
-        return Err(err("strings", format!("string id {} out of range", bad.0)));
-    }
-    same_len(
-        "sources",
-        &[
-            n_src,
-            p.sources.source_uri.len(),
-            p.sources.source_timestamp.len(),
-        ],
-    )?;
-    same_len(
-        "functions",
-        &[
-            n_fun,
-            p.functions.system_name.len(),
-            p.functions.filename.len(),
-            p.functions.start_line.len(),
-        ],
-    )?;
-    same_len("locations", &[n_loc, p.locations.function.len()])?;
-    same_len(
-        "stacks",
-        &[n_stack, p.stacks.location.len(), p.stacks.depth.len()],
-    )?;
-    same_len("samples", &[n, p.samples.stack.len()])?;
-    if let Some((i, _)) = p
-        .locations
-        .function
-        .iter()
-        .enumerate()
-        .find(|(_, &f)| decode_opt(f).is_some_and(|f| f as usize >= n_fun))
-    {
-        return Err(err(
-            "locations.function_id",
-            format!("row {} refers to a missing function", i + 1),
-        ));
-    }
-    for i in 0..n_stack {
-        let prefix_ok = decode_opt(p.stacks.prefix[i]).is_none_or(|q| (q as usize) < i);
-        if !prefix_ok || p.stacks.location[i].idx() >= n_loc {
-            return Err(err(
-                "stacks",
-                format!("node {i} breaks prefix < index or has a missing location"),
-            ));
-        }
-    }
-    if let Some(i) = p.samples.source.iter().position(|s| s.idx() >= n_src) {
-        return Err(err(
-            "samples.source_id",
-            format!("row {} refers to a missing source", i + 1),
-        ));
-    }
-    if let Some(i) = p
-        .samples
-        .stack
-        .iter()
-        .position(|&s| decode_opt(s).is_some_and(|s| s as usize >= n_stack))
-    {
-        return Err(err(
-            "samples",
-            format!("row {} refers to a missing stack", i + 1),
-        ));
-    }
-    for c in &p.values {
-        if c.values.len() != n || c.present.as_ref().is_some_and(|pr| pr.len() != n) {
-            return Err(err(
-                "sample_values",
-                format!("column {} has the wrong length", p.str(c.value_type)),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn same_len(table: &str, lens: &[usize]) -> Result<(), ModelError> {
-    if lens.windows(2).any(|w| w[0] != w[1]) {
-        return Err(err(
-            table,
-            format!("columns have different lengths {lens:?}"),
-        ));
-    }
-    Ok(())
 }

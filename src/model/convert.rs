@@ -1,4 +1,4 @@
-//! Between the physical [`Profile`] and the logical [`Tables`] of seed 000, and the validation
+//! Between the physical [`Profile`] and the logical [`Tables`] of docs/model.md, and the validation
 //! of a physical profile.
 //!
 //! [`tables_from_profile`] writes the seven tables with logical ids = row index + 1, every
@@ -13,7 +13,7 @@
 //! The way back, [`profile_from_tables`], validates first, maps arbitrary ids to rows and
 //! restores extension columns and tables (see [`profile_from_tables`]).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use super::builder::check_invariants;
 use super::columns::{ColumnData, ExtColumns, ExtTable};
@@ -295,7 +295,7 @@ pub fn value_types_table(p: &Profile) -> Table {
 }
 
 impl Profile {
-    /// Checks the profile against seed 000's rules. Keys and references hold by construction
+    /// Checks the profile against the v2 rules of docs/model.md. Keys and references hold by construction
     /// (ids are rows, references are checked by [`check_invariants`]), so this checks what the
     /// physical form can still get wrong — `meta.version`, names, line numbers, value types,
     /// stack depths, extension columns and tables — without materializing `sample_locations`.
@@ -318,7 +318,7 @@ impl Profile {
     }
 
     fn validate_value_types(&self, r: &mut Report) {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for c in &self.values {
             if c.value_type.is_na() {
                 r.column("sample_values", "type", "a value type is NA");
@@ -439,7 +439,7 @@ impl Profile {
         ext: &ExtColumns,
         rows: Option<usize>,
     ) {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let rows = rows.or_else(|| ext.columns.first().map(|c| c.data.len()));
         for c in &ext.columns {
             if !seen.insert(c.name.as_str()) {

@@ -2,7 +2,7 @@
 //!
 //! Every table of a [`crate::model::Profile`] is addressed by a 0-based row index wrapped in its
 //! own newtype, so a location index can never be used where a function index is expected. The
-//! logical ids of seed 000 (`function_id`, `location_id`, …) are these indices plus one; they are
+//! logical ids of docs/model.md (`function_id`, `location_id`, …) are these indices plus one; they are
 //! assigned when the logical tables are materialized.
 
 macro_rules! index_type {
@@ -18,7 +18,7 @@ macro_rules! index_type {
                 self.0 as usize
             }
 
-            /// The 1-based logical id of this row (seed 000 ids start at 1).
+            /// The 1-based logical id of this row (logical ids start at 1, docs/model.md).
             #[inline]
             pub fn logical_id(self) -> i32 {
                 i32::try_from(self.0).map_or(i32::MAX, |v| v.saturating_add(1))

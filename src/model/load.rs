@@ -11,17 +11,18 @@
 //! `sample_locations`, which the physical model has no place for, and list columns.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::builder::{check_invariants, ProfileBuilder};
 use super::columns::{Column, ColumnData, ColumnKind, ExtColumns};
 use super::convert::{COLUMN_TYPES_TABLE, RESERVED_TABLES, VALUE_TYPES_TABLE};
+use super::ext;
 use super::ids::*;
 use super::logical::{Table, Tables, Values};
 use super::profile::*;
 use super::typing::{self, chr_text, natural_kind};
 use super::v1::{self, V1Samples};
 use super::validate::{v2_required_columns, validate_v2, IdIndex, Violation, V2_TABLES};
+use crate::hash::HashMap;
 
 type Res<T> = Result<T, Vec<Violation>>;
 
@@ -83,7 +84,7 @@ pub fn profile_from_tables(t: &Tables) -> Res<Profile> {
 
 /// Builds a v2 profile from a v1 document exactly as [`v1::v2_from_v1`] converts it, without
 /// materializing the expanded `samples`, `sample_values` and `sample_locations`. Fails on a
-/// violation of seed 001 or when expanding would give more than `max_samples` samples.
+/// violation of the v1 rules (docs/model.md) or when expanding would give more than `max_samples` samples.
 pub fn profile_from_v1(t: &Tables, max_samples: usize) -> Res<Profile> {
     let errors = v1::validate_v1(t);
     if !errors.is_empty() {
@@ -103,7 +104,7 @@ pub fn profile_from_v1(t: &Tables, max_samples: usize) -> Res<Profile> {
 /// What [`profile_from_tables`] / [`profile_from_v1`] do not keep of a document, as
 /// `table.column` or `table` names: dotted columns of `meta`, `sample_values`,
 /// `sample_locations` (v1: `meta`, `sample_types`), list-typed extension columns, and in v1
-/// the dotted components (seed 001: "permitted … but will be ignored").
+/// the dotted components (docs/model.md: "permitted … but will be ignored").
 pub fn unkept_parts(t: &Tables) -> Vec<String> {
     let v2 = t.version() == Some("2.0");
     let unkept_tables: &[&str] = if v2 {
@@ -136,8 +137,8 @@ pub fn unkept_parts(t: &Tables) -> Vec<String> {
 fn known_kind(table: &str, column: &str) -> Option<ColumnKind> {
     match (table, column) {
         ("samples", SAMPLE_TIME) => Some(ColumnKind::Dbl),
-        ("locations", ".address") => Some(ColumnKind::U64),
-        ("locations", ".frame_type") => Some(ColumnKind::Chr),
+        ("locations", ext::locations::ADDRESS) => Some(ColumnKind::U64),
+        ("locations", ext::locations::FRAME_TYPE) => Some(ColumnKind::Chr),
         _ => None,
     }
 }
@@ -157,7 +158,7 @@ impl ColumnKinds {
             chr(ct, name, "column")?,
             chr(ct, name, "type")?,
         );
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (row, ((tb, c), ty)) in tables
             .iter()
             .zip(columns.iter())
@@ -353,7 +354,7 @@ impl Loader {
     /// Declares the value types of [`VALUE_TYPES_TABLE`] in order, then sets one value per
     /// `sample_values` row, declaring further types on first sight.
     fn load_values(&mut self, values: &Table, value_types: Option<&Table>) -> Res<()> {
-        let mut types: HashMap<String, (ValueTypeIndex, Option<String>)> = HashMap::new();
+        let mut types: HashMap<String, (ValueTypeIndex, Option<String>)> = HashMap::default();
         if let Some(vt) = value_types {
             let name = VALUE_TYPES_TABLE;
             for (ty, unit) in chr(vt, name, "type")?

@@ -1,4 +1,4 @@
-//! Logical tables: the relational form of seed 000 (v2) and seed 001 (v1) documents, exactly as
+//! Logical tables: the relational form of v2 and v1 documents (docs/model.md), exactly as
 //! a data frame library sees them — named tables of named, equal-length columns, NA as `None`.
 //!
 //! This is the form that tables-JSON reads and writes and that the validators check, because
@@ -68,26 +68,38 @@ impl Table {
 
     /// The column called `name`.
     pub fn column(&self, name: &str) -> Option<&Values> {
-        self.columns.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        named(&self.columns, name)
     }
 
     /// Mutable access to the column called `name`.
     pub fn column_mut(&mut self, name: &str) -> Option<&mut Values> {
-        self.columns
-            .iter_mut()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
+        named_mut(&mut self.columns, name)
     }
 
     /// Column names in order.
     pub fn names(&self) -> Vec<&str> {
-        self.columns.iter().map(|(n, _)| n.as_str()).collect()
+        names_of(&self.columns)
     }
 
     /// Number of rows (the first column's length; 0 without columns).
     pub fn nrow(&self) -> usize {
         self.columns.first().map_or(0, |(_, v)| v.len())
     }
+}
+
+/// The item called `name` of a list of named items (columns of a table, tables of a document).
+fn named<'a, T>(items: &'a [(String, T)], name: &str) -> Option<&'a T> {
+    items.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+}
+
+/// Mutable access to the item called `name`.
+fn named_mut<'a, T>(items: &'a mut [(String, T)], name: &str) -> Option<&'a mut T> {
+    items.iter_mut().find(|(n, _)| n == name).map(|(_, v)| v)
+}
+
+/// The names of a list of named items, in order.
+fn names_of<T>(items: &[(String, T)]) -> Vec<&str> {
+    items.iter().map(|(n, _)| n.as_str()).collect()
 }
 
 /// A whole logical document: tables in order.
@@ -100,20 +112,17 @@ pub struct Tables {
 impl Tables {
     /// The table called `name`.
     pub fn table(&self, name: &str) -> Option<&Table> {
-        self.tables.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+        named(&self.tables, name)
     }
 
     /// Mutable access to the table called `name`.
     pub fn table_mut(&mut self, name: &str) -> Option<&mut Table> {
-        self.tables
-            .iter_mut()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t)
+        named_mut(&mut self.tables, name)
     }
 
     /// Table names in order.
     pub fn names(&self) -> Vec<&str> {
-        self.tables.iter().map(|(n, _)| n.as_str()).collect()
+        names_of(&self.tables)
     }
 
     /// The value of `meta.version`, if the document has one.

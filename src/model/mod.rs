@@ -1,5 +1,5 @@
-//! The v2 profile tables of seed 000: logical (relational, validated) and physical
-//! (struct-of-arrays, seed 004 style) forms, the builder readers use, and the legacy v1 format.
+//! The v2 profile tables of docs/model.md: logical (relational, validated) and physical
+//! (struct-of-arrays) forms, the builder readers use, and the legacy v1 format.
 
 pub mod builder;
 pub mod columns;
@@ -7,6 +7,7 @@ pub mod combine;
 pub mod convert;
 pub mod ext;
 pub mod ids;
+mod invariants;
 mod load;
 pub mod logical;
 pub mod profile;

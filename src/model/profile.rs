@@ -1,6 +1,6 @@
-//! The physical v2 profile: seed 000's seven tables stored struct-of-arrays (seed 004 style).
+//! The physical v2 profile: the seven tables of docs/model.md stored struct-of-arrays.
 //!
-//! | logical table (seed 000) | physical storage |
+//! | logical table (docs/model.md) | physical storage |
 //! | --- | --- |
 //! | `meta` | [`MetaTable`] |
 //! | `sources` | [`SourceTable`] |

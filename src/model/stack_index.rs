@@ -4,16 +4,16 @@
 //! profile with millions of distinct stack nodes, hundreds of megabytes less), and growing it
 //! needs neither the keys nor a new hash: the full hash is spread from the stored 32 bits.
 //!
-//! Hashing uses the standard library's randomly keyed SipHash, so crafted inputs cannot force
-//! collisions.
+//! Hashing uses the crate's seeded hasher ([`crate::hash::BuildHasher`], foldhash), so crafted
+//! inputs cannot force collisions.
 
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
+use std::hash::BuildHasher as _;
 
 use hashbrown::HashTable;
 
 use super::ids::{LocationIndex, StackIndex, NO_INDEX};
 use super::profile::StackTable;
+use crate::hash::BuildHasher;
 
 /// Index of the nodes of one [`StackTable`] by `(prefix, location)`. Invariant: every entry is
 /// a row of that table, and no two entries have the same key.
@@ -21,7 +21,7 @@ use super::profile::StackTable;
 pub struct StackNodeIndex {
     /// `(node row, low 32 bits of the key's hash)`.
     table: HashTable<(u32, u32)>,
-    hasher: RandomState,
+    hasher: BuildHasher,
 }
 
 /// The table hash of a stored 32-bit hash: multiplied by an odd constant so the high bits

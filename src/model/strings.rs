@@ -1,6 +1,6 @@
 //! The one string table of a profile: every text cell of every table is an index into it.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use super::ids::StringId;
 
@@ -23,7 +23,7 @@ impl StringTable {
     pub fn new() -> Self {
         StringTable {
             strings: vec![String::new()],
-            lookup: HashMap::new(),
+            lookup: HashMap::default(),
         }
     }
 

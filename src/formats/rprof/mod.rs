@@ -1,4 +1,4 @@
-//! R's `Rprof()` output: reader and writer (formats.md §1).
+//! R's `Rprof()` output: reader and writer (docs/formats/rprof.md).
 //!
 //! # What the reader produces
 //!
@@ -47,7 +47,6 @@
 //! warning. Memory prefixes the header does not announce (or missing ones it does) are kept
 //! as they are, with a warning.
 
-mod fxhash;
 pub mod header;
 mod read;
 pub mod tokens;

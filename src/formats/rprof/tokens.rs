@@ -3,7 +3,7 @@
 //! A sample line is `[":" small ":" large ":" nodes ":" dups ":"] { token " " }` where a token
 //! is a quoted frame name (`"lapply"`) or a source reference `F#L` (file number `#` line). R
 //! writes names raw, so a name may itself contain spaces and quotes (`"x[["a b"]]"`). The rule
-//! used here (formats.md §1.4): a name ends at the first `"` that is followed by the end of the
+//! used here (docs/formats/rprof.md): a name ends at the first `"` that is followed by the end of the
 //! line, or by a space and then `"`, a digit or the end of the line.
 
 use memchr::memchr;

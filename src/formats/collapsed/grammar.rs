@@ -1,0 +1,127 @@
+//! The text of a collapsed file: decoding (UTF-8, or UTF-16 with a BOM) and the line grammar,
+//! `stack count` or `stack before after` with the counts split off from the right.
+//!
+//! A count is flamegraph.pl's `DIGITS [ "." DIGITS* ]`; a line is differential only when its
+//! stack itself ends in a count, and a file only when every stack line is.
+
+use std::borrow::Cow;
+
+pub(super) fn has_control_chars(line: &str) -> bool {
+    line.chars().any(|c| c.is_control() && c != '\t')
+}
+
+/// Decodes text: UTF-16 LE/BE when a BOM says so, else UTF-8 (BOM skipped). The flag is true
+/// when invalid sequences were replaced.
+pub(crate) fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, bool) {
+    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        return decode_utf16(rest, u16::from_le_bytes);
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        return decode_utf16(rest, u16::from_be_bytes);
+    }
+    let rest = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = String::from_utf8_lossy(rest);
+    let lossy = matches!(text, Cow::Owned(_));
+    (text, lossy)
+}
+
+fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (Cow<'static, str>, bool) {
+    let units = bytes
+        .chunks_exact(2)
+        .map(|c| unit(<[u8; 2]>::try_from(c).unwrap_or([0, 0])));
+    let mut lossy = bytes.len() % 2 != 0;
+    let text: String = char::decode_utf16(units)
+        .map(|r| {
+            r.unwrap_or_else(|_| {
+                lossy = true;
+                char::REPLACEMENT_CHARACTER
+            })
+        })
+        .collect();
+    (Cow::Owned(text), lossy)
+}
+
+/// True for `DIGITS [ "." DIGITS* ]` (flamegraph.pl's count grammar).
+fn is_count(token: &str) -> bool {
+    let (int, frac) = token.split_once('.').unwrap_or((token, ""));
+    !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Splits a trimmed line into (stack, count text) at the last space or tab.
+pub(super) fn split_count(line: &str) -> Option<(&str, &str)> {
+    let sep = line.rfind([' ', '\t'])?;
+    let (stack, count) = (&line[..sep], &line[sep + 1..]);
+    (is_count(count) && !stack.is_empty()).then_some((stack, count))
+}
+
+/// What one line is.
+pub(super) enum Line<'a> {
+    Blank,
+    Comment(&'a str),
+    Invalid,
+    /// `stack count`; `diff` holds the stack and first count when the stack itself ends in a
+    /// count (a possible differential line).
+    Stack {
+        stack: &'a str,
+        count: &'a str,
+        diff: Option<(&'a str, &'a str)>,
+    },
+}
+
+pub(super) fn classify(raw: &str) -> Line<'_> {
+    let line = raw.trim();
+    if line.is_empty() {
+        return Line::Blank;
+    }
+    if let Some(comment) = line.strip_prefix('#') {
+        return Line::Comment(comment.trim());
+    }
+    match split_count(line) {
+        Some((stack, count)) if !line.contains('\0') => Line::Stack {
+            stack,
+            count,
+            diff: split_count(stack),
+        },
+        _ => Line::Invalid,
+    }
+}
+
+/// True when every stack line has two counts.
+pub(super) fn is_differential(text: &str) -> bool {
+    let mut any = false;
+    for line in text.lines() {
+        if let Line::Stack { diff, .. } = classify(line) {
+            if diff.is_none() {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_grammar() {
+        assert!(is_count("12"));
+        assert!(is_count("6."));
+        assert!(is_count("31.23"));
+        assert!(!is_count(".5"));
+        assert!(!is_count("-1"));
+        assert!(!is_count("12V.43"));
+        assert_eq!("6.".parse::<f64>().ok(), Some(6.0));
+    }
+
+    #[test]
+    fn split_from_the_right() {
+        assert_eq!(split_count("a b;c d 3"), Some(("a b;c d", "3")));
+        assert_eq!(split_count("a\t3"), Some(("a", "3")));
+        assert_eq!(split_count("3"), None);
+        assert_eq!(split_count("a;b"), None);
+    }
+}
