@@ -146,14 +146,10 @@ fn read_files(
     Ok((profile, formats_read, warnings))
 }
 
-fn combine(mut profiles: Vec<Profile>) -> Result<Profile, JsError> {
-    if profiles.len() == 1 {
-        return profiles.pop().ok_or_else(|| JsError::new("no file given"));
-    }
-    if profiles.is_empty() {
-        return Err(JsError::new("no file given"));
-    }
-    crate::model::combine::combine(&profiles).map_err(|e| JsError::new(&e.to_string()))
+fn combine(profiles: Vec<Profile>) -> Result<Profile, JsError> {
+    crate::model::combine::combine_owned(profiles)
+        .ok_or_else(|| JsError::new("no file given"))?
+        .map_err(|e| JsError::new(&e.to_string()))
 }
 
 impl Viewer {

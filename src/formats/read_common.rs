@@ -20,7 +20,8 @@ pub(crate) fn check_sample_limit(
     Ok(())
 }
 
-/// Builds the profile (checking its invariants) and wraps it with the reader's warnings.
+/// Builds the profile (checking its invariants) and wraps it with the reader's warnings. A broken
+/// invariant here is a bug of the reader, and the message says so.
 pub(crate) fn finish_parsed(
     builder: ProfileBuilder,
     format: Format,
@@ -28,7 +29,7 @@ pub(crate) fn finish_parsed(
 ) -> Result<Parsed, ReadError> {
     let profile = builder
         .build()
-        .map_err(|e| ReadError::whole(format.name(), e.to_string()))?;
+        .map_err(|e| ReadError::whole(format.name(), format!("internal error: {e}")))?;
     Ok(Parsed {
         format,
         profile,

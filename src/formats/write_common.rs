@@ -83,11 +83,6 @@ pub(crate) fn frames_root_first(
     frames
 }
 
-/// The display name of a location (see [`Profile::frame_display_name`]).
-pub(crate) fn location_name(profile: &Profile, loc: LocationIndex) -> String {
-    profile.frame_display_name(loc)
-}
-
 /// Formats a finite value the shortest way that reads back to the same `f64`: integers without
 /// a fraction (`5`, not `5.0`).
 pub(crate) fn format_number(v: f64) -> String {

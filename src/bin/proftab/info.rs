@@ -62,18 +62,9 @@ fn source_stats(p: &Profile) -> SourceStats {
 
 /// Row counts of the seven v2 tables and of every extension table, in order.
 fn table_counts(p: &Profile) -> Vec<(String, usize)> {
-    let core = [
-        ("meta", p.meta.key.len()),
-        ("sources", p.sources.source_type.len()),
-        ("samples", p.num_samples()),
-        ("sample_values", p.sample_value_rows()),
-        ("sample_locations", p.sample_location_rows()),
-        ("locations", p.locations.line.len()),
-        ("functions", p.functions.name.len()),
-    ];
-    core.iter()
-        .map(|(n, c)| ((*n).to_owned(), *c))
-        .chain(p.ext_tables.iter().map(|t| (t.name.clone(), t.len())))
+    proftab::analysis::summary::tables(p)
+        .into_iter()
+        .map(|t| (t.name.to_owned(), t.rows))
         .collect()
 }
 

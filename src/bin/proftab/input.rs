@@ -7,7 +7,7 @@
 use std::io::Read;
 
 use proftab::formats::{self, Parsed, ReadOptions, Warning};
-use proftab::model::combine::combine;
+use proftab::model::combine::combine_owned;
 use proftab::model::Profile;
 
 use crate::output::{say, Failure};
@@ -68,10 +68,7 @@ pub fn load_combined(paths: &[String]) -> Result<Profile, Failure> {
     for path in paths {
         profiles.push(load_warning(path)?.profile);
     }
-    if profiles.len() == 1 {
-        return profiles
-            .pop()
-            .ok_or_else(|| Failure::failed("no input profile"));
-    }
-    combine(&profiles).map_err(|e| Failure::failed(format!("cannot combine the inputs: {e}")))
+    combine_owned(profiles)
+        .ok_or_else(|| Failure::failed("no input profile"))?
+        .map_err(|e| Failure::failed(format!("cannot combine the inputs: {e}")))
 }

@@ -5,8 +5,8 @@
 //! with `stringArray`) to [`PROCESSED_PROFILE_VERSION`]: per-thread tables (≤ v59) or shared ones
 //! (v60+), `prefix` (≤ v65) or `prefixOffset`, per-thread or shared `stringArray`, `fileName`
 //! (≤ v57) or `source`, `time` or `timeDeltas`, with or without `weight`. Raw Gecko profiles
-//! (what Firefox hands the profiler before processing) are recognised and refused with a message
-//! saying so. Newer versions fail with the profiler's own `ProfileVersionError` wording.
+//! (what Firefox hands the profiler before processing) are converted by [`gecko`] and read the
+//! same way. Newer versions fail with the profiler's own `ProfileVersionError` wording.
 //!
 //! | Firefox | proftab |
 //! | --- | --- |

@@ -210,7 +210,7 @@ impl<'p> Writer<'p> {
 /// `{"name":…,"file":…,"line":…,"col":…}` of a location: the location's line, else the
 /// function's start line; the column from `locations..column`.
 fn frame_json(p: &Profile, loc: LocationIndex) -> String {
-    let name = crate::formats::write_common::location_name(p, loc);
+    let name = p.frame_display_name(loc);
     let mut out = format!("{{\"name\":{}", json_string(&name));
     let function = p.location_function(loc);
     if let Some(file) = function

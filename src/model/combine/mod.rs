@@ -60,6 +60,16 @@ pub const META_SOURCE_PREFIX: &str = "source.";
 /// Prefix of meta rows of an input without sources whose key conflicts with another input.
 pub const META_UNSOURCED_PREFIX: &str = "unsourced.";
 
+/// Combines owned `profiles`: one profile is returned as it is (no copy), several are
+/// [`combine`]d; `None` when there are none. What the CLI and the viewer do with their inputs.
+pub fn combine_owned(mut profiles: Vec<Profile>) -> Option<Result<Profile, ModelError>> {
+    match profiles.len() {
+        0 => None,
+        1 => profiles.pop().map(Ok),
+        _ => Some(combine(&profiles)),
+    }
+}
+
 /// Combines `profiles` into one profile; see the module documentation for the rules.
 /// Combining no profiles gives an empty profile.
 pub fn combine(profiles: &[Profile]) -> Result<Profile, ModelError> {

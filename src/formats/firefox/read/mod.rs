@@ -7,6 +7,7 @@
 mod frames;
 mod threads;
 
+use crate::formats::read_common::finish_parsed;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
@@ -239,15 +240,7 @@ impl<'o> Reader<'o> {
     }
 
     fn finish(self) -> Result<Parsed, ReadError> {
-        let profile = self
-            .b
-            .build()
-            .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
-        Ok(Parsed {
-            format: Format::Firefox,
-            profile,
-            warnings: self.w.into_vec(),
-        })
+        finish_parsed(self.b, Format::Firefox, self.w)
     }
 
     fn doc_warnings(&mut self, doc: &Doc) {

@@ -14,6 +14,7 @@ use super::attrs::{self, AttrValue};
 use super::layout::{self, DecodedProfile, Layout};
 use super::proto::{self, KeyValue, ProfilesData, ProfilesDictionary};
 use super::*;
+use crate::formats::read_common::finish_parsed;
 use crate::formats::{Format, Place, Warnings};
 use crate::model::{ProfileBuilder, ValueTypeIndex, META_DEFAULT_TYPE};
 use dictionary::{load_tables, Dict};
@@ -48,14 +49,7 @@ pub(super) fn read_messages(
     if r.b.profile().sources.source_type.is_empty() {
         r.w.add(NAME, "empty", || "the file holds no profiles".to_owned());
     }
-    let profile =
-        r.b.build()
-            .map_err(|e| ReadError::whole(NAME, format!("internal error: {e}")))?;
-    Ok(Parsed {
-        format: Format::Otlp,
-        profile,
-        warnings: r.w.into_vec(),
-    })
+    finish_parsed(r.b, Format::Otlp, r.w)
 }
 
 struct Reader<'o> {

@@ -15,6 +15,7 @@ mod mappings;
 mod meta;
 mod samples;
 
+use crate::formats::read_common::finish_parsed;
 use std::borrow::Cow;
 
 use super::errors::byte_err;
@@ -212,15 +213,7 @@ impl<'t, 'a> Reader<'t, 'a> {
                 column("num_unit", ColumnData::Chr(l.num_unit)),
             ];
         }
-        let profile = self
-            .b
-            .build()
-            .map_err(|e| ReadError::whole(FORMAT, format!("internal error: {e}")))?;
-        Ok(Parsed {
-            format: Format::Pprof,
-            profile,
-            warnings: self.warnings.into_vec(),
-        })
+        finish_parsed(self.b, Format::Pprof, self.warnings)
     }
 }
 
