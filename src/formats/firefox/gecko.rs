@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::read::err;
+use super::err;
 use super::schema::{
     Category, Flag, FrameTable, FuncTable, Meta, Samples, StackTable, Tables, Thread,
 };

@@ -28,13 +28,19 @@ mod read;
 mod schema;
 mod write;
 
-use super::json_scan;
+use super::{json_scan, Place, ReadError};
 
 pub use read::read;
 pub use write::write;
 
 /// Format name used in errors and warnings.
 pub const NAME: &str = "firefox";
+
+/// A read error at `path` of the document (the processed and the Gecko reader alike).
+fn err(path: impl Into<String>, message: impl Into<String>) -> ReadError {
+    ReadError::new(NAME, Place::Path(path.into()), message)
+}
+
 /// The newest processed-profile version read, and the one written.
 pub const PROCESSED_PROFILE_VERSION: u32 = 70;
 /// Bytes searched by [`detect`] for the top-level keys.

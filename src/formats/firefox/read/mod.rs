@@ -15,7 +15,7 @@ use super::schema::{
     Category, Col, Doc, FrameTable, FuncTable, Meta, ResourceTable, Samples, Sources, StackTable,
     Tables, Thread, ThreadSlot,
 };
-use super::{gecko, meta_keys, NAME, PROCESSED_PROFILE_VERSION};
+use super::{err, gecko, meta_keys, NAME, PROCESSED_PROFILE_VERSION};
 use crate::formats::{Format, Parsed, Place, ReadError, ReadOptions, Warnings};
 use crate::hash::HashMap;
 use crate::model::{FunctionIndex, LocationIndex, ProfileBuilder, StackIndex};
@@ -30,11 +30,6 @@ const FRAME_TYPES: [&str; 12] = [
 const UNNAMED_FUNCTION: &str = "(anonymous)";
 /// Nanoseconds per millisecond.
 const NS_PER_MS: f64 = 1e6;
-
-/// A read error at `path` of the document.
-pub(super) fn err(path: impl Into<String>, message: impl Into<String>) -> ReadError {
-    ReadError::new(NAME, Place::Path(path.into()), message)
-}
 
 /// An index cell: a non-negative integer below `len`.
 fn index_cell(
