@@ -3,43 +3,17 @@
 
 mod support;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use proftab::formats::{self, Format, WriteOptions};
 use proftab::model::{Cell, Profile, ProfileBuilder, META_DEFAULT_TYPE};
 use serde_json::Value;
+use support::cli::{stderr, stdout};
 use support::corpus::{corpus, fixture};
 
 fn proftab(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_proftab"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = child.stdin.take().unwrap();
-    if let Some(bytes) = stdin {
-        let mut input = input;
-        input.write_all(bytes).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("panicked"),
-        "proftab {args:?} panicked: {stderr}"
-    );
-    out
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    support::cli::run(env!("CARGO_BIN_EXE_proftab"), args, stdin)
 }
 
 fn json_of(o: &Output) -> Value {

@@ -2,24 +2,15 @@
 //! command line (unknown verb, unknown option, missing value): output, messages and exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::process::Output;
 
 use proftab::formats;
+use support::cli::{stderr, stdout};
 
 fn proftab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proftab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    support::cli::run(env!("CARGO_BIN_EXE_proftab"), args, None)
 }
 
 /// Every verb with the options its help must list.

@@ -378,7 +378,16 @@ fn written_file_has_every_field_of_the_current_schema() {
     for k in ["meta", "libs", "shared", "threads"] {
         assert!(!v[k].is_null(), "{k}");
     }
-    let meta = &v["meta"];
+    assert_meta_fields(&v["meta"]);
+    assert_shared_table_columns(&v["shared"]);
+    assert_shared_indices_in_range(&v["shared"]);
+    for t in v["threads"].as_array().unwrap() {
+        assert_thread_fields(t);
+    }
+}
+
+/// `meta`: the required keys, the schema version and the category list.
+fn assert_meta_fields(meta: &Value) {
     for k in [
         "interval",
         "startTime",
@@ -397,7 +406,10 @@ fn written_file_has_every_field_of_the_current_schema() {
     for c in cats {
         assert!(!c["subcategories"].as_array().unwrap().is_empty());
     }
-    let sh = &v["shared"];
+}
+
+/// `shared`: every table has the columns of the v70 schema.
+fn assert_shared_table_columns(sh: &Value) {
     assert_columns(&sh["stackTable"], &["frame", "prefixOffset"], "stackTable");
     assert_columns(
         &sh["frameTable"],
@@ -461,6 +473,11 @@ fn written_file_has_every_field_of_the_current_schema() {
         &["source", "line", "column"],
         "sourceLocationTable",
     );
+}
+
+/// `shared`: the indices between tables (frame → func, func name → string, stack → frame and
+/// prefix) point inside their target.
+fn assert_shared_indices_in_range(sh: &Value) {
     let strings = sh["stringArray"].as_array().unwrap().len() as u64;
     let funcs = sh["funcTable"]["length"].as_u64().unwrap();
     let frames = sh["frameTable"]["length"].as_u64().unwrap();
@@ -480,32 +497,34 @@ fn written_file_has_every_field_of_the_current_schema() {
         assert!(f.as_u64().unwrap() < frames);
         assert!(off.as_u64().unwrap() as usize <= i);
     }
-    for t in v["threads"].as_array().unwrap() {
-        for k in [
-            "processType",
-            "processStartupTime",
-            "processShutdownTime",
-            "registerTime",
-            "unregisterTime",
-            "pausedRanges",
-            "name",
-            "isMainThread",
-            "pid",
-            "tid",
-            "samples",
-            "markers",
-        ] {
-            assert!(t.get(k).is_some(), "thread.{k}");
-        }
-        assert!(t["pid"].is_string());
-        assert_columns(&t["samples"], &["stack", "time"], "samples");
-        assert!(t["samples"]["weightType"].is_string());
-        assert_columns(
-            &t["markers"],
-            &["data", "name", "startTime", "endTime", "phase", "category"],
-            "markers",
-        );
+}
+
+/// One entry of `threads`: the required keys, the samples and the markers table.
+fn assert_thread_fields(t: &Value) {
+    for k in [
+        "processType",
+        "processStartupTime",
+        "processShutdownTime",
+        "registerTime",
+        "unregisterTime",
+        "pausedRanges",
+        "name",
+        "isMainThread",
+        "pid",
+        "tid",
+        "samples",
+        "markers",
+    ] {
+        assert!(t.get(k).is_some(), "thread.{k}");
     }
+    assert!(t["pid"].is_string());
+    assert_columns(&t["samples"], &["stack", "time"], "samples");
+    assert!(t["samples"]["weightType"].is_string());
+    assert_columns(
+        &t["markers"],
+        &["data", "name", "startTime", "endTime", "phase", "category"],
+        "markers",
+    );
 }
 
 #[test]

@@ -447,42 +447,145 @@ fn truncations_and_bit_flips_never_panic() {
     }
 }
 
+/// One invalid input: file name, contents, and the text the read error must contain.
+type InvalidCase = (&'static str, Vec<u8>, &'static str);
+
 /// Regenerates tests/fixtures/invalid/otlp (run with `--ignored` after changing a case).
 #[test]
 #[ignore]
 fn generate_invalid_fixtures() {
     let dir = &fixture("invalid/otlp");
     std::fs::create_dir_all(dir).unwrap();
-    let ok_sample = || {
-        Sample {
+    let valid = message_with_samples(
+        vec![Sample {
             stack_index: 1,
             values: vec![1],
             ..Default::default()
         }
-        .encode_to_vec()
-    };
-    let valid = message_with_samples(vec![ok_sample()], &[]);
-    let mutate = |f: &dyn Fn(&mut ProfilesData)| {
-        let mut d = ProfilesData::decode(valid.as_slice()).unwrap();
-        f(&mut d);
-        d.encode_to_vec()
-    };
-    let with_sample = |s: Sample| message_with_samples(vec![s.encode_to_vec()], &["a"]);
-    let mut deep = AnyValue {
+        .encode_to_vec()],
+        &[],
+    );
+    let cases = [
+        invalid_wire_cases(&valid),
+        invalid_dictionary_index_cases(&valid),
+        invalid_sample_cases(),
+        invalid_json_cases(),
+    ]
+    .concat();
+    for (name, bytes, expected) in cases {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        let stem = name.rsplit_once('.').unwrap().0;
+        std::fs::write(
+            dir.join(format!("{stem}.expected")),
+            format!("{expected}\n"),
+        )
+        .unwrap();
+    }
+}
+
+/// `valid` decoded, changed by `change` and encoded again.
+fn mutated(valid: &[u8], change: impl FnOnce(&mut ProfilesData)) -> Vec<u8> {
+    let mut d = ProfilesData::decode(valid).unwrap();
+    change(&mut d);
+    d.encode_to_vec()
+}
+
+/// A message whose only sample is `s` (attribute 1 is "a").
+fn with_sample(s: Sample) -> Vec<u8> {
+    message_with_samples(vec![s.encode_to_vec()], &["a"])
+}
+
+/// An integer wrapped in `depth` nested array values.
+fn nested_value(depth: usize) -> AnyValue {
+    let mut v = AnyValue {
         value: Some(Value::IntValue(1)),
     };
-    for _ in 0..200 {
-        deep = AnyValue {
-            value: Some(Value::ArrayValue(ArrayValue { values: vec![deep] })),
+    for _ in 0..depth {
+        v = AnyValue {
+            value: Some(Value::ArrayValue(ArrayValue { values: vec![v] })),
         };
     }
-    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+    v
+}
+
+/// Broken encoding: empty, cut or badly framed bytes, a wrong wire type, too deep nesting.
+fn invalid_wire_cases(valid: &[u8]) -> Vec<InvalidCase> {
+    vec![
         ("empty.otlp", vec![], "the file is empty"),
         (
             "truncated.otlp",
             valid[..valid.len() - 3].to_vec(),
             "not an OTLP ProfilesData message",
         ),
+        (
+            "deep-value.otlp",
+            mutated(valid, |d| {
+                d.dictionary
+                    .as_mut()
+                    .unwrap()
+                    .attribute_table
+                    .push(KeyValueAndUnit {
+                        key_strindex: 4,
+                        value: Some(nested_value(200)),
+                        unit_strindex: 0,
+                    })
+            }),
+            "recursion limit",
+        ),
+        (
+            "profile-wire-type.otlp",
+            mutated(valid, |d| {
+                let sp = &mut d.resource_profiles[0].scope_profiles[0];
+                sp.profiles[0].extend([0x18, 0x01]);
+            }),
+            "Profile.time_unix_nano has the wrong wire type",
+        ),
+        (
+            "bad-frame.otlp",
+            [0u8, 0, 0, 9, 0x0a, 0x02, 0x00].to_vec(),
+            "not an OTLP ProfilesData message",
+        ),
+    ]
+}
+
+/// Dictionary tables pointing outside the string, location, function or mapping table.
+fn invalid_dictionary_index_cases(valid: &[u8]) -> Vec<InvalidCase> {
+    vec![
+        (
+            "string-out-of-range.otlp",
+            mutated(valid, |d| {
+                d.dictionary.as_mut().unwrap().function_table[1].name_strindex = 50
+            }),
+            "dictionary.function_table[1].name_strindex: string index 50 out of range",
+        ),
+        (
+            "location-negative.otlp",
+            mutated(valid, |d| {
+                d.dictionary.as_mut().unwrap().stack_table[1].location_indices = vec![-1]
+            }),
+            "location_indices[0]: location index -1 out of range",
+        ),
+        (
+            "function-out-of-range.otlp",
+            mutated(valid, |d| {
+                d.dictionary.as_mut().unwrap().location_table[1].lines[0].function_index = 9
+            }),
+            "function index 9 out of range",
+        ),
+        (
+            "mapping-out-of-range.otlp",
+            mutated(valid, |d| {
+                d.dictionary.as_mut().unwrap().location_table[1].mapping_index = 4
+            }),
+            "mapping index 4 out of range",
+        ),
+    ]
+}
+
+/// Samples with a bad stack, attribute or link index, values not matching the timestamps, or
+/// both sample layouts in one message.
+fn invalid_sample_cases() -> Vec<InvalidCase> {
+    vec![
         (
             "stack-out-of-range.otlp",
             with_sample(Sample {
@@ -491,28 +594,6 @@ fn generate_invalid_fixtures() {
                 ..Default::default()
             }),
             "stack index 7 out of range (table has 2)",
-        ),
-        (
-            "string-out-of-range.otlp",
-            mutate(&|d| d.dictionary.as_mut().unwrap().function_table[1].name_strindex = 50),
-            "dictionary.function_table[1].name_strindex: string index 50 out of range",
-        ),
-        (
-            "location-negative.otlp",
-            mutate(&|d| d.dictionary.as_mut().unwrap().stack_table[1].location_indices = vec![-1]),
-            "location_indices[0]: location index -1 out of range",
-        ),
-        (
-            "function-out-of-range.otlp",
-            mutate(&|d| {
-                d.dictionary.as_mut().unwrap().location_table[1].lines[0].function_index = 9
-            }),
-            "function index 9 out of range",
-        ),
-        (
-            "mapping-out-of-range.otlp",
-            mutate(&|d| d.dictionary.as_mut().unwrap().location_table[1].mapping_index = 4),
-            "mapping index 4 out of range",
         ),
         (
             "attribute-out-of-range.otlp",
@@ -566,29 +647,12 @@ fn generate_invalid_fixtures() {
             ),
             "the samples mix the v1.9 layout",
         ),
-        (
-            "deep-value.otlp",
-            mutate(&|d| {
-                d.dictionary
-                    .as_mut()
-                    .unwrap()
-                    .attribute_table
-                    .push(KeyValueAndUnit {
-                        key_strindex: 4,
-                        value: Some(deep.clone()),
-                        unit_strindex: 0,
-                    })
-            }),
-            "recursion limit",
-        ),
-        (
-            "profile-wire-type.otlp",
-            mutate(&|d| {
-                let sp = &mut d.resource_profiles[0].scope_profiles[0];
-                sp.profiles[0].extend([0x18, 0x01]);
-            }),
-            "Profile.time_unix_nano has the wrong wire type",
-        ),
+    ]
+}
+
+/// OTLP/JSON: a non-hex profile id, cut text, a non-integer index.
+fn invalid_json_cases() -> Vec<InvalidCase> {
+    vec![
         (
             "json-profile-id.json",
             br#"{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"profileId": "zz"}]}]}]}"#.to_vec(),
@@ -604,21 +668,7 @@ fn generate_invalid_fixtures() {
             br#"{"resourceProfiles": [], "dictionary": {"stackTable": [{"locationIndices": ["x"]}]}}"#.to_vec(),
             "\"x\" is not an integer",
         ),
-        (
-            "bad-frame.otlp",
-            [0u8, 0, 0, 9, 0x0a, 0x02, 0x00].to_vec(),
-            "not an OTLP ProfilesData message",
-        ),
-    ];
-    for (name, bytes, expected) in cases {
-        std::fs::write(dir.join(name), bytes).unwrap();
-        let stem = name.rsplit_once('.').unwrap().0;
-        std::fs::write(
-            dir.join(format!("{stem}.expected")),
-            format!("{expected}\n"),
-        )
-        .unwrap();
-    }
+    ]
 }
 
 #[test]

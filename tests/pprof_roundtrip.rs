@@ -267,10 +267,14 @@ fn packed_and_unpacked_repeated_fields_decode_alike() {
 /// is_folded, Line.column, num_unit) plus inline frames, two mappings, an address-only
 /// location and string and numeric labels. Committed as tests/fixtures/pprof/fields.pb.gz, so
 /// the go tool pprof fidelity test covers it too.
-fn fields_profile() -> Vec<u8> {
+mod fields_pb {
+    use proftab::formats::gzip;
     use proftab::formats::pprof::schema::*;
     use prost::Message;
-    let strings = [
+
+    /// The string table; "memcpy" and "work" repeat at 21 and 22 for drop_frames and
+    /// keep_frames (lookups by text find the first).
+    const STRINGS: [&str; 24] = [
         "",
         "samples",
         "count",
@@ -296,47 +300,69 @@ fn fields_profile() -> Vec<u8> {
         "work",
         "https://example.com/doc",
     ];
-    let s = |text: &str| strings.iter().position(|&x| x == text).unwrap() as i64;
-    let line = |f: u64, line: i64, column: i64| Line {
-        function_id: f,
-        line,
-        column,
-    };
-    let func = |id: u64, name: &str, file: &str, start: i64| Function {
-        id,
-        name: s(name),
-        system_name: s(if name == "main" { "_main" } else { name }),
-        filename: s(file),
-        start_line: start,
-    };
-    let str_label = |k: &str, v: &str| Label {
-        key: s(k),
-        str: s(v),
-        ..Default::default()
-    };
-    let num_label = |k: &str, n: i64, unit: &str| Label {
-        key: s(k),
-        num: n,
-        num_unit: s(unit),
-        ..Default::default()
-    };
-    let sample = |ids: &[u64], v: [i64; 2], label: Vec<Label>| Sample {
-        location_id: ids.to_vec(),
-        value: v.to_vec(),
-        label,
-    };
-    let profile = Profile {
-        sample_type: vec![
-            ValueType {
-                r#type: s("samples"),
-                unit: s("count"),
-            },
-            ValueType {
-                r#type: s("alloc"),
-                unit: s("bytes"),
-            },
-        ],
-        sample: vec![
+
+    /// Index of the first `text` in [`STRINGS`].
+    fn s(text: &str) -> i64 {
+        STRINGS.iter().position(|&x| x == text).unwrap() as i64
+    }
+
+    /// The whole profile, gzipped.
+    pub fn profile() -> Vec<u8> {
+        let profile = Profile {
+            sample_type: vec![value_type("samples", "count"), value_type("alloc", "bytes")],
+            sample: samples(),
+            mapping: mappings(),
+            location: locations(),
+            function: functions(),
+            string_table: STRINGS.iter().map(|x| x.as_bytes().to_vec()).collect(),
+            drop_frames: 21,
+            keep_frames: 22,
+            time_nanos: 1_700_000_000_123_456_789,
+            duration_nanos: 2_500_000_000,
+            period_type: Some(value_type("alloc", "bytes")),
+            period: 1,
+            comment: vec![s("first comment"), s("second comment")],
+            default_sample_type: s("alloc"),
+            doc_url: s("https://example.com/doc"),
+        };
+        gzip::gzip(&profile.encode_to_vec())
+    }
+
+    fn value_type(r#type: &str, unit: &str) -> ValueType {
+        ValueType {
+            r#type: s(r#type),
+            unit: s(unit),
+        }
+    }
+
+    fn str_label(k: &str, v: &str) -> Label {
+        Label {
+            key: s(k),
+            str: s(v),
+            ..Default::default()
+        }
+    }
+
+    fn num_label(k: &str, n: i64, unit: &str) -> Label {
+        Label {
+            key: s(k),
+            num: n,
+            num_unit: s(unit),
+            ..Default::default()
+        }
+    }
+
+    fn sample(ids: &[u64], v: [i64; 2], label: Vec<Label>) -> Sample {
+        Sample {
+            location_id: ids.to_vec(),
+            value: v.to_vec(),
+            label,
+        }
+    }
+
+    /// Four samples: string and numeric labels (with and without a unit), and none.
+    fn samples() -> Vec<Sample> {
+        vec![
             sample(
                 &[1, 2],
                 [3, 300],
@@ -348,8 +374,12 @@ fn fields_profile() -> Vec<u8> {
             sample(&[3, 1, 2], [1, 64], vec![num_label("request", 5, "")]),
             sample(&[4, 2], [2, 0], vec![num_label("size", 7, "kilobytes")]),
             sample(&[2], [1, 10], vec![]),
-        ],
-        mapping: vec![
+        ]
+    }
+
+    /// The program with every has_* flag and build id, and a library with a file offset.
+    fn mappings() -> Vec<Mapping> {
+        vec![
             Mapping {
                 id: 1,
                 memory_start: 0x1000,
@@ -370,8 +400,20 @@ fn fields_profile() -> Vec<u8> {
                 filename: s("libc.so.6"),
                 ..Default::default()
             },
-        ],
-        location: vec![
+        ]
+    }
+
+    fn line(f: u64, line: i64, column: i64) -> Line {
+        Line {
+            function_id: f,
+            line,
+            column,
+        }
+    }
+
+    /// Locations: one with an inline frame, a plain one, a folded one, an address-only one.
+    fn locations() -> Vec<Location> {
+        vec![
             Location {
                 id: 1,
                 mapping_id: 1,
@@ -400,28 +442,28 @@ fn fields_profile() -> Vec<u8> {
                 line: vec![],
                 is_folded: false,
             },
-        ],
-        function: vec![
+        ]
+    }
+
+    fn func(id: u64, name: &str, file: &str, start: i64) -> Function {
+        Function {
+            id,
+            name: s(name),
+            system_name: s(if name == "main" { "_main" } else { name }),
+            filename: s(file),
+            start_line: start,
+        }
+    }
+
+    /// Functions: `main` has a different system name; `memcpy` has no file or start line.
+    fn functions() -> Vec<Function> {
+        vec![
             func(1, "main", "main.c", 10),
             func(2, "work", "main.c", 18),
             func(3, "helper", "main.c", 4),
             func(4, "memcpy", "", 0),
-        ],
-        string_table: strings.iter().map(|x| x.as_bytes().to_vec()).collect(),
-        drop_frames: 21,
-        keep_frames: 22,
-        time_nanos: 1_700_000_000_123_456_789,
-        duration_nanos: 2_500_000_000,
-        period_type: Some(ValueType {
-            r#type: s("alloc"),
-            unit: s("bytes"),
-        }),
-        period: 1,
-        comment: vec![s("first comment"), s("second comment")],
-        default_sample_type: s("alloc"),
-        doc_url: s("https://example.com/doc"),
-    };
-    gzip::gzip(&profile.encode_to_vec())
+        ]
+    }
 }
 
 fn fields_fixture() -> std::path::PathBuf {
@@ -431,12 +473,15 @@ fn fields_fixture() -> std::path::PathBuf {
 #[test]
 #[ignore = "writes tests/fixtures/pprof/fields.pb.gz; run by hand after changing it"]
 fn write_fields_fixture() {
-    std::fs::write(fields_fixture(), fields_profile()).unwrap();
+    std::fs::write(fields_fixture(), fields_pb::profile()).unwrap();
 }
 
 #[test]
 fn fields_fixture_matches_its_generator_and_keeps_every_field() {
-    assert_eq!(std::fs::read(fields_fixture()).unwrap(), fields_profile());
+    assert_eq!(
+        std::fs::read(fields_fixture()).unwrap(),
+        fields_pb::profile()
+    );
     let p = read_pprof(&fields_fixture());
     let meta: Vec<(&str, &str)> = p
         .meta

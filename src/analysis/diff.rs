@@ -373,7 +373,7 @@ fn sort_by_regression(rows: &mut [FunctionDiffRow]) {
 // ---------------------------------------------------------------------------------------------
 // Call tree
 
-/// Frame ids of the diff tree: the viewer's own numbering ([`Frames`]).
+/// Frame ids of the diff tree: the viewer's own numbering ([`crate::analysis::frames::Frames`]).
 pub use crate::analysis::frames::Frames as FrameIds;
 
 /// The call tree of a comparison, struct-of-arrays: the input of a differential flame graph.

@@ -1,7 +1,42 @@
-//! Running programs: the `proftab` CLI with JSON output, and external tools (Go, R) that
-//! judge proftab's results. A missing tool is a visible `SKIP:` line, never a failure.
+//! Running programs: the `proftab` CLI (its output as text or JSON), and external tools (Go, R)
+//! that judge proftab's results. A missing tool is a visible `SKIP:` line, never a failure.
 
-use std::process::Command;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `exe args`, feeding it `stdin` (or an empty input), and returns its output; asserts that
+/// it did not panic, whatever its exit code.
+pub fn run(exe: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "proftab {args:?} panicked: {stderr}"
+    );
+    out
+}
+
+/// The standard output of `o` as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The standard error of `o` as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
 
 /// Runs `exe args`, asserts that it succeeds (naming the arguments and stderr when not) and
 /// parses its stdout as JSON.
