@@ -7,7 +7,7 @@
 #              tests/fixtures (scripts/examples.mjs), relative URLs only (any host, any sub-path)
 #   dist-test/ dist/ plus www/test-hook.js, loaded by its index.html: the read-only
 #              `window.__proftab` the browser tests and benchmarks use. dist/ never has it.
-#   target/release/proftab   the CLI (once src/bin/proftab.rs exists)
+#   target/release/proftab   the CLI (src/bin/proftab/)
 #
 # Both .wasm files are optimized with npm binaryen's wasm-opt -O3 (never Debian's binaryen 108,
 # which breaks wasm-bindgen's externref table). wasm-bindgen + wasm-opt are skipped when the
@@ -63,10 +63,6 @@ bindgen_all() {
 }
 
 build_cli() {
-  if [ ! -f src/bin/proftab.rs ]; then
-    step "CLI: src/bin/proftab.rs does not exist yet, skipping"
-    return
-  fi
   step "cargo build --release --bin proftab"
   cargo build --release --locked --bin proftab || die "building the CLI failed"
 }
