@@ -59,7 +59,12 @@ fn parse_report(text: &str) -> (f64, BTreeMap<String, f64>) {
     let mut rows = BTreeMap::new();
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("# Samples: ") {
-            total += rest.split_whitespace().next().unwrap().parse::<f64>().unwrap();
+            total += rest
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse::<f64>()
+                .unwrap();
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -67,7 +72,11 @@ fn parse_report(text: &str) -> (f64, BTreeMap<String, f64>) {
             continue;
         }
         let name = line.split_once("] ").unwrap().1.trim();
-        let name = if name.starts_with("0x") { "[unknown]" } else { name };
+        let name = if name.starts_with("0x") {
+            "[unknown]"
+        } else {
+            name
+        };
         *rows.entry(name.to_owned()).or_insert(0.0) += words[1].parse::<f64>().unwrap();
     }
     (total, rows)
@@ -82,19 +91,41 @@ fn describe(parsed: &formats::Parsed) -> String {
         let (t, u) = (p.str(c.value_type), p.str(c.unit));
         writeln!(out, "type {t}/{u}: total {}", total(p, t)).unwrap();
     }
-    let columns: Vec<&str> = p.samples.ext.columns.iter().map(|c| c.name.as_str()).collect();
+    let columns: Vec<&str> = p
+        .samples
+        .ext
+        .columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
     writeln!(out, "sample columns: {}", columns.join(" ")).unwrap();
-    let columns: Vec<&str> = p.locations.ext.columns.iter().map(|c| c.name.as_str()).collect();
+    let columns: Vec<&str> = p
+        .locations
+        .ext
+        .columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
     writeln!(out, "location columns: {}", columns.join(" ")).unwrap();
     let header: Vec<&str> = p.meta_values(perf_script::META_HEADER).collect();
-    writeln!(out, "meta {}: {} rows", perf_script::META_HEADER, header.len()).unwrap();
+    writeln!(
+        out,
+        "meta {}: {} rows",
+        perf_script::META_HEADER,
+        header.len()
+    )
+    .unwrap();
     for w in &parsed.warnings {
         writeln!(out, "warning: {w}").unwrap();
     }
     let vt = p.default_value_type().unwrap();
     for row in function_table(p, vt, None).rows.iter().take(12) {
-        writeln!(out, "function {}: self {} total {}", row.name, row.self_value, row.total_value)
-            .unwrap();
+        writeln!(
+            out,
+            "function {}: self {} total {}",
+            row.name, row.self_value, row.total_value
+        )
+        .unwrap();
     }
     writeln!(out, "first sample:").unwrap();
     for c in &p.samples.ext.columns {
@@ -108,7 +139,12 @@ fn describe(parsed: &formats::Parsed) -> String {
         let f = p.location_function(loc).unwrap();
         let file = p.strings.get(p.functions.filename[f.idx()]).unwrap_or("NA");
         let line = p.locations.line[loc.idx()];
-        writeln!(out, "  frame {} ({file}) line {line}", p.str(p.functions.name[f.idx()])).unwrap();
+        writeln!(
+            out,
+            "  frame {} ({file}) line {line}",
+            p.str(p.functions.name[f.idx()])
+        )
+        .unwrap();
     }
     out
 }
@@ -147,8 +183,9 @@ fn self_samples_per_symbol_equal_perf_report() {
 #[test]
 fn two_events_are_two_value_types() {
     let p = read_path(Format::PerfScript, &fixture("perf-script/two-events.txt")).profile;
-    let (total_samples, _) =
-        parse_report(&std::fs::read_to_string(fixture("perf-script/two-events.report-sym.txt")).unwrap());
+    let (total_samples, _) = parse_report(
+        &std::fs::read_to_string(fixture("perf-script/two-events.report-sym.txt")).unwrap(),
+    );
     // Each event has its own samples; each carries its period (1001001 ns at -F 999).
     let clock = total(&p, "cpu-clock");
     let task = total(&p, "task-clock");

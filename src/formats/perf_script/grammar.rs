@@ -178,7 +178,9 @@ fn split_paren_suffix(text: &str) -> Option<(&str, &str)> {
 pub(super) fn strip_offset(symbol: &str) -> &str {
     match symbol.rsplit_once("+0x") {
         Some((name, off))
-            if !name.is_empty() && !off.is_empty() && off.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            if !name.is_empty()
+                && !off.is_empty()
+                && off.bytes().all(|b| b.is_ascii_hexdigit()) =>
         {
             name
         }
@@ -244,7 +246,10 @@ mod tests {
         let h = parse_header("simple-terminat     9/9     198791.127353: cpu-clock: ").unwrap();
         assert_eq!((h.pid, h.tid, h.period), (Some(9), Some(9), None));
         let h = parse_header("Web Content 17206/17207 [003]  2873.016472:  5 cycles:u: ").unwrap();
-        assert_eq!((h.comm, h.cpu, h.event), ("Web Content", Some(3), Some("cycles:u")));
+        assert_eq!(
+            (h.comm, h.cpu, h.event),
+            ("Web Content", Some(3), Some("cycles:u"))
+        );
         let h = parse_header("a 1 1.5: ev:  115e alpha+0x15 (/tmp/w)").unwrap();
         assert_eq!(h.rest, "115e alpha+0x15 (/tmp/w)");
         for no in ["\t115e alpha (/x)", "a;b;c 5 x", "# comment", "main;f x"] {
@@ -255,15 +260,24 @@ mod tests {
     #[test]
     fn frames() {
         let f = parse_frame("\t  115e alpha+0x15 (/tmp/perfrec/work)").unwrap();
-        assert_eq!((f.address, f.symbol, f.dso), (Some(0x115e), "alpha", Some("/tmp/perfrec/work")));
+        assert_eq!(
+            (f.address, f.symbol, f.dso),
+            (Some(0x115e), "alpha", Some("/tmp/perfrec/work"))
+        );
         let f = parse_frame("  11c3 gamma_inl (inlined)").unwrap();
         assert!(f.inlined && f.dso.is_none());
         let f = parse_frame(" 7f f(int, char) (/a.out (deleted))").unwrap();
-        assert_eq!((f.symbol, f.dso), ("f(int, char)", Some("/a.out (deleted)")));
+        assert_eq!(
+            (f.symbol, f.dso),
+            ("f(int, char)", Some("/a.out (deleted)"))
+        );
         assert_eq!(parse_frame("  work.c:6"), None);
         assert_eq!(event_type("task-clock:ppp"), "task-clock");
         assert_eq!(event_type("sched:sched_switch"), "sched:sched_switch");
         assert_eq!(parse_srcline("  work.c:6"), Some(("work.c", 6)));
-        assert_eq!(parse_srcline(" [kernel.kallsyms][ffff813a]"), Some(("[kernel.kallsyms]", 0)));
+        assert_eq!(
+            parse_srcline(" [kernel.kallsyms][ffff813a]"),
+            Some(("[kernel.kallsyms]", 0))
+        );
     }
 }

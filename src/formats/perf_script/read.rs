@@ -231,9 +231,7 @@ impl<'a> Reader<'a> {
             let vt = self.event_type(event);
             values.push((vt, p.header.period.map_or(1.0, |v| v as f64)));
         }
-        let s = self
-            .b
-            .add_sample_with_values(self.source, stack, &values);
+        let s = self.b.add_sample_with_values(self.source, stack, &values);
         self.sample_columns(s, &p.header);
         Ok(())
     }
@@ -272,11 +270,15 @@ impl<'a> Reader<'a> {
             }
         }
         if let Some(t) = h.time {
-            let first = *self.first_time.get_or_insert_with(|| t);
-            if first == t {
-                self.b.set_meta(META_FIRST_TIME, &format!("{t}"));
-            }
-            self.b.declare_sample_column(sample_cols::TIME, ColumnKind::Dbl);
+            let first = match self.first_time {
+                Some(first) => first,
+                None => {
+                    self.b.set_meta(META_FIRST_TIME, &format!("{t}"));
+                    *self.first_time.insert(t)
+                }
+            };
+            self.b
+                .declare_sample_column(sample_cols::TIME, ColumnKind::Dbl);
             self.b
                 .set_sample_ext(s, sample_cols::TIME, Cell::Dbl(t - first));
         }
