@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use proftab::analysis::functions::function_table;
 use proftab::formats::{self, perf_script, pprof, tables_json, Format, ReadOptions, WriteOptions};
-use proftab::model::{Cell, Profile, SampleIndex};
+use proftab::model::{ext, Cell, Profile, SampleIndex};
 use support::corpus::{corpus_new, file_name, files_in, fixture, scratch_dir};
 use support::go::go_top;
 use support::profile::{assert_valid, read_path};
@@ -251,4 +251,59 @@ fn profile_value_types_in_order() {
     let names: Vec<&str> = p.values.iter().map(|c| p.str(c.value_type)).collect();
     assert_eq!(names, ["samples", "cpu-clock"]);
     assert_eq!(p.str(p.values[1].unit), "nanoseconds");
+}
+
+/// `--inline` frames, `(deleted)` DSOs, C++ signatures and kernel frames, in the layout perf's
+/// `sample__fprintf_callchain` prints them (perf 6.1 here printed no inline chains to record).
+#[test]
+fn inline_deleted_and_kernel_frames() {
+    let text = "prog 7/8 [001] 10.500000:    250000 cycles:u: \n\
+                \tffffffff8100 do_syscall_64+0x3e ([kernel.kallsyms])\n\
+                \t        11c3 gamma_inl (inlined)\n\
+                \t        11c3 delta+0x1f (/tmp/prog (deleted))\n\
+                \t        2000 ns::f(int, char)+0x8 (/tmp/prog (deleted))\n\n\
+                prog 7/8 [001] 10.750000:    250000 cycles:u: \n\
+                \t        2000 [unknown] ([unknown])\n";
+    let parsed = formats::read_any(text.as_bytes(), &ReadOptions::default()).unwrap();
+    assert_eq!(parsed.format, Format::PerfScript);
+    let p = &parsed.profile;
+    assert_valid(p, "inline");
+    let frames: Vec<String> = p
+        .frames_leaf_first(p.sample_stack(SampleIndex(0)))
+        .map(|loc| {
+            let f = p.location_function(loc).unwrap();
+            let cell = |c| p.locations.ext.cell(c, loc.idx()).unwrap();
+            let file = p.strings.get(p.functions.filename[f.idx()]).unwrap_or("NA");
+            let kind = match cell(ext::locations::FRAME_TYPE) {
+                Cell::Chr(id) => p.strings.get(id).unwrap_or("NA").to_owned(),
+                other => format!("{other:?}"),
+            };
+            format!(
+                "{} {file} {kind} {:?} {:?}",
+                p.str(p.functions.name[f.idx()]),
+                cell(ext::locations::ADDRESS),
+                cell(ext::locations::INLINED)
+            )
+        })
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            "do_syscall_64 [kernel.kallsyms] kernel U64(Some(281474976678144)) Lgl(Some(false))",
+            "gamma_inl /tmp/prog (deleted) native U64(Some(4547)) Lgl(Some(true))",
+            "delta /tmp/prog (deleted) native U64(Some(4547)) Lgl(Some(false))",
+            "ns::f(int, char) /tmp/prog (deleted) native U64(Some(8192)) Lgl(Some(false))",
+        ]
+    );
+    assert_eq!(total(p, "cycles"), 500000.0);
+    let time = p.samples.ext.cell(ext::samples::TIME, 1).unwrap();
+    assert_eq!(time, Cell::Dbl(0.25));
+    assert_eq!(
+        p.samples.ext.cell(perf_script::SAMPLE_CPU, 1).unwrap(),
+        Cell::Int(1)
+    );
+    assert_eq!(
+        p.samples.ext.cell(ext::samples::TID, 1).unwrap(),
+        Cell::Int(8)
+    );
 }

@@ -16,7 +16,8 @@
 //! Frames: `functions.name` and `system_name` are the symbol as printed without its `+0x…`
 //! offset (mangled C++/Rust names are kept as they are: perf demangles C++ itself unless asked
 //! not to, and proftab does not demangle), `filename` the DSO as printed (`[kernel.kallsyms]`,
-//! `/usr/lib/libc.so.6`, `/tmp/a.out (deleted)`; NA for `[unknown]`). Location columns:
+//! `/usr/lib/libc.so.6`, `/tmp/a.out (deleted)`; NA for `[unknown]`; an inlined frame, printed
+//! without DSO, has its caller's). Location columns:
 //! `.address` (u64, the printed address), `.frame_type` (`kernel` for kernel DSOs, else
 //! `native`), `.inlined` (TRUE for `--inline` frames); `locations.line` is the `+srcline`
 //! line, 0 when not printed.
@@ -29,6 +30,7 @@
 mod grammar;
 mod read;
 
+use super::read_common::detect_prefix_text;
 use super::{Parsed, ReadError, ReadOptions};
 
 /// Format name in messages.
@@ -50,11 +52,9 @@ const DETECT_PREFIX_BYTES: usize = 64 * 1024;
 /// (`COMM PID … TIME: …` or `… EVENT:`) and the next line that is not blank is an indented
 /// frame line (`ADDR SYMBOL (DSO)`), or the header itself ends with such a frame.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = bytes.get(..DETECT_PREFIX_BYTES).unwrap_or(bytes);
-    if head.contains(&0) {
+    let Some(text) = detect_prefix_text(bytes, DETECT_PREFIX_BYTES) else {
         return false;
-    }
-    let text = String::from_utf8_lossy(head);
+    };
     let mut lines = text
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));

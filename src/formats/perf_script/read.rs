@@ -4,7 +4,7 @@
 
 use super::grammar::{self, Frame, Header};
 use super::{FORMAT, META_FIRST_TIME, META_HEADER, SAMPLE_CPU, SAMPLE_EVENT};
-use crate::formats::read_common::{check_sample_limit, finish_parsed};
+use crate::formats::read_common::{check_sample_limit, decode_lossy, finish_parsed};
 use crate::formats::{Format, Limits, Parsed, Place, ReadError, ReadOptions, Warnings};
 use crate::hash::HashMap;
 use crate::model::ext::{locations as loc_cols, samples as sample_cols};
@@ -12,7 +12,6 @@ use crate::model::{
     Cell, ColumnKind, FunctionIndex, LocationIndex, ProfileBuilder, SourceIndex, ValueTypeIndex,
     META_DEFAULT_TYPE,
 };
-use std::borrow::Cow;
 
 /// The value type every sample has: 1 per sample.
 const SAMPLES_TYPE: &str = "samples";
@@ -28,13 +27,8 @@ fn err(line: usize, message: impl Into<String>) -> ReadError {
 
 /// Reads `perf script` output (see the module documentation of [`super`]).
 pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    let text = String::from_utf8_lossy(bytes);
     let mut r = Reader::new(options);
-    if matches!(text, Cow::Owned(_)) {
-        r.warnings.add(FORMAT, "utf8", || {
-            "the text is not valid UTF-8; invalid bytes were replaced with U+FFFD".to_owned()
-        });
-    }
+    let text = decode_lossy(bytes, FORMAT, &mut r.warnings);
     for (i, line) in text.lines().enumerate() {
         r.line(i + 1, line)?;
     }
@@ -220,10 +214,13 @@ impl<'a> Reader<'a> {
             ));
         }
         let mut locs = self.b.take_scratch();
-        for f in &p.frames {
-            let loc = self.location(f);
-            locs.push(loc);
+        // An inlined frame is printed without DSO: it has its caller's (the next frame's).
+        let mut dso = None;
+        for f in p.frames.iter().rev() {
+            dso = f.frame.dso.or(if f.frame.inlined { dso } else { None });
+            locs.push(self.location(f, dso));
         }
+        locs.reverse();
         let stack = self.b.stack_leaf_first(&locs);
         self.b.return_scratch(locs);
         let mut values = vec![(self.samples_type, 1.0)];
@@ -284,17 +281,17 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The location of a frame, added when new.
-    fn location(&mut self, f: &PendingFrame<'_>) -> LocationIndex {
+    /// The location of a frame whose DSO is `dso`, added when new.
+    fn location(&mut self, f: &PendingFrame<'_>, dso: Option<&str>) -> LocationIndex {
         let frame = &f.frame;
-        let dso = frame.dso.filter(|d| *d != "[unknown]");
+        let kernel = dso.is_some_and(grammar::is_kernel_dso);
+        let dso = dso.filter(|d| *d != "[unknown]");
         let function = self.b.function_named(frame.symbol, dso);
         let key = (function, frame.address, f.line, frame.inlined);
         if let Some(&loc) = self.locations.get(&key) {
             return loc;
         }
         let loc = self.b.add_location(Some(function), f.line);
-        let kernel = frame.dso.is_some_and(grammar::is_kernel_dso);
         let frame_type = self
             .b
             .intern(if kernel { FRAME_KERNEL } else { FRAME_NATIVE });
