@@ -15,6 +15,7 @@ pub mod gzip;
 pub mod inline;
 pub(crate) mod json_scan;
 pub mod otlp;
+pub mod perf_script;
 pub mod pprof;
 pub mod pprof_text;
 pub(crate) mod protowire;
@@ -53,10 +54,12 @@ pub enum Format {
     Cpuprofile,
     /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
     GoroutineDump,
+    /// Linux `perf script` text output.
+    PerfScript,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 11] = [
+pub const ALL_FORMATS: [Format; 12] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -68,6 +71,7 @@ pub const ALL_FORMATS: [Format; 11] = [
     Format::Otlp,
     Format::Cpuprofile,
     Format::GoroutineDump,
+    Format::PerfScript,
 ];
 
 impl Format {
@@ -85,6 +89,7 @@ impl Format {
             Format::Otlp => "otlp",
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
+            Format::PerfScript => "perf-script",
         }
     }
 
@@ -103,6 +108,7 @@ impl Format {
             Format::Otlp => &[".otlp"],
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
+            Format::PerfScript => &[],
         }
     }
 
@@ -301,6 +307,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::GoroutineDump,
             detect: Some(goroutine_dump::detect),
             read: Some(goroutine_dump::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::PerfScript,
+            detect: Some(perf_script::detect),
+            read: Some(perf_script::read),
             write: None,
         },
         FormatSpec {

@@ -36,3 +36,26 @@ pub(crate) fn finish_parsed(
         warnings: warnings.into_vec(),
     })
 }
+
+/// The text of a text format's input: invalid UTF-8 is replaced by U+FFFD, with one warning
+/// of kind `utf8` naming `format`.
+pub(crate) fn decode_lossy<'a>(
+    bytes: &'a [u8],
+    format: &'static str,
+    warnings: &mut Warnings,
+) -> std::borrow::Cow<'a, str> {
+    let text = String::from_utf8_lossy(bytes);
+    if matches!(text, std::borrow::Cow::Owned(_)) {
+        warnings.add(format, "utf8", || {
+            "the text is not valid UTF-8; invalid bytes were replaced with U+FFFD".to_owned()
+        });
+    }
+    text
+}
+
+/// The first `limit` bytes of `bytes` as text for a text format's detector; `None` when they
+/// hold a NUL byte (binary data is never a text format).
+pub(crate) fn detect_prefix_text(bytes: &[u8], limit: usize) -> Option<std::borrow::Cow<'_, str>> {
+    let head = bytes.get(..limit).unwrap_or(bytes);
+    (!head.contains(&0)).then(|| String::from_utf8_lossy(head))
+}
