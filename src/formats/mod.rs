@@ -12,6 +12,7 @@ pub mod error;
 pub mod firefox;
 pub mod goroutine_dump;
 pub mod gzip;
+pub mod heapprofile;
 pub mod inline;
 pub(crate) mod json_scan;
 pub mod otlp;
@@ -22,6 +23,7 @@ pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
 pub mod tables_json;
+pub mod trace_event;
 pub mod unwritten;
 pub(crate) mod write_common;
 
@@ -53,10 +55,14 @@ pub enum Format {
     Cpuprofile,
     /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
     GoroutineDump,
+    /// Node / Chrome `.heapprofile` (V8 sampling heap profiler).
+    Heapprofile,
+    /// Chrome trace event format: duration (`B`/`E`) and complete (`X`) events.
+    TraceEvent,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 11] = [
+pub const ALL_FORMATS: [Format; 13] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -68,6 +74,8 @@ pub const ALL_FORMATS: [Format; 11] = [
     Format::Otlp,
     Format::Cpuprofile,
     Format::GoroutineDump,
+    Format::Heapprofile,
+    Format::TraceEvent,
 ];
 
 impl Format {
@@ -85,6 +93,8 @@ impl Format {
             Format::Otlp => "otlp",
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
+            Format::Heapprofile => "heapprofile",
+            Format::TraceEvent => "trace-event",
         }
     }
 
@@ -103,6 +113,8 @@ impl Format {
             Format::Otlp => &[".otlp"],
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
+            Format::Heapprofile => &[".heapprofile"],
+            Format::TraceEvent => &[],
         }
     }
 
@@ -271,6 +283,18 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Cpuprofile,
             detect: Some(cpuprofile::detect),
             read: Some(cpuprofile::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Heapprofile,
+            detect: Some(heapprofile::detect),
+            read: Some(heapprofile::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::TraceEvent,
+            detect: Some(trace_event::detect),
+            read: Some(trace_event::read),
             write: None,
         },
         FormatSpec {
