@@ -2,6 +2,8 @@
 //! inputs, the node judge (`tests/fixtures/heapprofile/judge.cjs`, selfSize per function) and
 //! `go tool pprof -top` of the converted profile.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use std::collections::BTreeMap;
@@ -20,7 +22,7 @@ fn corpus_new(folder: &str) -> Vec<PathBuf> {
 
 fn self_bytes(path: &Path) -> BTreeMap<String, f64> {
     let p = read_path(Format::Heapprofile, path).profile;
-    let vt = p.value_type_index("space").unwrap();
+    let vt = p.value_type_index("space").expect("a space type");
     function_table(&p, vt, None)
         .rows
         .iter()

@@ -2,6 +2,8 @@
 //! `trace-event/` (speedscope's fixtures, totals checked against speedscope's semantics),
 //! invalid inputs and `go tool pprof -top` of the converted profile.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use std::path::PathBuf;
@@ -20,7 +22,7 @@ fn report(path: &std::path::Path) -> String {
     let parsed = read_path(Format::TraceEvent, path);
     assert_valid(&parsed.profile, &path.display().to_string());
     let p = &parsed.profile;
-    let vt = p.value_type_index("time").unwrap();
+    let vt = p.value_type_index("time").expect("a time type");
     let mut text = String::new();
     for r in &function_table(p, vt, None).rows {
         text.push_str(&format!(
@@ -66,7 +68,7 @@ fn simple_matches_speedscope_intervals() {
         return;
     }
     let p = read_path(Format::TraceEvent, &path).profile;
-    let vt = p.value_type_index("time").unwrap();
+    let vt = p.value_type_index("time").expect("a time type");
     let rows = function_table(&p, vt, None).rows;
     let get = |n: &str| {
         rows.iter()

@@ -247,6 +247,9 @@ fn whole(v: Option<f64>) -> Option<i32> {
         .map(|x| x as i32)
 }
 
+/// Identity of a call frame: name, script id, url, line, column.
+type FrameKey = (String, String, String, Option<i32>, Option<i32>);
+
 /// Fills the builder.
 struct Converter<'o> {
     options: &'o ReadOptions,
@@ -254,7 +257,7 @@ struct Converter<'o> {
     source: SourceIndex,
     space: ValueTypeIndex,
     objects: ValueTypeIndex,
-    functions: HashMap<(String, String, String, Option<i32>, Option<i32>), FunctionIndex>,
+    functions: HashMap<FrameKey, FunctionIndex>,
 }
 
 impl<'o> Converter<'o> {
