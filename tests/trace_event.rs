@@ -6,17 +6,11 @@
 
 mod support;
 
-use std::path::PathBuf;
-
 use proftab::analysis::functions::function_table;
 use proftab::formats::{pprof, trace_event, Format, WriteOptions};
-use support::corpus::{corpus, fixture};
+use support::corpus::fixture;
 use support::profile::{assert_valid, read_path};
 use support::text::{assert_other_formats_not_claimed, check_invalid_fixtures, truncation_sweep};
-
-fn corpus_new(folder: &str) -> Vec<PathBuf> {
-    support::corpus::files_in(&corpus().join("../corpus-new").join(folder))
-}
 
 fn report(path: &std::path::Path) -> String {
     let parsed = read_path(Format::TraceEvent, path);
@@ -44,7 +38,7 @@ fn golden_node_trace() {
 
 #[test]
 fn corpus_new_every_file_reads() {
-    let files = corpus_new("trace-event");
+    let files = support::corpus::corpus_new("trace-event");
     assert!(!files.is_empty(), "corpus-new/trace-event missing");
     let mut all = String::new();
     for path in &files {
@@ -62,7 +56,7 @@ fn corpus_new_every_file_reads() {
 #[test]
 fn simple_matches_speedscope_intervals() {
     // speedscope's simple.json: alpha 0–14, beta 1–13, gamma 2–7, epsilon 7–11 (µs).
-    let path = corpus().join("../corpus-new/trace-event/speedscope-simple.json");
+    let path = support::corpus::corpus_new_dir().join("trace-event/speedscope-simple.json");
     if !path.exists() {
         eprintln!("SKIP: corpus-new missing");
         return;

@@ -4,17 +4,19 @@
 //!
 //! Reading:
 //! * One `sources` row. Value types `space`/`bytes` (the default) and `objects`/`count`.
-//! * With `samples`: one model sample per sampled allocation, in `ordinal` order (kept as
-//!   `samples..ordinal`), valued its `size` and 1 object. Where a node's `selfSize` is larger
-//!   than the sizes of its samples (older files have no `samples` at all), the rest becomes one
-//!   sample of that node valued the missing bytes with `objects` NA (one warning, counted).
+//! * The tree's `selfSize` is the authority for `space` (it is what DevTools and speedscope
+//!   show). A node whose `samples` add up to its `selfSize` gives one model sample per sampled
+//!   allocation, in `ordinal` order (kept as `samples..ordinal`), valued its `size` and 1 object.
+//!   Every other node with a `selfSize` (all of them in older files without `samples`; in node
+//!   20's files, nodes whose samples differ from the tree) becomes one sample valued its
+//!   `selfSize`, `objects` NA; samples naming nodes that are not in the tree are skipped. Each
+//!   case is one warning with its count (and bytes).
 //! * The stack is the path from the tree's root to the node; the synthetic `(root)` is left out.
 //!   Functions as in `cpuprofile`: `functionName` (anonymous ones named `(anonymous file:line)`),
 //!   `url` → filename, `lineNumber + 1` → `start_line`, `columnNumber + 1` →
 //!   `functions..start_column`, `scriptId` → `functions..script_id`; locations have line 0.
 //! * The tree is walked with an explicit stack (any depth, no recursion). Duplicate node ids are
-//!   errors; samples naming nodes not in the tree (node 20 writes some) are skipped with a
-//!   warning giving their bytes; unknown keys are reported in warnings.
+//!   errors; unknown keys are reported in warnings.
 
 mod read;
 

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::{KNOWN_KEYS, NAME, SAMPLE_ORDINAL};
-use crate::formats::error::{Place, ReadError, Warnings};
+use crate::formats::error::{Place, ReadError, Warning, Warnings};
 use crate::formats::json_scan;
 use crate::formats::read_common::{check_sample_limit, finish_parsed};
 use crate::formats::{Format, Parsed, ReadOptions};
@@ -62,7 +62,6 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
         Some(m) => json_scan::parse_member(NAME, bytes, m.value.clone(), "samples")?,
         None => Vec::new(),
     };
-    let had_samples = json_scan::member(&members, "samples").is_some();
     // Stable: samples with equal (or no) ordinals keep their file order.
     samples.sort_by(|a, b| {
         let o = |s: &RawSample| s.ordinal.unwrap_or(f64::INFINITY);
@@ -71,45 +70,68 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     let mut c = Converter::new(options);
     let stacks = c.node_stacks(&nodes)?;
     let index = node_index(&nodes)?;
-    let mut covered = vec![0.0f64; nodes.len()];
+    add_samples(&mut c, &nodes, &stacks, &index, &samples, &mut warnings)?;
+    c.finish(warnings)
+}
+
+/// The samples: each sampled allocation of a node whose samples add up to its `selfSize`, in
+/// `ordinal` order; then one sample per other node with a `selfSize` (the tree is what V8,
+/// DevTools and speedscope report), its number of objects unknown.
+fn add_samples(
+    c: &mut Converter,
+    nodes: &[Node],
+    stacks: &[Option<StackIndex>],
+    index: &HashMap<i64, usize>,
+    samples: &[RawSample],
+    warnings: &mut Warnings,
+) -> Result<(), ReadError> {
+    let mut covered = vec![(0.0f64, 0usize); nodes.len()];
     let (mut unknown, mut unknown_bytes) = (0usize, 0.0f64);
-    for s in &samples {
-        let Some(&k) = index.get(&s.node_id) else {
-            unknown += 1;
-            unknown_bytes += s.size;
-            continue;
-        };
-        covered[k] += s.size;
-        c.add_sample(stacks[k], s.size, Some(1.0), s.ordinal)?;
-    }
-    if unknown > 0 {
-        warnings.push(crate::formats::Warning::new(
-            NAME,
-            format!("samples naming nodes that are not in the tree were skipped ({unknown_bytes} bytes)"),
-            unknown,
-        ));
-    }
-    let mut rest = 0usize;
-    for (k, node) in nodes.iter().enumerate() {
-        let missing = node.self_size - covered[k];
-        if missing > 0.0 {
-            rest += 1;
-            c.add_sample(stacks[k], missing, None, None)?;
+    for s in samples {
+        match index.get(&s.node_id).and_then(|&k| covered.get_mut(k)) {
+            Some(cell) => *cell = (cell.0 + s.size, cell.1 + 1),
+            None => (unknown, unknown_bytes) = (unknown + 1, unknown_bytes + s.size),
         }
     }
-    if rest > 0 {
-        let why = if had_samples {
-            "whose selfSize is larger than the sizes of their samples"
-        } else {
-            "(the file has no `samples`)"
-        };
-        warnings.push(crate::formats::Warning::new(
-            NAME,
-            format!("nodes {why} became one sample each, valued the uncovered bytes; their number of objects is unknown (NA)"),
-            rest,
-        ));
+    let exact = |k: usize| covered[k].1 > 0 && covered[k].0 == nodes[k].self_size;
+    for s in samples {
+        if let Some(&k) = index.get(&s.node_id).filter(|&&k| exact(k)) {
+            c.add_sample(stacks[k], s.size, Some(1.0), s.ordinal)?;
+        }
     }
-    c.finish(warnings)
+    let (mut whole, mut disagreeing, mut their_samples) = (0usize, 0usize, 0usize);
+    for (k, node) in nodes.iter().enumerate() {
+        if exact(k) {
+            continue;
+        }
+        if covered[k].1 > 0 {
+            disagreeing += 1;
+            their_samples += covered[k].1;
+        }
+        if node.self_size > 0.0 {
+            whole += 1;
+            c.add_sample(stacks[k], node.self_size, None, None)?;
+        }
+    }
+    let mut note = |count: usize, message: String| {
+        if count > 0 {
+            warnings.push(Warning::new(NAME, message, count));
+        }
+    };
+    note(
+        unknown,
+        format!(
+            "samples naming nodes that are not in the tree were skipped ({unknown_bytes} bytes)"
+        ),
+    );
+    note(disagreeing, format!("nodes whose samples ({their_samples} in all) do not add up to their selfSize: the tree's selfSize was kept, as one sample per node"));
+    let why = if samples.is_empty() {
+        " (the file has no `samples`)"
+    } else {
+        ""
+    };
+    note(whole, format!("nodes became one sample each, valued their selfSize{why}; their number of objects is unknown (NA)"));
+    Ok(())
 }
 
 /// Node ids to their index; duplicates are errors.
