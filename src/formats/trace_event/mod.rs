@@ -13,7 +13,7 @@
 //!   end of the frame about to begin (zero duration); an end whose name differs from the frame
 //!   on top is ignored, an end on an empty stack is ignored, an end with the right name but
 //!   other `args` closes the top frame; frames still open at the end close at the thread's last
-//!   event. Each of these is counted in a warning.
+//!   change of stack (ignored ends do not move time). Each of these is counted in a warning.
 //! * Every interval during which a thread's stack stays the same is one sample: `time`/
 //!   `nanoseconds` = its length (`ts` is in µs), `samples`/`count` = 1, `samples..time` = its
 //!   start in seconds from the trace's first event, `samples..pid`, `samples..tid` (text, as

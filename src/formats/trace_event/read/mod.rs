@@ -149,7 +149,7 @@ fn report(f: &Faults, other: usize, too_deep: usize, warnings: &mut Warnings) {
         ),
         (
             f.still_open,
-            "frames still open at the end of their thread were closed at its last event",
+            "frames still open at the end of their thread were closed at its last change of stack",
         ),
         (
             f.x_without_dur,

@@ -90,14 +90,18 @@ pub(super) fn replay(begins: &[Edge], ends: &mut [Edge], sink: &mut dyn Sink, fa
             (Some(_), None) => true,
             _ => false,
         };
-        let ts = if take_begin { begins[b].ts } else { ends[e].ts };
-        if ts > last {
-            if !stack.is_empty() {
-                sink.interval(last, ts - last);
+        // Time moves only when the stack changes: an ignored end does not advance it (as in
+        // speedscope, so frames left open close at the last change).
+        let mut advance = |ts: f64, stack: &[Edge], sink: &mut dyn Sink| {
+            if ts > last {
+                if !stack.is_empty() {
+                    sink.interval(last, ts - last);
+                }
+                last = ts;
             }
-            last = ts;
-        }
+        };
         if take_begin {
+            advance(begins[b].ts, &stack, sink);
             sink.enter(begins[b].event);
             stack.push(begins[b].clone());
             b += 1;
@@ -115,6 +119,7 @@ pub(super) fn replay(begins: &[Edge], ends: &mut [Edge], sink: &mut dyn Sink, fa
                 if top.key != end.key {
                     faults.end_args_mismatch += 1;
                 }
+                advance(end.ts, &stack, sink);
                 stack.pop();
                 sink.leave();
             }
