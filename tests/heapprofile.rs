@@ -101,25 +101,9 @@ fn go_pprof_top_equals_proftab_top() {
     let written = pprof::write(&p, &WriteOptions::default()).unwrap();
     let out = support::corpus::scratch_dir("heapprofile").join("alloc.pb.gz");
     std::fs::write(&out, &written.bytes).unwrap();
-    let args: Vec<String> = [
-        "tool",
-        "pprof",
-        "-symbolize=none",
-        "-top",
-        "-nodecount=1000000",
-        "-nodefraction=0",
-        "-edgefraction=0",
-        "-sample_index=space",
-        "-unit=B",
-    ]
-    .map(str::to_owned)
-    .into_iter()
-    .chain([out.display().to_string()])
-    .collect();
-    let Some(report) = support::go::go_output(&args) else {
+    let Some(rows) = support::go::go_top(&out, "space", "bytes") else {
         return;
     };
-    let rows = support::go::parse_top(&report).1;
     support::text::assert_matches_go_top(&p, "space", &rows, "alloc.heapprofile");
 }
 
