@@ -12,6 +12,7 @@ pub mod error;
 pub mod firefox;
 pub mod goroutine_dump;
 pub mod gzip;
+pub mod heapprofile;
 pub mod inline;
 pub(crate) mod json_scan;
 pub mod otlp;
@@ -23,6 +24,7 @@ pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
 pub mod tables_json;
+pub mod trace_event;
 pub mod unwritten;
 pub(crate) mod write_common;
 
@@ -56,10 +58,14 @@ pub enum Format {
     GoroutineDump,
     /// Linux `perf script` text output.
     PerfScript,
+    /// Node / Chrome `.heapprofile` (V8 sampling heap profiler).
+    Heapprofile,
+    /// Chrome trace event format: duration (`B`/`E`) and complete (`X`) events.
+    TraceEvent,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 12] = [
+pub const ALL_FORMATS: [Format; 14] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -72,6 +78,8 @@ pub const ALL_FORMATS: [Format; 12] = [
     Format::Cpuprofile,
     Format::GoroutineDump,
     Format::PerfScript,
+    Format::Heapprofile,
+    Format::TraceEvent,
 ];
 
 impl Format {
@@ -90,6 +98,8 @@ impl Format {
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
             Format::PerfScript => "perf-script",
+            Format::Heapprofile => "heapprofile",
+            Format::TraceEvent => "trace-event",
         }
     }
 
@@ -109,6 +119,8 @@ impl Format {
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
             Format::PerfScript => &[],
+            Format::Heapprofile => &[".heapprofile"],
+            Format::TraceEvent => &[],
         }
     }
 
@@ -277,6 +289,18 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Cpuprofile,
             detect: Some(cpuprofile::detect),
             read: Some(cpuprofile::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Heapprofile,
+            detect: Some(heapprofile::detect),
+            read: Some(heapprofile::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::TraceEvent,
+            detect: Some(trace_event::detect),
+            read: Some(trace_event::read),
             write: None,
         },
         FormatSpec {

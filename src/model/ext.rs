@@ -53,6 +53,10 @@ pub mod functions {
     pub const PPROF_EMPTY_NAME: &str = ".pprof_empty_name";
     /// Set where pprof's `Function.system_name` was empty.
     pub const PPROF_EMPTY_SYSTEM_NAME: &str = ".pprof_empty_system_name";
+    /// 1-based column of the function's start (V8's `columnNumber + 1`).
+    pub const START_COLUMN: &str = ".start_column";
+    /// V8's `scriptId` of the function's script.
+    pub const SCRIPT_ID: &str = ".script_id";
 }
 
 /// Extension tables.

@@ -104,17 +104,19 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The files of one folder of the newer shared corpus (`$PROFTAB_SHARED/corpus-new/<folder>`,
-/// else `../shared/corpus-new/<folder>` beside the crate), sorted; empty (with a SKIP note) when
-/// it is missing.
+/// The new corpus directory (`$PROFTAB_SHARED/corpus-new`, else `../shared/corpus-new`).
+pub fn corpus_new_dir() -> PathBuf {
+    std::env::var_os("PROFTAB_SHARED").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus-new")),
+        |s| PathBuf::from(s).join("corpus-new"),
+    )
+}
+
+/// The files of one folder of the new corpus, sorted; empty (with a SKIP note) when missing.
 pub fn corpus_new(folder: &str) -> Vec<PathBuf> {
-    let shared = std::env::var_os("PROFTAB_SHARED").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")),
-        PathBuf::from,
-    );
-    let dir = shared.join("corpus-new").join(folder);
+    let dir = corpus_new_dir().join(folder);
     if !dir.is_dir() {
-        eprintln!("SKIP: corpus folder {} not found", dir.display());
+        eprintln!("SKIP: corpus-new folder {} not found", dir.display());
     }
     files_in(&dir)
 }

@@ -286,3 +286,14 @@ pub fn assert_go_pprof_conversion(format: Format) {
         assert_matches_go_top(&back, &back_type, &rows, &what);
     }
 }
+
+/// Writes `p` as tables-JSON, reads it back and asserts the same totals and stacks per value
+/// type; `what` names the input.
+pub fn assert_kept_through_tables_json(p: &Profile, what: &str) {
+    let written = formats::write_as(Format::TablesJson, p, &formats::WriteOptions::default())
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let back = formats::read_as(Format::TablesJson, &written.bytes, &ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+        .profile;
+    assert_same_summary(&summary(p), &summary(&back), what);
+}
