@@ -2,6 +2,7 @@
 // served from the package folder as a bundler-less site would serve node_modules/proftab.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { formats as nodeFormats } from "../../js/node.mjs";
 import { launchBrowser, openPage, ROOT, serve } from "./harness.mjs";
 
 let browser;
@@ -29,7 +30,12 @@ test("import { Profile } from the browser entry works without calling init", asy
     }
     return { formats: formats().map((f) => f.name), noIndex: NO_INDEX, error };
   }, `${server.url}js/web.mjs`);
-  assert.equal(result.formats.length, 11);
+  // The browser build knows the same formats as the Node build, pprof among them.
+  assert.deepEqual(
+    result.formats,
+    nodeFormats().map((f) => f.name),
+  );
+  assert.ok(result.formats.includes("pprof"));
   assert.equal(result.noIndex, 0xffffffff);
   assert.equal(result.error.isError, true);
   assert.match(result.error.message, /^input: unrecognized format \(.*01 02 03\); proftab reads /);

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { formats, INT_NA, NO_INDEX, Profile } from "proftab";
-import { CORPUS, corpusFiles, readableFormats, TINY } from "./helpers.mjs";
+import { CORPUS, CORPUS_NEW, corpusFiles, readableFormats, TINY } from "./helpers.mjs";
 
 const readable = readableFormats(formats);
 
@@ -242,14 +242,16 @@ describe("formats", () => {
 });
 
 describe("corpus files through the package", () => {
-  const folders = fs.existsSync(CORPUS) ? fs.readdirSync(CORPUS) : [];
-  const testable = folders.filter((f) => readable.includes(f));
+  const folders = [CORPUS, CORPUS_NEW].flatMap((corpus) =>
+    fs.existsSync(corpus) ? fs.readdirSync(corpus).map((folder) => ({ corpus, folder })) : [],
+  );
+  const testable = folders.filter(({ folder }) => readable.includes(folder));
   test("at least one corpus folder has a reader", (t) => {
-    if (testable.length === 0) t.skip(`no reader in this build for any of ${folders.join(", ")}`);
+    if (testable.length === 0) t.skip(`no reader in this build for any of ${folders.map((f) => f.folder).join(", ")}`);
   });
-  for (const folder of testable) {
-    for (const file of corpusFiles(folder)) {
-      test(`${folder}/${path.basename(file)}: parses, columns agree`, () => {
+  for (const { corpus, folder } of testable) {
+    for (const file of corpusFiles(folder, corpus)) {
+      test(`${path.basename(corpus)}/${folder}/${path.basename(file)}: parses, columns agree`, () => {
         const p = Profile.parse(fs.readFileSync(file), path.basename(file));
         try {
           assert.equal(p.format, folder);

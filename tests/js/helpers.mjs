@@ -8,13 +8,19 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 /** The shared corpus: $PROFTAB_CORPUS, else ../shared/corpus beside the repository. */
 export const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
 
-/** Corpus files of one folder (named after the format), sorted; [] when absent. */
-export function corpusFiles(folder) {
-  const dir = path.join(CORPUS, folder);
+/** The corpus of formats added later: corpus-new/ beside corpus/ (one folder per format). */
+export const CORPUS_NEW = path.join(path.dirname(CORPUS), "corpus-new");
+
+// Files beside the profiles that are not profiles: the expected outputs of the tools that wrote them.
+const NOT_A_PROFILE = /(\.expected(\.txt)?|\.md)$/;
+
+/** Profile files of one folder (named after the format) of `corpus`, sorted; [] when absent. */
+export function corpusFiles(folder, corpus = CORPUS) {
+  const dir = path.join(corpus, folder);
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir)
-    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !NOT_A_PROFILE.test(f))
     .sort()
     .map((f) => path.join(dir, f));
 }

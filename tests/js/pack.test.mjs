@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { formats } from "../../js/node.mjs";
 import { CORPUS, ROOT, TINY } from "./helpers.mjs";
 
 const npm = (args, cwd) =>
@@ -79,7 +80,8 @@ test("the installed package throws Errors for unreadable input", () => {
      console.log(JSON.stringify(result));`,
     file,
   );
-  assert.equal(out.formats, 11);
+  // The installed package knows every format of this build.
+  assert.equal(out.formats, formats().length);
   assert.equal(out.noIndex, 0xffffffff);
   assert.match(out.error, /^input: unrecognized format \(.*89 50 4e 47\); proftab reads /);
 });
