@@ -6,6 +6,7 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod error;
@@ -53,10 +54,12 @@ pub enum Format {
     Cpuprofile,
     /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
     GoroutineDump,
+    /// valgrind's callgrind (also xdebug, php-spx).
+    Callgrind,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 11] = [
+pub const ALL_FORMATS: [Format; 12] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -68,6 +71,7 @@ pub const ALL_FORMATS: [Format; 11] = [
     Format::Otlp,
     Format::Cpuprofile,
     Format::GoroutineDump,
+    Format::Callgrind,
 ];
 
 impl Format {
@@ -85,6 +89,7 @@ impl Format {
             Format::Otlp => "otlp",
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
+            Format::Callgrind => "callgrind",
         }
     }
 
@@ -103,6 +108,7 @@ impl Format {
             Format::Otlp => &[".otlp"],
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
+            Format::Callgrind => &[],
         }
     }
 
@@ -301,6 +307,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::GoroutineDump,
             detect: Some(goroutine_dump::detect),
             read: Some(goroutine_dump::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Callgrind,
+            detect: Some(callgrind::detect),
+            read: Some(callgrind::read),
             write: None,
         },
         FormatSpec {
