@@ -64,7 +64,9 @@ pub(super) fn parse_unsigned(digits: &str) -> Option<u64> {
         .strip_prefix("0x")
         .or_else(|| digits.strip_prefix("0X"))
     {
-        return u64::from_str_radix(hex, 16).ok().filter(|_| !hex.is_empty());
+        return u64::from_str_radix(hex, 16)
+            .ok()
+            .filter(|_| !hex.is_empty());
     }
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -136,7 +138,9 @@ pub(super) fn cost_column(token: &str, previous: i64) -> Option<(i64, bool)> {
 pub(super) fn strip_recursion_level(name: &str) -> &str {
     match name.rsplit_once('\'') {
         Some((base, level))
-            if !base.is_empty() && !level.is_empty() && level.bytes().all(|b| b.is_ascii_digit()) =>
+            if !base.is_empty()
+                && !level.is_empty()
+                && level.bytes().all(|b| b.is_ascii_digit()) =>
         {
             base
         }
@@ -151,8 +155,14 @@ mod tests {
     #[test]
     fn lines() {
         assert_eq!(classify("# callgrind format"), Some(Line::Skip));
-        assert_eq!(classify("events: Ir Dr"), Some(Line::Header("events", "Ir Dr")));
-        assert_eq!(classify("fn=(3) main"), Some(Line::Assign("fn", "(3) main")));
+        assert_eq!(
+            classify("events: Ir Dr"),
+            Some(Line::Header("events", "Ir Dr"))
+        );
+        assert_eq!(
+            classify("fn=(3) main"),
+            Some(Line::Assign("fn", "(3) main"))
+        );
         assert_eq!(classify("cfl="), Some(Line::Assign("cfl", "")));
         assert_eq!(classify("+3 * 12"), Some(Line::Cost("+3 * 12")));
         assert_eq!(classify("0x1139 -17 4"), Some(Line::Cost("0x1139 -17 4")));

@@ -59,7 +59,10 @@ pub fn detect(bytes: &[u8]) -> bool {
     } else {
         text
     };
-    let magic = complete.lines().next().is_some_and(|l| l.trim_end() == MAGIC);
+    let magic = complete
+        .lines()
+        .next()
+        .is_some_and(|l| l.trim_end() == MAGIC);
     let (mut events, mut functions) = (false, false);
     for line in complete.lines().take(DETECT_MAX_LINES) {
         match classify(line) {
@@ -83,7 +86,9 @@ mod tests {
     #[test]
     fn detection() {
         assert!(detect(b"# callgrind format\nevents: Ir\nfn=main\n1 2\n"));
-        assert!(detect(b"version: 1\ncreator: xdebug\nevents: Time\n\nfl=(1) a.php\nfn=(1) main\n1 2\n"));
+        assert!(detect(
+            b"version: 1\ncreator: xdebug\nevents: Time\n\nfl=(1) a.php\nfn=(1) main\n1 2\n"
+        ));
         assert!(!detect(b"main;foo 12\nmain 3\n"));
         assert!(!detect(b"events: Ir\n"));
         assert!(!detect(b"{\"a\": 1}"));

@@ -38,12 +38,17 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     }
     let body = parse::parse(&text, &mut warnings)?;
     if body.cost_lines == 0 {
-        return Err(ReadError::whole(NAME, "no cost lines (nothing was measured)"));
+        return Err(ReadError::whole(
+            NAME,
+            "no cost lines (nothing was measured)",
+        ));
     }
     let mut e = Emitter::new(&body, options);
-    let (nodes, cuts) = tree::walk(&body.graph, options.limits.max_stack_depth, |prefix, edge| {
-        e.call_site(prefix, edge)
-    });
+    let (nodes, cuts) = tree::walk(
+        &body.graph,
+        options.limits.max_stack_depth,
+        |prefix, edge| e.call_site(prefix, edge),
+    );
     let unreached = e.samples(&nodes)?;
     warn_body(&body, &mut warnings);
     warn_tree(&body.graph, &cuts, unreached, e.bad_lines, &mut warnings);
@@ -67,7 +72,11 @@ impl<'a> Emitter<'a> {
     fn new(body: &'a Body, options: &'a ReadOptions) -> Self {
         let mut b = ProfileBuilder::new();
         let source = b.add_source(NAME, options.source_uri.as_deref(), None);
-        let types = body.events.iter().map(|ev| b.value_type(ev, EVENT_UNIT)).collect();
+        let types = body
+            .events
+            .iter()
+            .map(|ev| b.value_type(ev, EVENT_UNIT))
+            .collect();
         if let Some(first) = body.events.first() {
             b.set_meta(META_DEFAULT_TYPE, first);
         }
@@ -94,7 +103,11 @@ impl<'a> Emitter<'a> {
         let f = self.b.function_named(&info.name, info.file.as_deref());
         if let Some(object) = &info.object {
             let id = self.b.intern(object);
-            let _ = self.b.functions_mut().ext.set(FUNCTION_OBJECT, f.idx(), Cell::Chr(id));
+            let _ = self
+                .b
+                .functions_mut()
+                .ext
+                .set(FUNCTION_OBJECT, f.idx(), Cell::Chr(id));
         }
         self.funcs[func] = Some(f);
         f
@@ -105,13 +118,17 @@ impl<'a> Emitter<'a> {
             return l;
         }
         let f = self.function(func);
-        let line = i32::try_from(pos.line).ok().filter(|l| *l >= 0).unwrap_or_else(|| {
-            self.bad_lines += 1;
-            0
-        });
+        let line = i32::try_from(pos.line)
+            .ok()
+            .filter(|l| *l >= 0)
+            .unwrap_or_else(|| {
+                self.bad_lines += 1;
+                0
+            });
         let l = self.b.add_location(Some(f), line);
         if let Some(addr) = pos.addr {
-            self.b.set_location_ext(l, ext::locations::ADDRESS, Cell::U64(Some(addr)));
+            self.b
+                .set_location_ext(l, ext::locations::ADDRESS, Cell::U64(Some(addr)));
         }
         self.locations.insert((func, pos), l);
         l
@@ -139,8 +156,10 @@ impl<'a> Emitter<'a> {
             if selfs_by_func[func].is_empty() {
                 continue;
             }
-            let mut placed: Vec<(Option<StackIndex>, f64)> =
-                by_func[func].iter().map(|&i| (nodes[i].prefix, nodes[i].weight)).collect();
+            let mut placed: Vec<(Option<StackIndex>, f64)> = by_func[func]
+                .iter()
+                .map(|&i| (nodes[i].prefix, nodes[i].weight))
+                .collect();
             if placed.is_empty() {
                 unreached += 1;
                 placed.push((None, 1.0));
@@ -216,7 +235,11 @@ fn warn_tree(
     warnings: &mut Warnings,
 ) {
     if !graph.edges.is_empty() {
-        let calls: u64 = graph.edges.iter().map(|e| e.calls).fold(0, u64::saturating_add);
+        let calls: u64 = graph
+            .edges
+            .iter()
+            .map(|e| e.calls)
+            .fold(0, u64::saturating_add);
         warnings.add(NAME, "reconstructed", || {
             format!(
                 "callgrind records no stacks, only caller → callee edges: the stacks are \
@@ -257,9 +280,18 @@ fn warn_totals(body: &Body, warnings: &mut Warnings) {
     let Some(stated) = body.totals.as_ref().or(body.summary.as_ref()) else {
         return;
     };
-    let sums: Vec<i64> = body.events.iter().enumerate().map(|(i, _)| {
-        body.graph.selfs.iter().map(|s| s.costs[i]).fold(0i64, i64::saturating_add)
-    }).collect();
+    let sums: Vec<i64> = body
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            body.graph
+                .selfs
+                .iter()
+                .map(|s| s.costs[i])
+                .fold(0i64, i64::saturating_add)
+        })
+        .collect();
     for ((event, stated), sum) in body.events.iter().zip(stated).zip(&sums) {
         if stated != sum {
             warnings.add(NAME, "totals", || {

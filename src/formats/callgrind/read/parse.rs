@@ -80,7 +80,10 @@ pub(super) fn parse(text: &str, warnings: &mut Warnings) -> Result<Parsed, ReadE
             None => {
                 st.expect_no_call(number)?;
                 warnings.add(NAME, "unknown-line", || {
-                    format!("ignored lines that fit no callgrind form (first at line {number}: {:?})", shorten(raw.trim()))
+                    format!(
+                        "ignored lines that fit no callgrind form (first at line {number}: {:?})",
+                        shorten(raw.trim())
+                    )
                 });
             }
         }
@@ -89,7 +92,10 @@ pub(super) fn parse(text: &str, warnings: &mut Warnings) -> Result<Parsed, ReadE
         return Err(line_error(at, "`calls=` is not followed by its cost line"));
     }
     if !st.events_seen {
-        return Err(ReadError::whole(NAME, "no `events:` line (which names the costs)"));
+        return Err(ReadError::whole(
+            NAME,
+            "no `events:` line (which names the costs)",
+        ));
     }
     Ok(st.out)
 }
@@ -102,7 +108,11 @@ impl State {
             "positions" => self.positions(number, value)?,
             "totals" | "summary" => {
                 let costs = self.costs(number, value.split_ascii_whitespace())?;
-                let slot = if key == "totals" { &mut self.out.totals } else { &mut self.out.summary };
+                let slot = if key == "totals" {
+                    &mut self.out.totals
+                } else {
+                    &mut self.out.summary
+                };
                 let sum = slot.get_or_insert_with(|| vec![0; costs.len()]);
                 for (s, c) in sum.iter_mut().zip(&costs) {
                     *s = s.saturating_add(*c);
@@ -110,7 +120,9 @@ impl State {
             }
             _ => {}
         }
-        self.out.headers.push((format!("{META_PREFIX}{key}"), value.to_owned()));
+        self.out
+            .headers
+            .push((format!("{META_PREFIX}{key}"), value.to_owned()));
         Ok(())
     }
 
@@ -122,11 +134,21 @@ impl State {
         if self.events_seen && events != self.out.events {
             return Err(line_error(
                 number,
-                format!("`events: {value}` differs from the earlier `events: {}`", self.out.events.join(" ")),
+                format!(
+                    "`events: {value}` differs from the earlier `events: {}`",
+                    self.out.events.join(" ")
+                ),
             ));
         }
-        if let Some(dup) = events.iter().enumerate().find(|(i, e)| events[..*i].contains(e)) {
-            return Err(line_error(number, format!("event {:?} is named twice", dup.1)));
+        if let Some(dup) = events
+            .iter()
+            .enumerate()
+            .find(|(i, e)| events[..*i].contains(e))
+        {
+            return Err(line_error(
+                number,
+                format!("event {:?} is named twice", dup.1),
+            ));
         }
         self.out.events = events;
         self.events_seen = true;
@@ -139,7 +161,12 @@ impl State {
             match p {
                 "line" => line = true,
                 "instr" => instr = true,
-                _ => return Err(line_error(number, format!("unknown position kind {p:?} (callgrind knows `line` and `instr`)"))),
+                _ => {
+                    return Err(line_error(
+                        number,
+                        format!("unknown position kind {p:?} (callgrind knows `line` and `instr`)"),
+                    ))
+                }
             }
         }
         if !line && !instr {
@@ -150,7 +177,13 @@ impl State {
         Ok(())
     }
 
-    fn assign(&mut self, number: usize, key: &str, value: &str, warnings: &mut Warnings) -> Result<(), ReadError> {
+    fn assign(
+        &mut self,
+        number: usize,
+        key: &str,
+        value: &str,
+        warnings: &mut Warnings,
+    ) -> Result<(), ReadError> {
         self.expect_no_call(number)?;
         match key {
             "ob" => self.object = self.name(number, Kind::Object, value)?,
@@ -180,7 +213,9 @@ impl State {
     fn refresh_func(&mut self) {
         self.func = self.func_name.clone().map(|name| {
             let name = grammar::strip_recursion_level(&name);
-            self.out.graph.func(name, self.file.as_deref(), self.object.as_deref())
+            self.out
+                .graph
+                .func(name, self.file.as_deref(), self.object.as_deref())
         });
     }
 
@@ -191,7 +226,11 @@ impl State {
         let file = self.callee_file.take().or_else(|| self.file.clone());
         let object = self.callee_object.take().or_else(|| self.object.clone());
         let name = grammar::strip_recursion_level(&name);
-        self.callee = Some(self.out.graph.func(name, file.as_deref(), object.as_deref()));
+        self.callee = Some(
+            self.out
+                .graph
+                .func(name, file.as_deref(), object.as_deref()),
+        );
         Ok(())
     }
 
@@ -209,7 +248,12 @@ impl State {
     }
 
     /// A name value through the compression table of its kind; `None` for an empty value.
-    fn name(&mut self, number: usize, kind: Kind, value: &str) -> Result<Option<String>, ReadError> {
+    fn name(
+        &mut self,
+        number: usize,
+        kind: Kind,
+        value: &str,
+    ) -> Result<Option<String>, ReadError> {
         let table = &mut self.names[kind as usize];
         let name = match grammar::name(value) {
             Name::Plain("") => return Ok(None),
@@ -238,51 +282,88 @@ impl State {
         self.out.cost_lines += 1;
         self.out.negative_costs += costs.iter().filter(|c| **c < 0).count();
         match (self.pending_calls.take(), self.callee) {
-            (Some((calls, _)), Some(callee)) => self.out.graph.add_call(func, pos, callee, calls, &costs),
+            (Some((calls, _)), Some(callee)) => {
+                self.out.graph.add_call(func, pos, callee, calls, &costs)
+            }
             _ => self.out.graph.add_self(func, pos, &costs),
         }
         Ok(())
     }
 
     /// The position columns of a cost line, decompressed against the previous cost line.
-    fn position<'a>(&mut self, number: usize, tokens: &mut impl Iterator<Item = &'a str>) -> Result<Pos, ReadError> {
+    fn position<'a>(
+        &mut self,
+        number: usize,
+        tokens: &mut impl Iterator<Item = &'a str>,
+    ) -> Result<Pos, ReadError> {
         let mut next = |slot: usize, what: &str| -> Result<i64, ReadError> {
-            let token = tokens.next().ok_or_else(|| line_error(number, format!("a cost line without its {what} position")))?;
+            let token = tokens.next().ok_or_else(|| {
+                line_error(number, format!("a cost line without its {what} position"))
+            })?;
             let value = grammar::position(token, self.last[slot])
                 .ok_or_else(|| line_error(number, format!("bad {what} position {token:?}")))?;
             self.last[slot] = value;
             Ok(value)
         };
-        let addr = if self.out.has_instr { Some(next(1, "instr")?) } else { None };
-        let line = if self.out.has_line { next(0, "line")? } else { 0 };
+        let addr = if self.out.has_instr {
+            Some(next(1, "instr")?)
+        } else {
+            None
+        };
+        let line = if self.out.has_line {
+            next(0, "line")?
+        } else {
+            0
+        };
         // Addresses are unsigned; a relative one below zero is malformed.
         let addr = match addr {
-            Some(a) => Some(u64::try_from(a).map_err(|_| line_error(number, format!("negative address {a}")))?),
+            Some(a) => Some(
+                u64::try_from(a)
+                    .map_err(|_| line_error(number, format!("negative address {a}")))?,
+            ),
             None => None,
         };
         Ok(Pos { line, addr })
     }
 
     /// The costs of a line, one per event; missing trailing costs are 0.
-    fn costs<'a>(&self, number: usize, tokens: impl Iterator<Item = &'a str>) -> Result<Vec<i64>, ReadError> {
+    fn costs<'a>(
+        &self,
+        number: usize,
+        tokens: impl Iterator<Item = &'a str>,
+    ) -> Result<Vec<i64>, ReadError> {
         let mut costs = vec![0; self.out.events.len()];
         for (i, token) in tokens.enumerate() {
             let slot = costs.get_mut(i).ok_or_else(|| {
-                line_error(number, format!("more costs than the {} events of `events:`", self.out.events.len()))
+                line_error(
+                    number,
+                    format!(
+                        "more costs than the {} events of `events:`",
+                        self.out.events.len()
+                    ),
+                )
             })?;
-            *slot = grammar::cost(token).ok_or_else(|| line_error(number, format!("bad cost {token:?}")))?;
+            *slot = grammar::cost(token)
+                .ok_or_else(|| line_error(number, format!("bad cost {token:?}")))?;
         }
         Ok(costs)
     }
 
     /// The costs of a cost line; `*`, `+N`, `-N` are relative to the previous cost line.
-    fn line_costs<'a>(&mut self, number: usize, tokens: impl Iterator<Item = &'a str>) -> Result<Vec<i64>, ReadError> {
+    fn line_costs<'a>(
+        &mut self,
+        number: usize,
+        tokens: impl Iterator<Item = &'a str>,
+    ) -> Result<Vec<i64>, ReadError> {
         let n = self.out.events.len();
         self.last_costs.resize(n, 0);
         let mut costs = vec![0; n];
         for (i, token) in tokens.enumerate() {
             let slot = costs.get_mut(i).ok_or_else(|| {
-                line_error(number, format!("more costs than the {n} events of `events:`"))
+                line_error(
+                    number,
+                    format!("more costs than the {n} events of `events:`"),
+                )
             })?;
             let (value, relative) = grammar::cost_column(token, self.last_costs[i])
                 .ok_or_else(|| line_error(number, format!("bad cost {token:?}")))?;
@@ -298,7 +379,10 @@ impl State {
     /// An error when a `calls=` line waits for its cost line.
     fn expect_no_call(&self, number: usize) -> Result<(), ReadError> {
         match self.pending_calls {
-            Some((_, at)) => Err(line_error(number, format!("expected the cost line of the `calls=` at line {at}"))),
+            Some((_, at)) => Err(line_error(
+                number,
+                format!("expected the cost line of the `calls=` at line {at}"),
+            )),
             None => Ok(()),
         }
     }

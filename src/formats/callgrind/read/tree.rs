@@ -53,7 +53,12 @@ fn totals(graph: &Graph) -> (Vec<f64>, Vec<f64>) {
 }
 
 enum Step {
-    Enter { func: usize, weight: f64, prefix: Option<StackIndex>, depth: usize },
+    Enter {
+        func: usize,
+        weight: f64,
+        prefix: Option<StackIndex>,
+        depth: usize,
+    },
     Leave(usize),
 }
 
@@ -72,7 +77,12 @@ pub(super) fn walk(
     let mut todo: Vec<Step> = (0..graph.funcs.len())
         .rev()
         .filter(|&f| total[f] - incoming[f] > 0.0)
-        .map(|f| Step::Enter { func: f, weight: total[f] - incoming[f], prefix: None, depth: 1 })
+        .map(|f| Step::Enter {
+            func: f,
+            weight: total[f] - incoming[f],
+            prefix: None,
+            depth: 1,
+        })
         .collect();
     let mut on_path = vec![0u32; graph.funcs.len()];
     let mut nodes = Vec::new();
@@ -83,16 +93,29 @@ pub(super) fn walk(
                 on_path[f] -= 1;
                 continue;
             }
-            Step::Enter { func, weight, prefix, depth } => (func, weight, prefix, depth),
+            Step::Enter {
+                func,
+                weight,
+                prefix,
+                depth,
+            } => (func, weight, prefix, depth),
         };
         if nodes.len() >= MAX_TREE_NODES {
             cuts.node_limit = true;
             break;
         }
-        nodes.push(Node { func, prefix, weight: w });
+        nodes.push(Node {
+            func,
+            prefix,
+            weight: w,
+        });
         on_path[func] += 1;
         todo.push(Step::Leave(func));
-        let ratio = if total[func] > 0.0 { w / total[func] } else { 0.0 };
+        let ratio = if total[func] > 0.0 {
+            w / total[func]
+        } else {
+            0.0
+        };
         for &i in out_edges[func].iter().rev() {
             let e = &graph.edges[i];
             if e.inclusive.iter().all(|c| *c == 0) {
@@ -108,7 +131,12 @@ pub(super) fn walk(
             }
             let site = call_site(prefix, e);
             let weight = weight(&e.inclusive) * ratio;
-            todo.push(Step::Enter { func: e.callee, weight, prefix: Some(site), depth: depth + 1 });
+            todo.push(Step::Enter {
+                func: e.callee,
+                weight,
+                prefix: Some(site),
+                depth: depth + 1,
+            });
         }
     }
     (nodes, cuts)
@@ -122,8 +150,16 @@ pub(super) fn share(value: i64, before: f64, after: f64, total: f64) -> i64 {
         return 0;
     }
     let v = value as f64;
-    let end = if after >= total { value } else { (v * after / total).round() as i64 };
-    let start = if before <= 0.0 { 0 } else { (v * before / total).round() as i64 };
+    let end = if after >= total {
+        value
+    } else {
+        (v * after / total).round() as i64
+    };
+    let start = if before <= 0.0 {
+        0
+    } else {
+        (v * before / total).round() as i64
+    };
     end - start
 }
 
