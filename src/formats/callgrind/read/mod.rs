@@ -11,9 +11,8 @@ use parse::Parsed as Body;
 use tree::Node;
 
 use super::{FUNCTION_OBJECT, NAME};
-use crate::formats::collapsed::decode_text;
 use crate::formats::error::{ReadError, Warnings};
-use crate::formats::read_common::{check_sample_limit, finish_parsed};
+use crate::formats::read_common::{check_sample_limit, finish_parsed, text_input};
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::{
@@ -26,16 +25,7 @@ const EVENT_UNIT: &str = "count";
 
 /// Reads a callgrind file.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole(NAME, "the file is empty"));
-    }
-    let (text, lossy) = decode_text(bytes);
-    let mut warnings = Warnings::default();
-    if lossy {
-        warnings.add(NAME, "lossy", || {
-            "the text is not valid UTF-8; invalid sequences were replaced by U+FFFD".to_owned()
-        });
-    }
+    let (text, mut warnings) = text_input(bytes, NAME)?;
     let body = parse::parse(&text, &mut warnings)?;
     if body.cost_lines == 0 {
         return Err(ReadError::whole(

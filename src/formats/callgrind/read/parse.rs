@@ -15,6 +15,7 @@ use super::graph::{Graph, Pos};
 use crate::formats::callgrind::grammar::{self, classify, Line, Name};
 use crate::formats::callgrind::{META_PREFIX, NAME};
 use crate::formats::error::{Place, ReadError, Warnings};
+use crate::formats::read_common::shorten;
 use crate::hash::HashMap;
 
 /// Name compression tables, one per kind of name.
@@ -391,13 +392,4 @@ impl State {
 /// An error at line `number`.
 pub(super) fn line_error(number: usize, message: impl Into<String>) -> ReadError {
     ReadError::new(NAME, Place::Line(number), message)
-}
-
-fn shorten(s: &str) -> String {
-    const MAX: usize = 80;
-    if s.chars().count() <= MAX {
-        s.to_owned()
-    } else {
-        format!("{}…", s.chars().take(MAX).collect::<String>())
-    }
 }
