@@ -197,7 +197,7 @@ fn invalid_inputs_give_their_messages() {
 
 #[test]
 fn detection_is_exclusive() {
-    for path in fixtures() {
+    for path in fixtures().into_iter().chain(corpus_new("callgrind")) {
         assert_detected(Format::Callgrind, &path);
         let bytes = std::fs::read(&path).unwrap();
         assert!(
@@ -222,4 +222,37 @@ fn recursion_levels_are_one_function_and_self_is_exact_per_line() {
         .warnings
         .iter()
         .any(|w| w.to_string().contains("reconstructed from the call edges")));
+}
+
+/// The speedscope corpus files describe one program in several spellings (plain names, name
+/// compression, subposition compression, a second event): the same samples of the first event.
+#[test]
+fn spellings_of_one_program_read_alike() {
+    let files = corpus_new("callgrind");
+    let lines = |name: &str| -> Vec<String> {
+        let path = files.iter().find(|p| file_name(p).contains(name)).unwrap();
+        let p = read_path(Format::Callgrind, path).profile;
+        let first = events(&p)[0].clone();
+        support::json::sample_lines(&p)
+            .into_iter()
+            .map(|l| {
+                // Keep only the first event's value: `… [Instructions=20] …`.
+                let (stack, rest) = l.split_once(" [").unwrap();
+                let value = rest.split(['=', ',', ']']).nth(1).unwrap();
+                format!("{stack} {first}={value}").replace("Time_(10ns)", "Instructions")
+            })
+            .collect()
+    };
+    if files.is_empty() {
+        return;
+    }
+    let want = lines("example");
+    assert_eq!(want.len(), 4);
+    for other in [
+        "name-compression",
+        "subposition-compression",
+        "multiple-event-types",
+    ] {
+        assert_eq!(lines(other), want, "{other}");
+    }
 }

@@ -247,10 +247,16 @@ fn warn_tree(
             format!("{n} recursive calls (a callee already on the path) were not expanded in the reconstructed stacks")
         });
     }
-    if cuts.too_deep > 0 || cuts.node_limit {
-        let (n, max) = (cuts.too_deep, tree::MAX_TREE_NODES);
+    if cuts.too_deep > 0 {
+        let n = cuts.too_deep;
+        warnings.add(NAME, "too-deep", || {
+            format!("{n} calls past the stack depth limit were not expanded in the reconstructed stacks")
+        });
+    }
+    if cuts.node_limit {
+        let max = tree::MAX_TREE_NODES;
         warnings.add(NAME, "tree-limit", || {
-            format!("the reconstructed call tree was cut ({n} calls past the stack depth limit; node limit {max} reached: {})", cuts.node_limit)
+            format!("the reconstructed call tree was cut at {max} nodes (the rest of the calls were not expanded)")
         });
     }
     if unreached > 0 {
