@@ -19,6 +19,9 @@ pub(super) struct Func {
     pub name: String,
     pub file: Option<String>,
     pub object: Option<String>,
+    /// The function whose invocation this one's code runs in: itself, or for the code of an
+    /// inline file (`fi=`), the function of the same name in the `fl=` file.
+    pub host: usize,
 }
 
 /// Self cost of one function at one position.
@@ -69,9 +72,17 @@ impl Graph {
             name: key.0.clone(),
             file: key.1.clone(),
             object: object.map(str::to_owned),
+            host: id,
         });
         self.func_ids.insert(key, id);
         id
+    }
+
+    /// Makes `host` the host of `func` (when `host` is its own host: no chains).
+    pub fn set_host(&mut self, func: usize, host: usize) {
+        if self.funcs[host].host == host {
+            self.funcs[func].host = host;
+        }
     }
 
     /// Adds self costs of `func` at `pos`.

@@ -146,7 +146,7 @@ impl<'a> Emitter<'a> {
             if selfs_by_func[func].is_empty() {
                 continue;
             }
-            let mut placed: Vec<(Option<StackIndex>, f64)> = by_func[func]
+            let mut placed: Vec<(Option<StackIndex>, f64)> = by_func[tree::host(graph, func)]
                 .iter()
                 .map(|&i| (nodes[i].prefix, nodes[i].weight))
                 .collect();

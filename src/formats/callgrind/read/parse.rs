@@ -51,6 +51,8 @@ struct State {
     names: [HashMap<u64, String>; 3],
     object: Option<String>,
     file: Option<String>,
+    /// The last `fl=` file (`file` also follows `fi=`/`fe=`).
+    fl_file: Option<String>,
     func_name: Option<String>,
     func: Option<usize>,
     callee_object: Option<String>,
@@ -188,7 +190,10 @@ impl State {
         self.expect_no_call(number)?;
         match key {
             "ob" => self.object = self.name(number, Kind::Object, value)?,
-            "fl" => self.file = self.name(number, Kind::File, value)?,
+            "fl" => {
+                self.file = self.name(number, Kind::File, value)?;
+                self.fl_file.clone_from(&self.file);
+            }
             "fi" | "fe" => {
                 self.file = self.name(number, Kind::File, value)?;
                 self.refresh_func();
@@ -211,12 +216,19 @@ impl State {
     }
 
     /// The function of the current `fn=` in the current file.
+    /// Code of an inline file (`fi=`/`fe=`) is the function in that file, hosted by the
+    /// function in the `fl=` file: one invocation for the reconstructed stacks.
     fn refresh_func(&mut self) {
         self.func = self.func_name.clone().map(|name| {
             let name = grammar::strip_recursion_level(&name);
-            self.out
-                .graph
-                .func(name, self.file.as_deref(), self.object.as_deref())
+            let object = self.object.as_deref();
+            let graph = &mut self.out.graph;
+            let func = graph.func(name, self.file.as_deref(), object);
+            if self.fl_file != self.file {
+                let host = graph.func(name, self.fl_file.as_deref(), object);
+                graph.set_host(func, host);
+            }
+            func
         });
     }
 

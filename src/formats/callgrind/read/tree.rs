@@ -38,16 +38,25 @@ fn weight(costs: &[i64]) -> f64 {
     costs.first().map_or(0.0, |c| (*c).max(0) as f64)
 }
 
+/// The function whose invocation `func`'s code runs in (see `Func::host`): the tree has
+/// nodes for hosts only.
+pub(super) fn host(graph: &Graph, func: usize) -> usize {
+    graph.funcs[func].host
+}
+
 /// Per function: total weight (self + calls to others) and weight received from callers.
 fn totals(graph: &Graph) -> (Vec<f64>, Vec<f64>) {
     let n = graph.funcs.len();
     let (mut total, mut incoming) = (vec![0.0; n], vec![0.0; n]);
     for s in &graph.selfs {
-        total[s.func] += weight(&s.costs);
+        total[host(graph, s.func)] += weight(&s.costs);
     }
-    for e in graph.edges.iter().filter(|e| e.caller != e.callee) {
-        total[e.caller] += weight(&e.inclusive);
-        incoming[e.callee] += weight(&e.inclusive);
+    for e in &graph.edges {
+        let (caller, callee) = (host(graph, e.caller), host(graph, e.callee));
+        if caller != callee {
+            total[caller] += weight(&e.inclusive);
+            incoming[callee] += weight(&e.inclusive);
+        }
     }
     (total, incoming)
 }
@@ -72,7 +81,7 @@ pub(super) fn walk(
     let (total, incoming) = totals(graph);
     let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); graph.funcs.len()];
     for (i, e) in graph.edges.iter().enumerate() {
-        out_edges[e.caller].push(i);
+        out_edges[host(graph, e.caller)].push(i);
     }
     let mut todo: Vec<Step> = (0..graph.funcs.len())
         .rev()
@@ -118,10 +127,11 @@ pub(super) fn walk(
         };
         for &i in out_edges[func].iter().rev() {
             let e = &graph.edges[i];
+            let callee = host(graph, e.callee);
             if e.inclusive.iter().all(|c| *c == 0) {
                 continue;
             }
-            if on_path[e.callee] > 0 {
+            if on_path[callee] > 0 {
                 cuts.recursive_edges += 1;
                 continue;
             }
@@ -132,7 +142,7 @@ pub(super) fn walk(
             let site = call_site(prefix, e);
             let weight = weight(&e.inclusive) * ratio;
             todo.push(Step::Enter {
-                func: e.callee,
+                func: callee,
                 weight,
                 prefix: Some(site),
                 depth: depth + 1,
