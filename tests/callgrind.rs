@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use proftab::formats::{self, callgrind, Format, WriteOptions};
+use proftab::analysis::functions::function_table;
+use proftab::formats::{self, callgrind, Format, ReadOptions, WriteOptions};
 use support::corpus::{corpus_new, file_name, files_in, fixture, scratch_dir};
 use support::go::go_top;
 use support::profile::{assert_valid, read_path};
@@ -178,6 +179,12 @@ fn golden_samples_and_warnings() {
             text.push_str(&format!("total {t} = {}\n", total(p, &t)));
         }
         text.push_str(&format!("samples {}\n", p.num_samples()));
+        // The function table of the first event: exact self, reconstructed total.
+        let vt = p.value_type_index(&events(p)[0]).unwrap();
+        for row in function_table(p, vt, None).rows {
+            let (name, flat, cum) = (row.name, row.self_value, row.total_value);
+            text.push_str(&format!("function {name} self={flat} total={cum}\n"));
+        }
         // Sample lines only for the small files (the recorded ones have thousands).
         if std::fs::metadata(&path).unwrap().len() < 4096 {
             for line in support::json::sample_lines(p) {
@@ -255,4 +262,56 @@ fn spellings_of_one_program_read_alike() {
     ] {
         assert_eq!(lines(other), want, "{other}");
     }
+}
+
+/// Several parts (dumps) in one file add up: a file holding `prog.out` twice has twice its
+/// self costs per function and twice its total.
+#[test]
+fn parts_add_up() {
+    let once = std::fs::read(fixture("callgrind/prog.out")).unwrap();
+    let mut twice = once.clone();
+    twice.extend_from_slice(&once);
+    let read = |bytes: &[u8]| {
+        let p = callgrind::read(bytes, &ReadOptions::default())
+            .unwrap()
+            .profile;
+        let vt = p.value_type_index("Ir").unwrap();
+        let rows: BTreeMap<String, f64> = function_table(&p, vt, None)
+            .rows
+            .into_iter()
+            .map(|r| (r.name, r.self_value))
+            .collect();
+        (total(&p, "Ir"), rows)
+    };
+    let (t1, rows1) = read(&once);
+    let (t2, rows2) = read(&twice);
+    assert_eq!(t2, 2.0 * t1);
+    let doubled: BTreeMap<String, f64> = rows1.into_iter().map(|(k, v)| (k, 2.0 * v)).collect();
+    assert_eq!(rows2, doubled);
+}
+
+/// `positions: instr` alone: addresses, line 0, and the address kept per location.
+#[test]
+fn instruction_positions_without_lines() {
+    let text = "# callgrind format\npositions: instr\nevents: Ir\nfn=main\n0x10 3\n+4 5\n\
+                cfn=leaf\ncalls=2 0x40\n* 7\nfn=leaf\n0x40 7\n";
+    let parsed = callgrind::read(text.as_bytes(), &ReadOptions::default()).unwrap();
+    let p = &parsed.profile;
+    assert_eq!(total(p, "Ir"), 15.0);
+    assert!(p.locations.line.iter().all(|l| *l == 0));
+    let address = |loc: usize| match p.locations.ext.cell(".address", loc) {
+        Some(proftab::model::Cell::U64(a)) => a,
+        other => panic!("{other:?}"),
+    };
+    let addresses: Vec<_> = (0..p.locations.line.len()).map(address).collect();
+    assert!(addresses.contains(&Some(0x10)) && addresses.contains(&Some(0x14)));
+    assert!(addresses.contains(&Some(0x40)));
+    // leaf is called from main at 0x14 in every reconstructed stack.
+    let stacks: Vec<String> = support::json::sample_lines(p);
+    assert!(
+        stacks
+            .iter()
+            .any(|l| l.contains("main") && l.contains(";leaf")),
+        "{stacks:?}"
+    );
 }
