@@ -61,11 +61,15 @@ fn totals(graph: &Graph) -> (Vec<f64>, Vec<f64>) {
     (total, incoming)
 }
 
+/// A step of the depth-first walk. The call-site stack node of an entered call is made only
+/// when the call is entered (`via`: the caller's stack node and the edge), so that pending
+/// calls cut by the node limit cost nothing; the pending steps are at most the edges of the
+/// functions on the current path.
 enum Step {
     Enter {
         func: usize,
         weight: f64,
-        prefix: Option<StackIndex>,
+        via: Option<(Option<StackIndex>, usize)>,
         depth: usize,
     },
     Leave(usize),
@@ -89,7 +93,7 @@ pub(super) fn walk(
         .map(|f| Step::Enter {
             func: f,
             weight: total[f] - incoming[f],
-            prefix: None,
+            via: None,
             depth: 1,
         })
         .collect();
@@ -105,14 +109,15 @@ pub(super) fn walk(
             Step::Enter {
                 func,
                 weight,
-                prefix,
+                via,
                 depth,
-            } => (func, weight, prefix, depth),
+            } => (func, weight, via, depth),
         };
         if nodes.len() >= MAX_TREE_NODES {
             cuts.node_limit = true;
             break;
         }
+        let prefix = prefix.map(|(caller, edge)| call_site(caller, &graph.edges[edge]));
         nodes.push(Node {
             func,
             prefix,
@@ -139,12 +144,10 @@ pub(super) fn walk(
                 cuts.too_deep += 1;
                 continue;
             }
-            let site = call_site(prefix, e);
-            let weight = weight(&e.inclusive) * ratio;
             todo.push(Step::Enter {
                 func: callee,
-                weight,
-                prefix: Some(site),
+                weight: weight(&e.inclusive) * ratio,
+                via: Some((prefix, i)),
                 depth: depth + 1,
             });
         }
