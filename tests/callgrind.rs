@@ -315,3 +315,35 @@ fn instruction_positions_without_lines() {
         "{stacks:?}"
     );
 }
+
+/// A dense call graph (every function calls every later one) has 2^(n-1) call paths: the walk
+/// stops at its node limit, says so, and the self costs and total stay exact.
+#[test]
+fn dense_call_graph_is_cut_honestly() {
+    const N: usize = 40;
+    let mut text = String::from("# callgrind format\nevents: Ir\n");
+    // Inclusive of f_i: 1 (self) + sum of inclusive of later ones = 2^(N-1-i).
+    let inclusive = |i: usize| 1u64 << (N - 1 - i);
+    for i in 0..N {
+        text.push_str(&format!("fn=f{i}\n1 1\n"));
+        for j in i + 1..N {
+            text.push_str(&format!("cfn=f{j}\ncalls=1 1\n2 {}\n", inclusive(j)));
+        }
+    }
+    let parsed = callgrind::read(text.as_bytes(), &ReadOptions::default()).unwrap();
+    let p = &parsed.profile;
+    assert_valid(p, "dense");
+    assert_eq!(total(p, "Ir"), N as f64);
+    let vt = p.value_type_index("Ir").unwrap();
+    let table = function_table(p, vt, None);
+    assert_eq!(table.rows.len(), N);
+    assert!(table.rows.iter().all(|r| r.self_value == 1.0));
+    assert!(
+        parsed
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("cut at 200000 nodes")),
+        "{:?}",
+        parsed.warnings
+    );
+}
