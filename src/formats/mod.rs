@@ -6,6 +6,7 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod error;
@@ -62,10 +63,12 @@ pub enum Format {
     Heapprofile,
     /// Chrome trace event format: duration (`B`/`E`) and complete (`X`) events.
     TraceEvent,
+    /// valgrind's callgrind (also xdebug, php-spx).
+    Callgrind,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 14] = [
+pub const ALL_FORMATS: [Format; 15] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -80,6 +83,7 @@ pub const ALL_FORMATS: [Format; 14] = [
     Format::PerfScript,
     Format::Heapprofile,
     Format::TraceEvent,
+    Format::Callgrind,
 ];
 
 impl Format {
@@ -100,6 +104,7 @@ impl Format {
             Format::PerfScript => "perf-script",
             Format::Heapprofile => "heapprofile",
             Format::TraceEvent => "trace-event",
+            Format::Callgrind => "callgrind",
         }
     }
 
@@ -121,6 +126,7 @@ impl Format {
             Format::PerfScript => &[],
             Format::Heapprofile => &[".heapprofile"],
             Format::TraceEvent => &[],
+            Format::Callgrind => &[],
         }
     }
 
@@ -337,6 +343,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::PerfScript,
             detect: Some(perf_script::detect),
             read: Some(perf_script::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Callgrind,
+            detect: Some(callgrind::detect),
+            read: Some(callgrind::read),
             write: None,
         },
         FormatSpec {

@@ -59,3 +59,34 @@ pub(crate) fn detect_prefix_text(bytes: &[u8], limit: usize) -> Option<std::borr
     let head = bytes.get(..limit).unwrap_or(bytes);
     (!head.contains(&0)).then(|| String::from_utf8_lossy(head))
 }
+
+/// The text of a line-oriented input (UTF-8, BOM skipped, or UTF-16 with a BOM) and the
+/// reader's warnings, holding one when invalid sequences had to be replaced; an error for an
+/// empty input.
+pub(crate) fn text_input<'b>(
+    bytes: &'b [u8],
+    format: &'static str,
+) -> Result<(std::borrow::Cow<'b, str>, Warnings), ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::whole(format, "the file is empty"));
+    }
+    let (text, lossy) = super::collapsed::decode_text(bytes);
+    let mut warnings = Warnings::default();
+    if lossy {
+        warnings.add(format, "lossy", || {
+            "the text is not valid UTF-8 (or UTF-16); invalid sequences were replaced by U+FFFD"
+                .to_owned()
+        });
+    }
+    Ok((text, warnings))
+}
+
+/// `s` cut to 80 characters (with `…`), for quoting input in messages.
+pub(crate) fn shorten(s: &str) -> String {
+    const MAX: usize = 80;
+    if s.chars().count() <= MAX {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    }
+}

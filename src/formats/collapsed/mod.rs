@@ -80,7 +80,16 @@ pub fn detect(bytes: &[u8]) -> bool {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .take(DETECT_MAX_LINES)
     {
-        if split_count(line).is_some() && !has_control_chars(line) {
+        // A "stack" of bare numbers (`16 20`, `+3 * 12`) is a cost line of a line-oriented
+        // format such as callgrind, not frames.
+        let frames = split_count(line).filter(|(stack, _)| {
+            !stack.split_ascii_whitespace().all(|t| {
+                t == "*"
+                    || t.trim_start_matches(['+', '-'])
+                        .starts_with(|c: char| c.is_ascii_digit())
+            })
+        });
+        if frames.is_some() && !has_control_chars(line) {
             valid += 1;
         } else {
             invalid += 1;
