@@ -8,6 +8,7 @@
 
 pub mod collapsed;
 pub mod cpuprofile;
+pub mod dhat;
 pub mod error;
 pub mod firefox;
 pub mod goroutine_dump;
@@ -53,10 +54,12 @@ pub enum Format {
     Cpuprofile,
     /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
     GoroutineDump,
+    /// valgrind DHAT JSON (`valgrind --tool=dhat`).
+    Dhat,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 11] = [
+pub const ALL_FORMATS: [Format; 12] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -68,6 +71,7 @@ pub const ALL_FORMATS: [Format; 11] = [
     Format::Otlp,
     Format::Cpuprofile,
     Format::GoroutineDump,
+    Format::Dhat,
 ];
 
 impl Format {
@@ -85,6 +89,7 @@ impl Format {
             Format::Otlp => "otlp",
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
+            Format::Dhat => "dhat",
         }
     }
 
@@ -103,6 +108,7 @@ impl Format {
             Format::Otlp => &[".otlp"],
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
+            Format::Dhat => &[],
         }
     }
 
@@ -271,6 +277,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Cpuprofile,
             detect: Some(cpuprofile::detect),
             read: Some(cpuprofile::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Dhat,
+            detect: Some(dhat::detect),
+            read: Some(dhat::read),
             write: None,
         },
         FormatSpec {
