@@ -103,3 +103,18 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
+
+/// The second corpus of real files written by other tools, `$PROFTAB_SHARED/corpus-new/<folder>`
+/// (else `../shared/corpus-new/<folder>` beside the crate), its files sorted; empty (with a
+/// SKIP note) when the folder is missing.
+pub fn corpus_new(folder: &str) -> Vec<PathBuf> {
+    let shared = std::env::var_os("PROFTAB_SHARED").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")),
+        PathBuf::from,
+    );
+    let dir = shared.join("corpus-new").join(folder);
+    if !dir.is_dir() {
+        eprintln!("SKIP: corpus folder {} not found", dir.display());
+    }
+    files_in(&dir)
+}

@@ -71,24 +71,26 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if version != Some(KNOWN_VERSION) {
         let shown = version.map_or_else(|| "none".to_owned(), |v| v.to_string());
         warnings.add(NAME, "version", || {
-            format!("dhatFileVersion is {shown}, not {KNOWN_VERSION}; read as version {KNOWN_VERSION}")
+            format!(
+                "dhatFileVersion is {shown}, not {KNOWN_VERSION}; read as version {KNOWN_VERSION}"
+            )
         });
     }
     r.frame_table(required(&members, "ftbl")?)?;
     r.value_types(&members)?;
     let source = r.b.add_source(NAME, options.source_uri.as_deref(), None);
     let pps = required(&members, "pps")?;
-    let ranges = json_scan::array_elements(bytes, pps.value.start, usize::MAX).ok_or_else(|| {
-        ReadError::new(
-            NAME,
-            Place::Byte(pps.value.start as u64),
-            "`pps` is not a well-formed array",
-        )
-    })?;
+    let ranges =
+        json_scan::array_elements(bytes, pps.value.start, usize::MAX).ok_or_else(|| {
+            ReadError::new(
+                NAME,
+                Place::Byte(pps.value.start as u64),
+                "`pps` is not a well-formed array",
+            )
+        })?;
     let mut histograms = 0usize;
     for (i, range) in ranges.into_iter().enumerate() {
-        let pp: ProgramPoint =
-            json_scan::parse_member(NAME, bytes, range, &format!("pps[{i}]"))?;
+        let pp: ProgramPoint = json_scan::parse_member(NAME, bytes, range, &format!("pps[{i}]"))?;
         histograms += usize::from(pp.acc.is_some());
         r.program_point(i, source, pp, &mut warnings)?;
     }
@@ -121,7 +123,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     /// Keeps the top-level scalars as meta; returns `dhatFileVersion`.
-    fn meta(&mut self, members: &[Member], warnings: &mut Warnings) -> Result<Option<u64>, ReadError> {
+    fn meta(
+        &mut self,
+        members: &[Member],
+        warnings: &mut Warnings,
+    ) -> Result<Option<u64>, ReadError> {
         let mut version = None;
         for (key, meta) in META_KEYS {
             let Some(m) = json_scan::member(members, key) else {
@@ -149,7 +155,8 @@ impl Reader<'_> {
 
     /// One location per `ftbl` entry.
     fn frame_table(&mut self, ftbl: &Member) -> Result<(), ReadError> {
-        let table: Vec<String> = json_scan::parse_member(NAME, self.bytes, ftbl.value.clone(), "ftbl")?;
+        let table: Vec<String> =
+            json_scan::parse_member(NAME, self.bytes, ftbl.value.clone(), "ftbl")?;
         for text in &table {
             let frame = parse_frame(text);
             let addr_name;
@@ -196,7 +203,10 @@ impl Reader<'_> {
             let (name, unit) = match (ad_hoc, c.key) {
                 (true, "tb") => (format!("total_{units}"), "count".to_owned()),
                 (true, "tbk") => (format!("total_{events}"), "count".to_owned()),
-                _ => (c.name.to_owned(), c.unit.map_or(time_unit.clone(), str::to_owned)),
+                _ => (
+                    c.name.to_owned(),
+                    c.unit.map_or(time_unit.clone(), str::to_owned),
+                ),
             };
             if c.key == "tb" {
                 self.b.set_meta(META_DEFAULT_TYPE, &name);
