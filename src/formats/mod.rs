@@ -14,6 +14,7 @@ pub mod firefox;
 pub mod goroutine_dump;
 pub mod gzip;
 pub mod inline;
+pub mod instruments;
 pub(crate) mod json_scan;
 pub mod otlp;
 pub mod pprof;
@@ -56,10 +57,12 @@ pub enum Format {
     GoroutineDump,
     /// valgrind DHAT JSON (`valgrind --tool=dhat`).
     Dhat,
+    /// Apple Instruments deep-copy text (call tree with weights).
+    Instruments,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 12] = [
+pub const ALL_FORMATS: [Format; 13] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -72,6 +75,7 @@ pub const ALL_FORMATS: [Format; 12] = [
     Format::Cpuprofile,
     Format::GoroutineDump,
     Format::Dhat,
+    Format::Instruments,
 ];
 
 impl Format {
@@ -90,6 +94,7 @@ impl Format {
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
             Format::Dhat => "dhat",
+            Format::Instruments => "instruments",
         }
     }
 
@@ -109,6 +114,7 @@ impl Format {
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
             Format::Dhat => &[],
+            Format::Instruments => &[],
         }
     }
 
@@ -307,6 +313,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::PprofText,
             detect: Some(pprof_text::detect),
             read: Some(pprof_text::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Instruments,
+            detect: Some(instruments::detect),
+            read: Some(instruments::read),
             write: None,
         },
         FormatSpec {
