@@ -23,6 +23,7 @@ pub(crate) mod protowire;
 pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
+pub mod stackprof;
 pub mod tables_json;
 pub mod unwritten;
 pub(crate) mod write_common;
@@ -59,10 +60,12 @@ pub enum Format {
     Dhat,
     /// Apple Instruments deep-copy text (call tree with weights).
     Instruments,
+    /// Ruby stackprof JSON.
+    Stackprof,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 13] = [
+pub const ALL_FORMATS: [Format; 14] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -76,6 +79,7 @@ pub const ALL_FORMATS: [Format; 13] = [
     Format::GoroutineDump,
     Format::Dhat,
     Format::Instruments,
+    Format::Stackprof,
 ];
 
 impl Format {
@@ -95,6 +99,7 @@ impl Format {
             Format::GoroutineDump => "goroutine-dump",
             Format::Dhat => "dhat",
             Format::Instruments => "instruments",
+            Format::Stackprof => "stackprof",
         }
     }
 
@@ -115,6 +120,7 @@ impl Format {
             Format::GoroutineDump => &[],
             Format::Dhat => &[],
             Format::Instruments => &[],
+            Format::Stackprof => &[],
         }
     }
 
@@ -289,6 +295,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Dhat,
             detect: Some(dhat::detect),
             read: Some(dhat::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Stackprof,
+            detect: Some(stackprof::detect),
+            read: Some(stackprof::read),
             write: None,
         },
         FormatSpec {

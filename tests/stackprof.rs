@@ -1,0 +1,127 @@
+//! Ruby stackprof JSON (`stackprof`), judged by stackprof's own per-frame counts.
+//!
+//! * `tests/fixtures/stackprof/*.stackprof.json` were recorded with stackprof 0.2.21 (ruby
+//!   3.1) in cpu, wall and object mode (`record.sh`, workload `workload.rb`); each reads to its
+//!   golden view.
+//! * stackprof sums `raw` into each frame's `samples` (self count); summed per function name
+//!   they must equal the self column of `proftab top --type samples`, and the sample total
+//!   must equal the sum of the frames' `samples`.
+//! * `proftab convert -o x.pb.gz` gives `go tool pprof -top` equal to `proftab top`; every
+//!   file of corpus-new/stackprof reads; invalid inputs give their messages.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use proftab::formats::{stackprof, Format};
+use support::cli::run_json;
+use support::corpus::{corpus_new, file_name, files_in, fixture};
+use support::golden;
+use support::importers::{check_corpus_new, check_pprof_conversion, golden_text, outcome_text};
+use support::profile::read_path;
+use support::text::{assert_detected, assert_other_formats_not_claimed, truncation_sweep};
+
+fn fixtures() -> Vec<PathBuf> {
+    files_in(&fixture("stackprof"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".stackprof.json"))
+        .collect()
+}
+
+fn all_inputs() -> Vec<PathBuf> {
+    let mut v = fixtures();
+    v.extend(corpus_new("stackprof"));
+    v
+}
+
+#[test]
+fn recorded_fixtures_read_to_their_golden_views() {
+    let files = fixtures();
+    assert_eq!(files.len(), 3);
+    for path in files {
+        assert_detected(Format::Stackprof, &path);
+        let parsed = read_path(Format::Stackprof, &path);
+        let mut text = golden_text(&parsed.profile);
+        for w in &parsed.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        let name = file_name(&path).replace(".stackprof.json", ".expected");
+        golden::check(&fixture("stackprof").join(name), &text);
+    }
+}
+
+#[test]
+fn self_counts_equal_stackprofs_own_frame_counts() {
+    for path in all_inputs() {
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let mut want: BTreeMap<String, f64> = BTreeMap::new();
+        for frame in doc["frames"].as_object().unwrap().values() {
+            let name = frame["name"].as_str().unwrap_or("(unknown)").to_owned();
+            *want.entry(name).or_default() += frame["samples"].as_f64().unwrap();
+        }
+        want.retain(|_, v| *v != 0.0);
+        let top = run_json(
+            env!("CARGO_BIN_EXE_proftab"),
+            &["top", path.to_str().unwrap(), "--type", "samples", "--json"],
+        );
+        let got: BTreeMap<String, f64> = top["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["self"].as_f64() != Some(0.0))
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_owned(),
+                    r["self"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{}", path.display());
+        let total: f64 = want.values().sum();
+        assert_eq!(top["total"].as_f64().unwrap(), total, "{}", path.display());
+    }
+}
+
+#[test]
+fn pprof_conversion_matches_go_tool_pprof() {
+    for path in all_inputs() {
+        let p = read_path(Format::Stackprof, &path).profile;
+        for i in 0..p.values.len() {
+            let (t, _) = p.value_type_names(proftab::model::ValueTypeIndex(i as u32));
+            if !check_pprof_conversion(&path, t) {
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn corpus_new_reads() {
+    let n = check_corpus_new(Format::Stackprof, "stackprof");
+    assert_eq!(n, corpus_new("stackprof").len());
+}
+
+#[test]
+fn detection_refuses_other_formats() {
+    assert_other_formats_not_claimed(stackprof::detect, "", &[]);
+}
+
+#[test]
+fn invalid_inputs() {
+    let dir = fixture("invalid/stackprof");
+    let n = golden::check_cases(&dir, golden::check, |_, bytes| {
+        outcome_text(Format::Stackprof, bytes)
+    });
+    assert_eq!(n, 6);
+}
+
+#[test]
+fn truncated_inputs_never_panic() {
+    for path in fixtures() {
+        truncation_sweep(Format::Stackprof, &std::fs::read(path).unwrap());
+    }
+}
