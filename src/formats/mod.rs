@@ -17,6 +17,7 @@ pub mod inline;
 pub mod instruments;
 pub(crate) mod json_scan;
 pub mod otlp;
+pub mod pmcstat;
 pub mod pprof;
 pub mod pprof_text;
 pub(crate) mod protowire;
@@ -62,10 +63,12 @@ pub enum Format {
     Instruments,
     /// Ruby stackprof JSON.
     Stackprof,
+    /// FreeBSD `pmcstat -G` call graphs.
+    Pmcstat,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 14] = [
+pub const ALL_FORMATS: [Format; 15] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -80,6 +83,7 @@ pub const ALL_FORMATS: [Format; 14] = [
     Format::Dhat,
     Format::Instruments,
     Format::Stackprof,
+    Format::Pmcstat,
 ];
 
 impl Format {
@@ -100,6 +104,7 @@ impl Format {
             Format::Dhat => "dhat",
             Format::Instruments => "instruments",
             Format::Stackprof => "stackprof",
+            Format::Pmcstat => "pmcstat",
         }
     }
 
@@ -121,6 +126,7 @@ impl Format {
             Format::Dhat => &[],
             Format::Instruments => &[],
             Format::Stackprof => &[],
+            Format::Pmcstat => &[],
         }
     }
 
@@ -331,6 +337,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Instruments,
             detect: Some(instruments::detect),
             read: Some(instruments::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Pmcstat,
+            detect: Some(pmcstat::detect),
+            read: Some(pmcstat::read),
             write: None,
         },
         FormatSpec {

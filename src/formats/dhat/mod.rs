@@ -32,7 +32,7 @@ pub use read::read;
 /// Format name used in errors and warnings.
 pub const NAME: &str = "dhat";
 /// `locations` extension column: the object file of a frame without source (`(in /lib.so)`).
-pub const LOCATION_OBJECT: &str = ".object";
+pub const LOCATION_OBJECT: &str = crate::model::ext::locations::OBJECT;
 
 /// Bytes [`detect`] examines.
 const DETECT_PREFIX_BYTES: usize = 4096;
