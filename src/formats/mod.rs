@@ -17,6 +17,7 @@ pub mod inline;
 pub mod instruments;
 pub(crate) mod json_scan;
 pub mod otlp;
+pub mod papyrus;
 pub mod pmcstat;
 pub mod pprof;
 pub mod pprof_text;
@@ -65,10 +66,12 @@ pub enum Format {
     Stackprof,
     /// FreeBSD `pmcstat -G` call graphs.
     Pmcstat,
+    /// Papyrus (Skyrim / Fallout 4) script and stack profiling logs.
+    Papyrus,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 15] = [
+pub const ALL_FORMATS: [Format; 16] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -84,6 +87,7 @@ pub const ALL_FORMATS: [Format; 15] = [
     Format::Instruments,
     Format::Stackprof,
     Format::Pmcstat,
+    Format::Papyrus,
 ];
 
 impl Format {
@@ -105,6 +109,7 @@ impl Format {
             Format::Instruments => "instruments",
             Format::Stackprof => "stackprof",
             Format::Pmcstat => "pmcstat",
+            Format::Papyrus => "papyrus",
         }
     }
 
@@ -127,6 +132,7 @@ impl Format {
             Format::Instruments => &[],
             Format::Stackprof => &[],
             Format::Pmcstat => &[],
+            Format::Papyrus => &[],
         }
     }
 
@@ -343,6 +349,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Pmcstat,
             detect: Some(pmcstat::detect),
             read: Some(pmcstat::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Papyrus,
+            detect: Some(papyrus::detect),
+            read: Some(papyrus::read),
             write: None,
         },
         FormatSpec {
