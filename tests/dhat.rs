@@ -19,11 +19,11 @@ use std::process::Command;
 
 use proftab::formats::{dhat, Format};
 use support::cli::{have_tool, run_json};
-use support::corpus::{corpus_new, file_name, files_in, fixture};
-use support::golden;
-use support::importers::{check_corpus_new, check_pprof_conversion, golden_text, outcome_text};
-use support::profile::read_path;
-use support::text::{assert_detected, assert_other_formats_not_claimed, truncation_sweep};
+use support::corpus::{corpus_new, files_in, fixture};
+use support::importers::{
+    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
+    check_robustness,
+};
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("dhat"))
@@ -32,20 +32,15 @@ fn fixtures() -> Vec<PathBuf> {
         .collect()
 }
 
+fn all_inputs() -> Vec<PathBuf> {
+    let mut v = fixtures();
+    v.extend(corpus_new("dhat"));
+    v
+}
+
 #[test]
 fn recorded_fixtures_read_to_their_golden_views() {
-    let files = fixtures();
-    assert_eq!(files.len(), 3);
-    for path in files {
-        assert_detected(Format::Dhat, &path);
-        let parsed = read_path(Format::Dhat, &path);
-        let mut text = golden_text(&parsed.profile);
-        for w in &parsed.warnings {
-            text.push_str(&format!("warning: {w}\n"));
-        }
-        let name = file_name(&path).replace(".dhat.json", ".expected");
-        golden::check(&fixture("dhat").join(name), &text);
-    }
+    check_golden_fixtures(Format::Dhat, &fixtures(), "dhat", ".dhat.json");
 }
 
 /// `name → (flat, cum)` as the judge script prints it.
@@ -79,9 +74,7 @@ fn judge(path: &std::path::Path) -> Option<BTreeMap<String, (f64, f64)>> {
 
 #[test]
 fn top_matches_the_python_judge() {
-    let mut files = fixtures();
-    files.extend(corpus_new("dhat"));
-    for path in files {
+    for path in all_inputs() {
         let Some(want) = judge(&path) else {
             return;
         };
@@ -108,26 +101,7 @@ fn top_matches_the_python_judge() {
 
 #[test]
 fn pprof_conversion_matches_go_tool_pprof() {
-    let heap = fixture("dhat/heap.dhat.json");
-    let p = read_path(Format::Dhat, &heap).profile;
-    for i in 0..p.values.len() {
-        let (t, _) = p.value_type_names(proftab::model::ValueTypeIndex(i as u32));
-        if !check_pprof_conversion(&heap, t) {
-            return;
-        }
-    }
-    for path in corpus_new("dhat").into_iter().chain(fixtures()) {
-        if !check_pprof_conversion(
-            &path,
-            if file_name(&path).starts_with("adhoc") {
-                "total_units"
-            } else {
-                "total_bytes"
-            },
-        ) {
-            return;
-        }
-    }
+    check_pprof_conversion_all_types(Format::Dhat, &all_inputs());
 }
 
 #[test]
@@ -137,22 +111,11 @@ fn corpus_new_reads() {
 }
 
 #[test]
-fn detection_refuses_other_formats() {
-    assert_other_formats_not_claimed(dhat::detect, "", &[]);
-}
-
-#[test]
 fn invalid_inputs() {
-    let dir = fixture("invalid/dhat");
-    let n = golden::check_cases(&dir, golden::check, |_, bytes| {
-        outcome_text(Format::Dhat, bytes)
-    });
-    assert_eq!(n, 7);
+    assert_eq!(check_invalid(Format::Dhat, "dhat"), 7);
 }
 
 #[test]
-fn truncated_fixtures_never_panic() {
-    for path in fixtures() {
-        truncation_sweep(Format::Dhat, &std::fs::read(path).unwrap());
-    }
+fn detection_refuses_other_formats_and_prefixes_never_panic() {
+    check_robustness(Format::Dhat, dhat::detect, &all_inputs());
 }

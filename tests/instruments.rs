@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 
 use proftab::formats::{instruments, Format};
 use proftab::model::{Profile, SampleIndex, META_DEFAULT_TYPE};
-use support::corpus::{corpus_new, file_name, files_in, fixture};
-use support::golden;
-use support::importers::{check_corpus_new, check_pprof_conversion, golden_text, outcome_text};
+use support::corpus::{corpus_new, files_in, fixture};
+use support::importers::{
+    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
+    check_robustness,
+};
 use support::profile::read_path;
-use support::text::{assert_detected, assert_other_formats_not_claimed, truncation_sweep};
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("instruments"))
@@ -37,18 +38,7 @@ fn all_inputs() -> Vec<PathBuf> {
 
 #[test]
 fn fixtures_read_to_their_golden_views() {
-    let files = fixtures();
-    assert_eq!(files.len(), 3);
-    for path in files {
-        assert_detected(Format::Instruments, &path);
-        let parsed = read_path(Format::Instruments, &path);
-        let mut text = golden_text(&parsed.profile);
-        for w in &parsed.warnings {
-            text.push_str(&format!("warning: {w}\n"));
-        }
-        let name = file_name(&path).replace(".txt", ".expected");
-        golden::check(&fixture("instruments").join(name), &text);
-    }
+    check_golden_fixtures(Format::Instruments, &fixtures(), "instruments", ".txt");
 }
 
 /// The first cell of a data line as (value in the type's unit, decimals shown, unit factor).
@@ -137,15 +127,7 @@ fn subtree_sums_equal_the_displayed_totals() {
 
 #[test]
 fn pprof_conversion_matches_go_tool_pprof() {
-    for path in all_inputs() {
-        let p = read_path(Format::Instruments, &path).profile;
-        for i in 0..p.values.len() {
-            let (t, _) = p.value_type_names(proftab::model::ValueTypeIndex(i as u32));
-            if !check_pprof_conversion(&path, t) {
-                return;
-            }
-        }
-    }
+    check_pprof_conversion_all_types(Format::Instruments, &all_inputs());
 }
 
 #[test]
@@ -155,22 +137,11 @@ fn corpus_new_reads() {
 }
 
 #[test]
-fn detection_refuses_other_formats() {
-    assert_other_formats_not_claimed(instruments::detect, "", &[]);
-}
-
-#[test]
 fn invalid_inputs() {
-    let dir = fixture("invalid/instruments");
-    let n = golden::check_cases(&dir, golden::check, |_, bytes| {
-        outcome_text(Format::Instruments, bytes)
-    });
-    assert_eq!(n, 7);
+    assert_eq!(check_invalid(Format::Instruments, "instruments"), 7);
 }
 
 #[test]
-fn truncated_inputs_never_panic() {
-    for path in all_inputs() {
-        truncation_sweep(Format::Instruments, &std::fs::read(path).unwrap());
-    }
+fn detection_refuses_other_formats_and_prefixes_never_panic() {
+    check_robustness(Format::Instruments, instruments::detect, &all_inputs());
 }

@@ -17,11 +17,11 @@ use std::path::{Path, PathBuf};
 
 use proftab::formats::{papyrus, Format};
 use support::cli::run_json;
-use support::corpus::{corpus_new, file_name, files_in, fixture};
-use support::golden;
-use support::importers::{check_corpus_new, check_pprof_conversion, golden_text, outcome_text};
-use support::profile::read_path;
-use support::text::{assert_detected, assert_other_formats_not_claimed, truncation_sweep};
+use support::corpus::{corpus_new, files_in, fixture};
+use support::importers::{
+    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
+    check_robustness,
+};
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("papyrus"))
@@ -38,18 +38,7 @@ fn all_inputs() -> Vec<PathBuf> {
 
 #[test]
 fn fixtures_read_to_their_golden_views() {
-    let files = fixtures();
-    assert_eq!(files.len(), 1);
-    for path in files {
-        assert_detected(Format::Papyrus, &path);
-        let parsed = read_path(Format::Papyrus, &path);
-        let mut text = golden_text(&parsed.profile);
-        for w in &parsed.warnings {
-            text.push_str(&format!("warning: {w}\n"));
-        }
-        let name = file_name(&path).replace(".log", ".expected");
-        golden::check(&fixture("papyrus").join(name), &text);
-    }
+    check_golden_fixtures(Format::Papyrus, &fixtures(), "papyrus", ".log");
 }
 
 /// Inclusive nanoseconds per function from PUSH/POP pairs; calls open at the end run to the
@@ -116,11 +105,7 @@ fn function_totals_equal_the_paired_call_durations() {
 
 #[test]
 fn pprof_conversion_matches_go_tool_pprof() {
-    for path in all_inputs() {
-        if !check_pprof_conversion(&path, "time") {
-            return;
-        }
-    }
+    check_pprof_conversion_all_types(Format::Papyrus, &all_inputs());
 }
 
 #[test]
@@ -130,22 +115,11 @@ fn corpus_new_reads() {
 }
 
 #[test]
-fn detection_refuses_other_formats() {
-    assert_other_formats_not_claimed(papyrus::detect, "", &[]);
-}
-
-#[test]
 fn invalid_inputs() {
-    let dir = fixture("invalid/papyrus");
-    let n = golden::check_cases(&dir, golden::check, |_, bytes| {
-        outcome_text(Format::Papyrus, bytes)
-    });
-    assert_eq!(n, 4);
+    assert_eq!(check_invalid(Format::Papyrus, "papyrus"), 4);
 }
 
 #[test]
-fn truncated_inputs_never_panic() {
-    for path in all_inputs() {
-        truncation_sweep(Format::Papyrus, &std::fs::read(path).unwrap());
-    }
+fn detection_refuses_other_formats_and_prefixes_never_panic() {
+    check_robustness(Format::Papyrus, papyrus::detect, &all_inputs());
 }

@@ -17,11 +17,12 @@ use std::path::{Path, PathBuf};
 
 use proftab::formats::{pmcstat, Format};
 use proftab::model::{Profile, SampleIndex};
-use support::corpus::{corpus_new, file_name, files_in, fixture};
-use support::golden;
-use support::importers::{check_corpus_new, check_pprof_conversion, golden_text, outcome_text};
+use support::corpus::{corpus_new, files_in, fixture};
+use support::importers::{
+    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
+    check_robustness,
+};
 use support::profile::read_path;
-use support::text::{assert_detected, assert_other_formats_not_claimed, truncation_sweep};
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("pmcstat"))
@@ -38,16 +39,7 @@ fn all_inputs() -> Vec<PathBuf> {
 
 #[test]
 fn fixtures_read_to_their_golden_views() {
-    for path in fixtures() {
-        assert_detected(Format::Pmcstat, &path);
-        let parsed = read_path(Format::Pmcstat, &path);
-        let mut text = golden_text(&parsed.profile);
-        for w in &parsed.warnings {
-            text.push_str(&format!("warning: {w}\n"));
-        }
-        let name = file_name(&path).replace(".txt", ".expected");
-        golden::check(&fixture("pmcstat").join(name), &text);
-    }
+    check_golden_fixtures(Format::Pmcstat, &fixtures(), "pmcstat", ".txt");
 }
 
 /// Innermost-first names of sample `s`.
@@ -118,15 +110,7 @@ fn every_row_count_is_the_sum_of_its_samples() {
 
 #[test]
 fn pprof_conversion_matches_go_tool_pprof() {
-    for path in all_inputs() {
-        let p = read_path(Format::Pmcstat, &path).profile;
-        for i in 0..p.values.len() {
-            let (t, _) = p.value_type_names(proftab::model::ValueTypeIndex(i as u32));
-            if !check_pprof_conversion(&path, t) {
-                return;
-            }
-        }
-    }
+    check_pprof_conversion_all_types(Format::Pmcstat, &all_inputs());
 }
 
 #[test]
@@ -136,22 +120,11 @@ fn corpus_new_reads() {
 }
 
 #[test]
-fn detection_refuses_other_formats() {
-    assert_other_formats_not_claimed(pmcstat::detect, "", &[]);
-}
-
-#[test]
 fn invalid_inputs() {
-    let dir = fixture("invalid/pmcstat");
-    let n = golden::check_cases(&dir, golden::check, |_, bytes| {
-        outcome_text(Format::Pmcstat, bytes)
-    });
-    assert_eq!(n, 5);
+    assert_eq!(check_invalid(Format::Pmcstat, "pmcstat"), 5);
 }
 
 #[test]
-fn truncated_inputs_never_panic() {
-    for path in all_inputs() {
-        truncation_sweep(Format::Pmcstat, &std::fs::read(path).unwrap());
-    }
+fn detection_refuses_other_formats_and_prefixes_never_panic() {
+    check_robustness(Format::Pmcstat, pmcstat::detect, &all_inputs());
 }

@@ -18,11 +18,11 @@ use std::path::PathBuf;
 
 use proftab::formats::{stackprof, Format};
 use support::cli::run_json;
-use support::corpus::{corpus_new, file_name, files_in, fixture};
-use support::golden;
-use support::importers::{check_corpus_new, check_pprof_conversion, golden_text, outcome_text};
-use support::profile::read_path;
-use support::text::{assert_detected, assert_other_formats_not_claimed, truncation_sweep};
+use support::corpus::{corpus_new, files_in, fixture};
+use support::importers::{
+    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
+    check_robustness,
+};
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("stackprof"))
@@ -39,18 +39,12 @@ fn all_inputs() -> Vec<PathBuf> {
 
 #[test]
 fn recorded_fixtures_read_to_their_golden_views() {
-    let files = fixtures();
-    assert_eq!(files.len(), 3);
-    for path in files {
-        assert_detected(Format::Stackprof, &path);
-        let parsed = read_path(Format::Stackprof, &path);
-        let mut text = golden_text(&parsed.profile);
-        for w in &parsed.warnings {
-            text.push_str(&format!("warning: {w}\n"));
-        }
-        let name = file_name(&path).replace(".stackprof.json", ".expected");
-        golden::check(&fixture("stackprof").join(name), &text);
-    }
+    check_golden_fixtures(
+        Format::Stackprof,
+        &fixtures(),
+        "stackprof",
+        ".stackprof.json",
+    );
 }
 
 #[test]
@@ -88,15 +82,7 @@ fn self_counts_equal_stackprofs_own_frame_counts() {
 
 #[test]
 fn pprof_conversion_matches_go_tool_pprof() {
-    for path in all_inputs() {
-        let p = read_path(Format::Stackprof, &path).profile;
-        for i in 0..p.values.len() {
-            let (t, _) = p.value_type_names(proftab::model::ValueTypeIndex(i as u32));
-            if !check_pprof_conversion(&path, t) {
-                return;
-            }
-        }
-    }
+    check_pprof_conversion_all_types(Format::Stackprof, &all_inputs());
 }
 
 #[test]
@@ -106,22 +92,11 @@ fn corpus_new_reads() {
 }
 
 #[test]
-fn detection_refuses_other_formats() {
-    assert_other_formats_not_claimed(stackprof::detect, "", &[]);
-}
-
-#[test]
 fn invalid_inputs() {
-    let dir = fixture("invalid/stackprof");
-    let n = golden::check_cases(&dir, golden::check, |_, bytes| {
-        outcome_text(Format::Stackprof, bytes)
-    });
-    assert_eq!(n, 6);
+    assert_eq!(check_invalid(Format::Stackprof, "stackprof"), 6);
 }
 
 #[test]
-fn truncated_inputs_never_panic() {
-    for path in fixtures() {
-        truncation_sweep(Format::Stackprof, &std::fs::read(path).unwrap());
-    }
+fn detection_refuses_other_formats_and_prefixes_never_panic() {
+    check_robustness(Format::Stackprof, stackprof::detect, &all_inputs());
 }

@@ -8,14 +8,16 @@ use std::process::Command;
 
 use proftab::formats::{self, registry, Format};
 use proftab::model::Profile;
+use proftab::model::ValueTypeIndex;
 
 use super::cli::run_json;
-use super::corpus::{corpus_new, file_name, scratch_dir};
-use super::go::{go_output, parse_top};
+use super::corpus::{corpus_new, file_name, fixture, scratch_dir};
+use super::go::go_top;
+use super::golden;
 use super::json::{sample_lines, totals};
 use super::profile::read_path;
 use super::reliability::{assert_function_tables, assert_tables_json_round_trip};
-use super::text::{assert_detected, close};
+use super::text::{assert_detected, assert_other_formats_not_claimed, close, truncation_sweep};
 
 /// The golden view of a profile: value types with totals, meta rows, then one line per sample.
 pub fn golden_text(p: &Profile) -> String {
@@ -83,31 +85,9 @@ pub fn check_pprof_conversion(path: &Path, value_type: &str) -> bool {
     );
     let top = run_json(exe, &["top", file, "--type", value_type, "--json"]);
     let unit = top["unit"].as_str().unwrap();
-    let mut args: Vec<String> = [
-        "tool",
-        "pprof",
-        "-symbolize=none",
-        "-top",
-        "-nodecount=1000000",
-        "-nodefraction=0",
-        "-edgefraction=0",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    args.push(format!("-sample_index={value_type}"));
-    // Raw sums, unscaled: pprof scales bytes and times unless told their own unit.
-    match unit {
-        "bytes" => args.push("-unit=byte".to_owned()),
-        "nanoseconds" => args.push("-unit=ns".to_owned()),
-        "milliseconds" => args.push("-unit=ms".to_owned()),
-        "microseconds" => args.push("-unit=us".to_owned()),
-        _ => {}
-    }
-    args.push(out.display().to_string());
-    let Some(report) = go_output(&args) else {
+    let Some(rows) = go_top(&out, value_type, unit) else {
         return false;
     };
-    let rows = parse_top(&report).1;
     let mine = top["functions"].as_array().unwrap();
     let nonzero: Vec<_> = mine
         .iter()
@@ -140,5 +120,55 @@ pub fn outcome_text(format: Format, bytes: &[u8]) -> String {
             .map(|w| format!("warning: {w}\n"))
             .collect(),
         Err(e) => format!("{e}\n"),
+    }
+}
+
+/// Each file of `files` (read as `format`, detected as it) against its golden view
+/// `tests/fixtures/<folder>/<name without suffix>.expected`, warnings appended.
+pub fn check_golden_fixtures(
+    format: Format,
+    files: &[std::path::PathBuf],
+    folder: &str,
+    suffix: &str,
+) {
+    assert!(!files.is_empty(), "no fixtures in {folder}");
+    for path in files {
+        assert_detected(format, path);
+        let parsed = read_path(format, path);
+        let mut text = golden_text(&parsed.profile);
+        for w in &parsed.warnings {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        let name = file_name(path).replace(suffix, ".expected");
+        golden::check(&fixture(folder).join(name), &text);
+    }
+}
+
+/// [`check_pprof_conversion`] for every value type of every file of `files`.
+pub fn check_pprof_conversion_all_types(format: Format, files: &[std::path::PathBuf]) {
+    for path in files {
+        let p = read_path(format, path).profile;
+        for i in 0..p.values.len() {
+            let (t, _) = p.value_type_names(ValueTypeIndex(i as u32));
+            if !check_pprof_conversion(path, t) {
+                return;
+            }
+        }
+    }
+}
+
+/// Every input of `tests/fixtures/invalid/<folder>/` read as `format` gives its `.expected`
+/// error or warnings; returns the number of inputs.
+pub fn check_invalid(format: Format, folder: &str) -> usize {
+    let dir = fixture("invalid").join(folder);
+    golden::check_cases(&dir, golden::check, |_, bytes| outcome_text(format, bytes))
+}
+
+/// `detect` claims no file of the other formats' corpus folders, and no prefix of any of
+/// `files` makes the reader panic.
+pub fn check_robustness(format: Format, detect: fn(&[u8]) -> bool, files: &[std::path::PathBuf]) {
+    assert_other_formats_not_claimed(detect, "", &[]);
+    for path in files {
+        truncation_sweep(format, &std::fs::read(path).unwrap());
     }
 }

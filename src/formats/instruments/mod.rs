@@ -37,12 +37,7 @@ const DETECT_PREFIX_BYTES: usize = 4096;
 /// weight column, and the next line's weight cell is a quantity with its percentage
 /// (`12.00 ms   50.0%`).
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(DETECT_PREFIX_BYTES)];
-    let Ok(text) =
-        std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
-    else {
-        return false;
-    };
+    let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
     let mut lines = text.lines();
     let (Some(header), Some(row)) = (lines.next(), lines.next()) else {
         return false;

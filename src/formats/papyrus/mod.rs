@@ -33,11 +33,7 @@ const DETECT_PREFIX_BYTES: usize = 4096;
 /// True when the first line is `NAME log opened (PLATFORM)` and the next non-blank line an
 /// event line.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(DETECT_PREFIX_BYTES)];
-    let text = match std::str::from_utf8(head) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
     let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
     let opened = lines.next().and_then(read::log_opened).is_some();
     opened

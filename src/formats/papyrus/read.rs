@@ -4,9 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::{LOCATION_FORM, NAME};
-use crate::formats::collapsed::decode_text;
 use crate::formats::error::{Place, ReadError, Warnings};
-use crate::formats::read_common::{check_sample_limit, finish_parsed};
+use crate::formats::read_common::{check_sample_limit, finish_parsed, text_input};
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::{
@@ -75,16 +74,7 @@ pub(super) fn event(line: &str) -> Option<Event<'_>> {
 
 /// Reads a Papyrus log.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole(NAME, "the file is empty"));
-    }
-    let (text, lossy) = decode_text(bytes);
-    let mut warnings = Warnings::default();
-    if lossy {
-        warnings.add(NAME, "lossy", || {
-            "the text is not valid UTF-8; invalid sequences were replaced by U+FFFD".to_owned()
-        });
-    }
+    let (text, mut warnings) = text_input(NAME, bytes)?;
     let mut lines = text.lines().enumerate();
     let header = lines.next().map_or("", |(_, l)| l.trim_end_matches('\r'));
     let (log, platform) = log_opened(header).ok_or_else(|| {

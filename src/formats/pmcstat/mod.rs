@@ -37,11 +37,7 @@ const DETECT_PREFIX_BYTES: usize = 4096;
 /// True when the first non-blank line is an event header (`@ EVENT [N samples]`) and the first
 /// line that is a row of the grammar comes before any other non-blank, non-comment line.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(DETECT_PREFIX_BYTES)];
-    let text = match std::str::from_utf8(head) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
     let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
     let Some(first) = lines.by_ref().find(|l| !l.trim().is_empty()) else {
         return false;

@@ -2,9 +2,8 @@
 //! samples of its own.
 
 use super::NAME;
-use crate::formats::collapsed::decode_text;
 use crate::formats::error::{Place, ReadError, Warnings};
-use crate::formats::read_common::{check_sample_limit, finish_parsed};
+use crate::formats::read_common::{check_sample_limit, finish_parsed, text_input};
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::{ext, Cell, LocationIndex, ProfileBuilder, SourceIndex, ValueTypeIndex};
@@ -54,16 +53,7 @@ pub(super) fn row(line: &str) -> Option<Row<'_>> {
 
 /// Reads `pmcstat -G` output.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole(NAME, "the file is empty"));
-    }
-    let (text, lossy) = decode_text(bytes);
-    let mut warnings = Warnings::default();
-    if lossy {
-        warnings.add(NAME, "lossy", || {
-            "the text is not valid UTF-8; invalid sequences were replaced by U+FFFD".to_owned()
-        });
-    }
+    let (text, mut warnings) = text_input(NAME, bytes)?;
     let mut r = Reader {
         b: ProfileBuilder::new(),
         options,

@@ -243,13 +243,9 @@ impl Entries<'_> {
             };
             check_sample_limit(&self.b, Format::Stackprof, self.options.limits.max_samples)?;
             let mut node = None;
-            for j in i + 1..i + 1 + height {
-                let (f, start) = *self.frames.get(&raw[j]).ok_or_else(|| {
-                    ReadError::new(
-                        NAME,
-                        at(j),
-                        format!("frame id {} is not in `frames`", raw[j]),
-                    )
+            for (j, id) in raw.iter().enumerate().skip(i + 1).take(height) {
+                let (f, start) = *self.frames.get(id).ok_or_else(|| {
+                    ReadError::new(NAME, at(j), format!("frame id {id} is not in `frames`"))
                 })?;
                 let line = match &self.lines {
                     Some(lines) => lines.get(j).copied().map_or(INT_NA, clamp_line),
