@@ -21,9 +21,9 @@ use proftab::formats::{dhat, Format};
 use support::cli::{have_tool, run_json};
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
-    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
-    check_robustness,
+    check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
 };
+use support::text::check_invalid_fixtures;
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("dhat"))
@@ -112,7 +112,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid(Format::Dhat, "dhat"), 7);
+    assert_eq!(check_invalid_fixtures(Format::Dhat, "dhat"), 7);
 }
 
 #[test]

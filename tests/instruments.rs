@@ -18,10 +18,10 @@ use proftab::formats::{instruments, Format};
 use proftab::model::{Profile, SampleIndex, META_DEFAULT_TYPE};
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
-    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
-    check_robustness,
+    check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
 };
 use support::profile::read_path;
+use support::text::check_invalid_fixtures;
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("instruments"))
@@ -138,7 +138,10 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid(Format::Instruments, "instruments"), 7);
+    assert_eq!(
+        check_invalid_fixtures(Format::Instruments, "instruments"),
+        7
+    );
 }
 
 #[test]

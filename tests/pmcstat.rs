@@ -19,10 +19,10 @@ use proftab::formats::{pmcstat, Format};
 use proftab::model::{Profile, SampleIndex};
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
-    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
-    check_robustness,
+    check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
 };
 use support::profile::read_path;
+use support::text::check_invalid_fixtures;
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("pmcstat"))
@@ -121,7 +121,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid(Format::Pmcstat, "pmcstat"), 5);
+    assert_eq!(check_invalid_fixtures(Format::Pmcstat, "pmcstat"), 5);
 }
 
 #[test]

@@ -20,9 +20,9 @@ use proftab::formats::{stackprof, Format};
 use support::cli::run_json;
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
-    check_corpus_new, check_golden_fixtures, check_invalid, check_pprof_conversion_all_types,
-    check_robustness,
+    check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
 };
+use support::text::check_invalid_fixtures;
 
 fn fixtures() -> Vec<PathBuf> {
     files_in(&fixture("stackprof"))
@@ -93,7 +93,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid(Format::Stackprof, "stackprof"), 6);
+    assert_eq!(check_invalid_fixtures(Format::Stackprof, "stackprof"), 6);
 }
 
 #[test]

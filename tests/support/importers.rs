@@ -6,12 +6,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use proftab::formats::{self, registry, Format};
+use proftab::formats::{registry, Format};
 use proftab::model::Profile;
 use proftab::model::ValueTypeIndex;
 
 use super::cli::run_json;
-use super::corpus::{corpus_new, file_name, fixture, scratch_dir};
+use super::corpus::{corpus_new, corpus_new_folders, file_name, fixture, scratch_dir};
 use super::go::go_top;
 use super::golden;
 use super::json::{sample_lines, totals};
@@ -111,18 +111,6 @@ pub fn check_pprof_conversion(path: &Path, value_type: &str) -> bool {
     true
 }
 
-/// Reads `bytes` as `format` and returns the error text or the warnings (for invalid inputs).
-pub fn outcome_text(format: Format, bytes: &[u8]) -> String {
-    match formats::read_as(format, bytes, &formats::ReadOptions::default()) {
-        Ok(parsed) => parsed
-            .warnings
-            .iter()
-            .map(|w| format!("warning: {w}\n"))
-            .collect(),
-        Err(e) => format!("{e}\n"),
-    }
-}
-
 /// Each file of `files` (read as `format`, detected as it) against its golden view
 /// `tests/fixtures/<folder>/<name without suffix>.expected`, warnings appended.
 pub fn check_golden_fixtures(
@@ -157,17 +145,24 @@ pub fn check_pprof_conversion_all_types(format: Format, files: &[std::path::Path
     }
 }
 
-/// Every input of `tests/fixtures/invalid/<folder>/` read as `format` gives its `.expected`
-/// error or warnings; returns the number of inputs.
-pub fn check_invalid(format: Format, folder: &str) -> usize {
-    let dir = fixture("invalid").join(folder);
-    golden::check_cases(&dir, golden::check, |_, bytes| outcome_text(format, bytes))
-}
-
-/// `detect` claims no file of the other formats' corpus folders, and no prefix of any of
-/// `files` makes the reader panic.
+/// `detect` claims no file of the other formats' corpus folders (corpus and corpus-new), and
+/// no prefix of any of `files` makes the reader panic.
 pub fn check_robustness(format: Format, detect: fn(&[u8]) -> bool, files: &[std::path::PathBuf]) {
     assert_other_formats_not_claimed(detect, "", &[]);
+    for folder in corpus_new_folders() {
+        if folder == format.name() {
+            continue;
+        }
+        for path in corpus_new(&folder) {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                !detect(&bytes),
+                "{} claimed by {}",
+                path.display(),
+                format.name()
+            );
+        }
+    }
     for path in files {
         truncation_sweep(format, &std::fs::read(path).unwrap());
     }
