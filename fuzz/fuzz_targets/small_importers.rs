@@ -1,9 +1,9 @@
 //! Fuzz target: bytes → the small read-only importers (dhat, instruments, stackprof, pmcstat,
-//! papyrus), each detector and reader on the same input. Never a panic; whatever reads is a
+//! papyrus, ghc-prof), each detector and reader on the same input. Never a panic; whatever reads is a
 //! valid v2 profile whose value totals are finite and non-negative, and that writes as pprof.
 //!
 //! `RUSTC_BOOTSTRAP=1 cargo fuzz run small_importers -- -max_total_time=120`
-//! (seed corpus: `tests/fixtures/{dhat,instruments,stackprof,pmcstat,papyrus}/` and
+//! (seed corpus: `tests/fixtures/{dhat,instruments,stackprof,pmcstat,papyrus,ghc-prof}/` and
 //! `tests/fixtures/invalid/` of the same names).
 
 #![no_main]
@@ -14,12 +14,13 @@ use libfuzzer_sys::fuzz_target;
 use proftab::formats::{self, pprof, Format, WriteOptions};
 use text_limits::fuzz_options;
 
-const FORMATS: [Format; 5] = [
+const FORMATS: [Format; 6] = [
     Format::Dhat,
     Format::Instruments,
     Format::Stackprof,
     Format::Pmcstat,
     Format::Papyrus,
+    Format::GhcProf,
 ];
 
 fuzz_target!(|data: &[u8]| {

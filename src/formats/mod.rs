@@ -11,6 +11,7 @@ pub mod cpuprofile;
 pub mod dhat;
 pub mod error;
 pub mod firefox;
+pub mod ghc_prof;
 pub mod goroutine_dump;
 pub mod gzip;
 pub mod inline;
@@ -68,10 +69,12 @@ pub enum Format {
     Pmcstat,
     /// Papyrus (Skyrim / Fallout 4) script and stack profiling logs.
     Papyrus,
+    /// GHC's JSON cost-centre profile (`+RTS -pj`).
+    GhcProf,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 16] = [
+pub const ALL_FORMATS: [Format; 17] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -88,6 +91,7 @@ pub const ALL_FORMATS: [Format; 16] = [
     Format::Stackprof,
     Format::Pmcstat,
     Format::Papyrus,
+    Format::GhcProf,
 ];
 
 impl Format {
@@ -110,6 +114,7 @@ impl Format {
             Format::Stackprof => "stackprof",
             Format::Pmcstat => "pmcstat",
             Format::Papyrus => "papyrus",
+            Format::GhcProf => "ghc-prof",
         }
     }
 
@@ -133,6 +138,7 @@ impl Format {
             Format::Stackprof => &[],
             Format::Pmcstat => &[],
             Format::Papyrus => &[],
+            Format::GhcProf => &[],
         }
     }
 
@@ -313,6 +319,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Stackprof,
             detect: Some(stackprof::detect),
             read: Some(stackprof::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::GhcProf,
+            detect: Some(ghc_prof::detect),
+            read: Some(ghc_prof::read),
             write: None,
         },
         FormatSpec {
