@@ -18,10 +18,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use proftab::formats::{dhat, Format};
-use support::cli::{have_tool, run_json};
+use support::cli::have_tool;
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
+    top_rows,
 };
 use support::text::check_invalid_fixtures;
 
@@ -78,22 +79,7 @@ fn top_matches_the_python_judge() {
         let Some(want) = judge(&path) else {
             return;
         };
-        let top = run_json(
-            env!("CARGO_BIN_EXE_proftab"),
-            &["top", path.to_str().unwrap(), "--json"],
-        );
-        let got: BTreeMap<String, (f64, f64)> = top["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let name = r["name"].as_str().unwrap().to_owned();
-                (
-                    name,
-                    (r["self"].as_f64().unwrap(), r["total"].as_f64().unwrap()),
-                )
-            })
-            .collect();
+        let got = top_rows(&path, None).1;
         assert!(!want.is_empty(), "{}", path.display());
         assert_eq!(got, want, "{}", path.display());
     }

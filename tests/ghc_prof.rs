@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use proftab::formats::{ghc_prof, Format};
-use support::cli::run_json;
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
+    top_rows,
 };
 use support::profile::read_path;
 use support::text::{check_invalid_fixtures, total};
@@ -73,21 +73,11 @@ fn totals_and_self_ticks_equal_ghcs() {
             }
             todo.extend(node["children"].as_array().unwrap());
         }
-        let top = run_json(
-            env!("CARGO_BIN_EXE_proftab"),
-            &["top", path.to_str().unwrap(), "--type", "ticks", "--json"],
-        );
-        let got: BTreeMap<String, f64> = top["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["self"].as_f64() != Some(0.0))
-            .map(|r| {
-                (
-                    r["name"].as_str().unwrap().to_owned(),
-                    r["self"].as_f64().unwrap(),
-                )
-            })
+        let got: BTreeMap<String, f64> = top_rows(&path, Some("ticks"))
+            .1
+            .into_iter()
+            .filter(|(_, (s, _))| *s != 0.0)
+            .map(|(n, (s, _))| (n, s))
             .collect();
         assert_eq!(got, want, "{}", path.display());
     }

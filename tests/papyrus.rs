@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use proftab::formats::{papyrus, Format};
-use support::cli::run_json;
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
+    top_rows,
 };
 use support::text::check_invalid_fixtures;
 
@@ -84,20 +84,10 @@ fn paired_durations(path: &Path) -> BTreeMap<String, f64> {
 fn function_totals_equal_the_paired_call_durations() {
     for path in all_inputs() {
         let want = paired_durations(&path);
-        let top = run_json(
-            env!("CARGO_BIN_EXE_proftab"),
-            &["top", path.to_str().unwrap(), "--json"],
-        );
-        let got: BTreeMap<String, f64> = top["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["name"].as_str().unwrap().to_owned(),
-                    r["total"].as_f64().unwrap(),
-                )
-            })
+        let got: BTreeMap<String, f64> = top_rows(&path, None)
+            .1
+            .into_iter()
+            .map(|(n, (_, t))| (n, t))
             .collect();
         assert_eq!(got, want, "{}", path.display());
     }

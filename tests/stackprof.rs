@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use proftab::formats::{stackprof, Format};
-use support::cli::run_json;
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
+    top_rows,
 };
 use support::text::check_invalid_fixtures;
 
@@ -58,25 +58,15 @@ fn self_counts_equal_stackprofs_own_frame_counts() {
             *want.entry(name).or_default() += frame["samples"].as_f64().unwrap();
         }
         want.retain(|_, v| *v != 0.0);
-        let top = run_json(
-            env!("CARGO_BIN_EXE_proftab"),
-            &["top", path.to_str().unwrap(), "--type", "samples", "--json"],
-        );
-        let got: BTreeMap<String, f64> = top["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["self"].as_f64() != Some(0.0))
-            .map(|r| {
-                (
-                    r["name"].as_str().unwrap().to_owned(),
-                    r["self"].as_f64().unwrap(),
-                )
-            })
+        let (top_total, rows) = top_rows(&path, Some("samples"));
+        let got: BTreeMap<String, f64> = rows
+            .into_iter()
+            .filter(|(_, (s, _))| *s != 0.0)
+            .map(|(n, (s, _))| (n, s))
             .collect();
         assert_eq!(got, want, "{}", path.display());
         let total: f64 = want.values().sum();
-        assert_eq!(top["total"].as_f64().unwrap(), total, "{}", path.display());
+        assert_eq!(top_total, total, "{}", path.display());
     }
 }
 

@@ -3,6 +3,7 @@
 //! detectors of the other formats refusing the file, and `proftab convert -o x.pb.gz` judged by
 //! `go tool pprof -top` against `proftab top`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -166,4 +167,26 @@ pub fn check_robustness(format: Format, detect: fn(&[u8]) -> bool, files: &[std:
     for path in files {
         truncation_sweep(format, &std::fs::read(path).unwrap());
     }
+}
+
+/// `proftab top FILE [--type TYPE] --json`: the type's total and, per function, (self, total).
+pub fn top_rows(path: &Path, value_type: Option<&str>) -> (f64, BTreeMap<String, (f64, f64)>) {
+    let mut args = vec!["top", path.to_str().unwrap(), "--json"];
+    if let Some(t) = value_type {
+        args.extend(["--type", t]);
+    }
+    let top = run_json(env!("CARGO_BIN_EXE_proftab"), &args);
+    let rows = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let name = r["name"].as_str().unwrap().to_owned();
+            (
+                name,
+                (r["self"].as_f64().unwrap(), r["total"].as_f64().unwrap()),
+            )
+        })
+        .collect();
+    (top["total"].as_f64().unwrap(), rows)
 }
