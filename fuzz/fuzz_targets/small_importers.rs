@@ -12,7 +12,7 @@ mod text_limits;
 
 use libfuzzer_sys::fuzz_target;
 use proftab::formats::{self, pprof, Format, WriteOptions};
-use text_limits::fuzz_options;
+use text_limits::{fuzz_options, type_total};
 
 const FORMATS: [Format; 6] = [
     Format::Dhat,
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         let violations = p.validate();
         assert!(violations.is_empty(), "{}: invalid profile: {violations:?}", format.name());
         for column in &p.values {
-            let total = column.total();
+            let total = type_total(p, p.str(column.value_type));
             assert!(total.is_finite() && total >= 0.0, "{}: total {total}", format.name());
         }
         pprof::write(p, &WriteOptions::default()).expect("a read profile writes as pprof");
