@@ -9,21 +9,27 @@
 pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;
+pub mod dhat;
 pub mod error;
 pub mod firefox;
+pub mod ghc_prof;
 pub mod goroutine_dump;
 pub mod gzip;
 pub mod heapprofile;
 pub mod inline;
+pub mod instruments;
 pub(crate) mod json_scan;
 pub mod otlp;
+pub mod papyrus;
 pub mod perf_script;
+pub mod pmcstat;
 pub mod pprof;
 pub mod pprof_text;
 pub(crate) mod protowire;
 pub(crate) mod read_common;
 pub mod rprof;
 pub mod speedscope;
+pub mod stackprof;
 pub mod tables_json;
 pub mod trace_event;
 pub mod unwritten;
@@ -65,10 +71,22 @@ pub enum Format {
     TraceEvent,
     /// valgrind's callgrind (also xdebug, php-spx).
     Callgrind,
+    /// valgrind DHAT JSON (`valgrind --tool=dhat`).
+    Dhat,
+    /// Apple Instruments deep-copy text (call tree with weights).
+    Instruments,
+    /// Ruby stackprof JSON.
+    Stackprof,
+    /// FreeBSD `pmcstat -G` call graphs.
+    Pmcstat,
+    /// Papyrus (Skyrim / Fallout 4) script and stack profiling logs.
+    Papyrus,
+    /// GHC's JSON cost-centre profile (`+RTS -pj`).
+    GhcProf,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 15] = [
+pub const ALL_FORMATS: [Format; 21] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -84,6 +102,12 @@ pub const ALL_FORMATS: [Format; 15] = [
     Format::Heapprofile,
     Format::TraceEvent,
     Format::Callgrind,
+    Format::Dhat,
+    Format::Instruments,
+    Format::Stackprof,
+    Format::Pmcstat,
+    Format::Papyrus,
+    Format::GhcProf,
 ];
 
 impl Format {
@@ -105,6 +129,12 @@ impl Format {
             Format::Heapprofile => "heapprofile",
             Format::TraceEvent => "trace-event",
             Format::Callgrind => "callgrind",
+            Format::Dhat => "dhat",
+            Format::Instruments => "instruments",
+            Format::Stackprof => "stackprof",
+            Format::Pmcstat => "pmcstat",
+            Format::Papyrus => "papyrus",
+            Format::GhcProf => "ghc-prof",
         }
     }
 
@@ -127,6 +157,12 @@ impl Format {
             Format::Heapprofile => &[".heapprofile"],
             Format::TraceEvent => &[],
             Format::Callgrind => &[],
+            Format::Dhat => &[],
+            Format::Instruments => &[],
+            Format::Stackprof => &[],
+            Format::Pmcstat => &[],
+            Format::Papyrus => &[],
+            Format::GhcProf => &[],
         }
     }
 
@@ -310,6 +346,24 @@ pub fn registry() -> &'static [FormatSpec] {
             write: None,
         },
         FormatSpec {
+            format: Format::Dhat,
+            detect: Some(dhat::detect),
+            read: Some(dhat::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Stackprof,
+            detect: Some(stackprof::detect),
+            read: Some(stackprof::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::GhcProf,
+            detect: Some(ghc_prof::detect),
+            read: Some(ghc_prof::read),
+            write: None,
+        },
+        FormatSpec {
             format: Format::Pprof,
             detect: Some(pprof::detect),
             read: Some(pprof::read),
@@ -331,6 +385,24 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::PprofText,
             detect: Some(pprof_text::detect),
             read: Some(pprof_text::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Instruments,
+            detect: Some(instruments::detect),
+            read: Some(instruments::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Pmcstat,
+            detect: Some(pmcstat::detect),
+            read: Some(pmcstat::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::Papyrus,
+            detect: Some(papyrus::detect),
+            read: Some(papyrus::read),
             write: None,
         },
         FormatSpec {

@@ -90,3 +90,13 @@ pub(crate) fn shorten(s: &str) -> String {
         format!("{}…", s.chars().take(MAX).collect::<String>())
     }
 }
+
+/// The longest valid UTF-8 text at the start of the first `len` bytes: what a text detector
+/// examines (a multi-byte character cut by the bound is left out).
+pub(crate) fn text_prefix(bytes: &[u8], len: usize) -> &str {
+    let head = &bytes[..bytes.len().min(len)];
+    match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}

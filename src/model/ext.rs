@@ -36,6 +36,9 @@ pub mod locations {
     pub const MAPPING_ID: &str = ".mapping_id";
     /// pprof's `Location.is_folded`.
     pub const IS_FOLDED: &str = ".is_folded";
+    /// The binary (executable, shared object, kernel module) a frame's code is in, where a
+    /// format names it without a source file (DHAT `(in /lib.so)`, pmcstat `@ /boot/kernel`).
+    pub const OBJECT: &str = ".object";
     /// Whether the frame was inlined into its caller.
     pub const INLINED: &str = ".inlined";
     /// The pprof `Location.id` the row came from (one pprof location may give several rows,

@@ -104,19 +104,36 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The new corpus directory (`$PROFTAB_SHARED/corpus-new`, else `../shared/corpus-new`).
-pub fn corpus_new_dir() -> PathBuf {
-    std::env::var_os("PROFTAB_SHARED").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus-new")),
-        |s| PathBuf::from(s).join("corpus-new"),
-    )
-}
-
-/// The files of one folder of the new corpus, sorted; empty (with a SKIP note) when missing.
+/// The second corpus of real files written by other tools, `$PROFTAB_SHARED/corpus-new/<folder>`
+/// (else `../shared/corpus-new/<folder>` beside the crate), its files sorted; empty (with a
+/// SKIP note) when the folder is missing.
 pub fn corpus_new(folder: &str) -> Vec<PathBuf> {
     let dir = corpus_new_dir().join(folder);
     if !dir.is_dir() {
-        eprintln!("SKIP: corpus-new folder {} not found", dir.display());
+        eprintln!("SKIP: corpus folder {} not found", dir.display());
     }
     files_in(&dir)
+}
+
+/// `$PROFTAB_SHARED/corpus-new` (else `../shared/corpus-new` beside the crate).
+pub fn corpus_new_dir() -> PathBuf {
+    let shared = std::env::var_os("PROFTAB_SHARED").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")),
+        PathBuf::from,
+    );
+    shared.join("corpus-new")
+}
+
+/// The folders of corpus-new, sorted (empty when it is missing).
+pub fn corpus_new_folders() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(corpus_new_dir()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
 }

@@ -160,8 +160,7 @@ pub fn go_output(args: &[String]) -> Option<String> {
 }
 
 /// `go tool pprof -top` of `file` for `sample_index`, every node shown, values in the type's
-/// own unit (`-unit=ns` for nanoseconds, `-unit=B` for bytes). `None` (after printing `SKIP:`)
-/// when Go is missing.
+/// own unit (`-unit=ns` for nanoseconds, `-unit=byte` for bytes). `None` (after printing `SKIP:`) when Go is missing.
 pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>> {
     let mut args: Vec<String> = [
         "tool",
@@ -175,10 +174,11 @@ pub fn go_top(file: &Path, sample_index: &str, unit: &str) -> Option<Vec<TopRow>
     .map(str::to_owned)
     .to_vec();
     args.push(format!("-sample_index={sample_index}"));
-    if unit == "nanoseconds" {
-        args.push("-unit=ns".to_owned());
-    } else if unit == "bytes" {
-        args.push("-unit=B".to_owned());
+    // Raw sums, unscaled: pprof scales bytes and times unless told their own unit.
+    match unit {
+        "nanoseconds" => args.push("-unit=ns".to_owned()),
+        "bytes" => args.push("-unit=byte".to_owned()),
+        _ => {}
     }
     args.push(file.display().to_string());
     Some(parse_top(&go_output(&args)?).1)

@@ -15,6 +15,8 @@
 //! * [`json`]: sample-by-sample views of a profile for the OTLP and Firefox tests.
 //! * [`text`]: stack summaries, detection, round trips and sweeps for the text-like formats.
 //! * [`reliability`]: outcome lines and whole-profile checks of the reliability suites.
+//! * [`importers`]: the checks shared by the tests of the small read-only importers (dhat,
+//!   instruments, stackprof, pmcstat, papyrus): golden views, corpus-new reads, `go tool pprof`.
 //! * [`rng`]: a deterministic generator for generated inputs (also used by the benches).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -22,6 +24,7 @@ pub mod cli;
 pub mod corpus;
 pub mod go;
 pub mod golden;
+pub mod importers;
 pub mod json;
 pub mod profile;
 pub mod r;

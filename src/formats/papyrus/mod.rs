@@ -1,0 +1,55 @@
+//! Papyrus profiling logs (Skyrim / Fallout 4 `StartScriptProfiling`, `StartStackProfiling`):
+//! a `NAME log opened (PLATFORM)` line, then one event a line,
+//! `TIME:EVENT:STACK:DEPTH:FORM:SCRIPT..FUNCTION` (time in milliseconds; `PUSH`, `POP`,
+//! `QUEUE_PUSH`, `QUEUE_POP`, `START`, `STOP`), and `Log closed`.
+//!
+//! Reading:
+//! * The calls are replayed per VM stack (the `STACK` field): `PUSH` enters the function, `POP`
+//!   leaves it. Between two consecutive event times every stack with an open call gets one
+//!   sample: its call stack, `time`/`nanoseconds` = the interval, `samples..time` = the
+//!   interval's start (seconds from the first event), `samples..tid` = the stack id. Calls that
+//!   start and end at the same millisecond take no time and leave no sample.
+//! * The form a call ran on (`abcQuest (24021278)`, `None` left out) is `locations..form`:
+//!   one location per function and form.
+//! * Meta: `papyrus.log` (the name before `log opened`), `papyrus.platform`.
+//! * Warnings: `POP`s of calls not open on their stack (entered before the log began) are
+//!   skipped, `POP`s of a call below the top close the calls above it, `QUEUE_PUSH` /
+//!   `QUEUE_POP` (events queued for a stack) are not kept, calls still open at the end are
+//!   closed at the last event, unreadable lines are skipped; each counted. Errors: times that
+//!   go backwards.
+
+mod read;
+
+pub use read::read;
+
+/// Format name used in errors and warnings.
+pub const NAME: &str = "papyrus";
+/// `locations` extension column: the form (object instance) a call ran on.
+pub const LOCATION_FORM: &str = ".form";
+
+/// Bytes [`detect`] examines.
+const DETECT_PREFIX_BYTES: usize = 4096;
+
+/// True when the first line is `NAME log opened (PLATFORM)` and the next non-blank line an
+/// event line.
+pub fn detect(bytes: &[u8]) -> bool {
+    let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
+    let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
+    let opened = lines.next().and_then(read::log_opened).is_some();
+    opened
+        && lines
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| read::event(l).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detect_needs_header_and_event() {
+        assert!(detect(b"Stack_1 log opened (PC)\n5:PUSH:1:0:None:a..b\n"));
+        assert!(!detect(b"Stack_1 log opened (PC)\nhello\n"));
+        assert!(!detect(b"5:PUSH:1:0:None:a..b\n"));
+    }
+}
