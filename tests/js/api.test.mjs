@@ -225,6 +225,16 @@ describe("formats", () => {
         "otlp",
         "cpuprofile",
         "goroutine-dump",
+        "perf-script",
+        "heapprofile",
+        "trace-event",
+        "callgrind",
+        "dhat",
+        "instruments",
+        "stackprof",
+        "pmcstat",
+        "papyrus",
+        "ghc-prof",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");
