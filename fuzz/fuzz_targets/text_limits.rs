@@ -15,7 +15,8 @@ pub fn fuzz_options() -> ReadOptions {
     }
 }
 
-/// Total of value type `name` (0 when absent).
+/// Total of value type `name` (0 when absent). Not every target that includes this file uses it.
+#[allow(dead_code)]
 pub fn type_total(p: &proftab::model::Profile, name: &str) -> f64 {
     p.value_type_index(name)
         .and_then(|vt| p.value_column(vt))
