@@ -154,17 +154,9 @@ fn list_matches_go_tool_pprof_on_the_hottest_functions() {
         let exact_args = ["-list", &regex, "-source_path", &dir_arg, "-unit=ns"];
         let theirs = parse_list(&go.run(&exact_args, &profile).unwrap());
         assert_eq!(theirs.len(), 1, "{name}: one routine expected");
-        let json = run_json(
-            EXE,
-            &[
-                "list",
-                &regex,
-                &profile.to_string_lossy(),
-                "--source-dir",
-                &dir_arg,
-                "--json",
-            ],
-        );
+        let file = profile.to_string_lossy();
+        let ours_args = ["list", &regex, &file, "--source-dir", &dir_arg];
+        let json = run_json(EXE, &[&ours_args[..], &["--json"]].concat());
         let function = &json["functions"][0];
         assert_eq!(json["functions"].as_array().unwrap().len(), 1);
         assert_eq!(function["self"].as_f64().unwrap(), value(&theirs[0].flat));
@@ -180,17 +172,7 @@ fn list_matches_go_tool_pprof_on_the_hottest_functions() {
         // The text report: values scaled as pprof scales them, `.` where pprof prints none.
         let printed = go.run(&["-list", &regex, "-source_path", &dir_arg], &profile);
         let theirs = parse_list(&printed.unwrap());
-        let out = run(
-            EXE,
-            &[
-                "list",
-                &regex,
-                &profile.to_string_lossy(),
-                "--source-dir",
-                &dir_arg,
-            ],
-            None,
-        );
+        let out = run(EXE, &ours_args, None);
         assert!(out.status.success(), "{}", stderr(&out));
         let ours = parse_list(&stdout(&out));
         assert_eq!(ours[0].flat, theirs[0].flat, "{name}: header flat");
