@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 
 use proftab::analysis::source::{source_listing, FunctionSource};
 use proftab::hash::HashMap;
-use proftab::model::Profile;
+use proftab::model::{Profile, ValueTypeIndex};
 
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON};
 use crate::input::load_combined;
@@ -233,7 +233,7 @@ fn shown_lines(f: &FunctionSource, source: Option<&[String]>) -> Vec<Shown> {
 /// The report of `go tool pprof -list`.
 fn list_text(
     p: &Profile,
-    vt: proftab::model::ValueTypeIndex,
+    vt: ValueTypeIndex,
     total: f64,
     functions: &[FunctionSource],
     shown: &[Vec<Shown>],
