@@ -171,37 +171,76 @@ impl Rows {
     }
 }
 
+/// Samples of the same stack and top-level line, as [`for_each_line_group`] visits them.
+pub(crate) struct LineGroup<'a> {
+    /// The frames at a line, leaf first, with their lines.
+    pub frames: &'a [(LocationIndex, SourceLine)],
+    /// The Rprof top-level line (the outermost line), when the samples have one.
+    pub toplevel: Option<SourceLine>,
+    /// The summed value of the samples.
+    pub value: f64,
+}
+
+impl LineGroup<'_> {
+    /// The line a group's value goes to as self: its innermost frame at a line, else its
+    /// top-level line.
+    pub fn innermost(&self) -> Option<SourceLine> {
+        self.frames.first().map(|&(_, line)| line).or(self.toplevel)
+    }
+}
+
+/// Calls `visit(group_number, group)` for every group of the samples of `vt` selected by
+/// `keep` (all when `None`) that share a stack and a top-level line, in a fixed order: what a
+/// line counts "once per sample" it counts once per group.
+pub(crate) fn for_each_line_group(
+    p: &Profile,
+    vt: ValueTypeIndex,
+    keep: Option<&dyn Fn(usize) -> bool>,
+    mut visit: impl FnMut(usize, &LineGroup<'_>),
+) {
+    let weights = weights_by_stack_and_toplevel(p, vt, keep);
+    let mut groups: Vec<_> = weights.into_iter().collect();
+    groups.sort_by_key(|&(key, _)| key);
+    let mut frames = Vec::new();
+    for (group, &((stack, toplevel), value)) in groups.iter().enumerate() {
+        frames.clear();
+        frames.extend(
+            p.frames_leaf_first(decode_opt(stack).map(StackIndex))
+                .filter_map(|loc| Some((loc, location_line(p, loc)?))),
+        );
+        let g = LineGroup {
+            frames: &frames,
+            toplevel,
+            value,
+        };
+        visit(group, &g);
+    }
+}
+
 /// Computes the line table of `vt` over the samples selected by `keep` (all when `None`).
 pub fn line_table(
     p: &Profile,
     vt: ValueTypeIndex,
     keep: Option<&dyn Fn(usize) -> bool>,
 ) -> LineTable {
-    let weights = weights_by_stack_and_toplevel(p, vt, keep);
-    let mut groups: Vec<_> = weights.into_iter().collect();
-    groups.sort_by_key(|&(key, _)| key);
     let mut rows = Rows::default();
     let mut total = 0.0;
-    for (group, &((stack, top), w)) in groups.iter().enumerate() {
+    for_each_line_group(p, vt, keep, |group, g| {
+        let w = g.value;
         total += w;
-        let mut innermost = None;
-        for loc in p.frames_leaf_first(decode_opt(stack).map(StackIndex)) {
-            let Some(line) = location_line(p, loc) else {
-                continue;
-            };
+        for &(loc, line) in g.frames {
             rows.add(p, Some(line), Some(loc), group, w);
-            innermost = innermost.or(Some(line));
         }
-        if let Some(line) = top {
+        if let Some(line) = g.toplevel {
             rows.add(p, Some(line), None, group, w);
-            innermost = innermost.or(Some(line));
         }
+        let innermost = g.innermost();
         if innermost.is_none() {
             rows.add(p, None, None, group, w);
         }
         let row = rows.row(p, innermost);
         rows.rows[row].self_value += w;
-    }
+    });
     let mut rows = rows.rows;
     sort_rows(&mut rows);
     LineTable {

@@ -19,6 +19,7 @@ pub mod functions;
 pub mod lines;
 pub mod sandwich;
 pub mod search;
+pub mod source;
 pub mod summary;
 pub mod timeorder;
 pub mod transform;

@@ -3,6 +3,7 @@
 //! ```text
 //! proftab info FILE [--json]
 //! proftab top FILE [--type TYPE] [--by function|line] [--limit N] [--json]
+//! proftab list REGEX FILE... [--source-dir DIR] [--type TYPE] [--json]
 //! proftab convert IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]   (alias: combine)
 //! proftab validate FILE
 //! proftab diff BASE NEW [--type TYPE] [--absolute] [--limit N] [--json]
@@ -23,6 +24,7 @@ mod diff;
 mod help;
 mod info;
 mod input;
+mod list;
 mod output;
 mod top;
 mod units;
@@ -38,9 +40,10 @@ use output::{emit, say, CliResult, Failure};
 type Run = fn(&Matches) -> CliResult;
 
 /// The commands, in the order `proftab help` lists them, with what runs each.
-const COMMANDS: [(&Verb, Run); 6] = [
+const COMMANDS: [(&Verb, Run); 7] = [
     (&info::VERB, info::run),
     (&top::VERB, top::run),
+    (&list::VERB, list::run),
     (&convert::CONVERT, convert::run),
     (&convert::COMBINE, convert::run),
     (&validate::VERB, validate::run),

@@ -156,6 +156,13 @@ pub fn scaled_label(value: f64, from: &str, to: &str) -> String {
     format!("{text}{suffix}")
 }
 
+/// pprof's `measurement.ScaledLabel` to the `minimum` unit (its default `-unit`): each value in
+/// the largest unit that keeps it at least 1, as `go tool pprof -list` prints values.
+pub fn minimum_label(value: f64, from: &str) -> String {
+    let (_, to) = scale(value, from, Target::Minimum);
+    scaled_label(value, from, if to.is_empty() { from } else { to })
+}
+
 /// `value` as a percentage of `total`, formatted as pprof's `measurement.Percentage`.
 pub fn percentage(value: f64, total: f64) -> String {
     let ratio = if total == 0.0 {
@@ -203,10 +210,7 @@ mod tests {
     #[test]
     fn scaled_labels_match_pprof() {
         // Expected strings hand-derived from pprof's measurement.ScaledLabel rules.
-        let min = |v: f64, unit: &str| {
-            let (_, to) = scale(v, unit, Target::Minimum);
-            scaled_label(v, unit, if to.is_empty() { unit } else { to })
-        };
+        let min = minimum_label;
         assert_eq!(min(1_500_000_000.0, "nanoseconds"), "1.50s");
         assert_eq!(min(10_000_000.0, "nanoseconds"), "10ms");
         assert_eq!(min(0.0, "nanoseconds"), "0");
