@@ -42,6 +42,8 @@ pub enum Format {
     Pprof,
     /// pprof's legacy text formats (Go's `debug=1` profiles, C++ and Java text profiles).
     PprofText,
+    /// pprof's legacy binary CPU profile (gperftools' `ProfilerStart`, Go before 1.9).
+    PprofLegacyCpu,
     /// R's `Rprof` output.
     Rprof,
     /// Brendan Gregg's collapsed / folded stacks.
@@ -65,11 +67,12 @@ pub enum Format {
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 14] = [
+pub const ALL_FORMATS: [Format; 15] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
     Format::PprofText,
+    Format::PprofLegacyCpu,
     Format::Rprof,
     Format::Collapsed,
     Format::Firefox,
@@ -90,6 +93,7 @@ impl Format {
             Format::TablesJsonV1 => "tables-json-v1",
             Format::Pprof => "pprof",
             Format::PprofText => "pprof-text",
+            Format::PprofLegacyCpu => "pprof-legacy-cpu",
             Format::Rprof => "rprof",
             Format::Collapsed => "collapsed",
             Format::Firefox => "firefox",
@@ -111,6 +115,7 @@ impl Format {
             Format::TablesJsonV1 => &[],
             Format::Pprof => &[".pb.gz", ".pb", ".pprof"],
             Format::PprofText => &[],
+            Format::PprofLegacyCpu => &[],
             Format::Rprof => &[".out", ".Rprof", ".rprof"],
             Format::Collapsed => &[".folded", ".collapsed"],
             Format::Firefox => &[".firefox.json"],
@@ -301,6 +306,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::TraceEvent,
             detect: Some(trace_event::detect),
             read: Some(trace_event::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::PprofLegacyCpu,
+            detect: Some(pprof_text::legacy_cpu::detect),
+            read: Some(pprof_text::legacy_cpu::read),
             write: None,
         },
         FormatSpec {
