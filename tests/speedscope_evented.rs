@@ -217,6 +217,9 @@ fn cpuprofiles_are_written_evented() {
         );
     }
     if !corpus_files("cpuprofile").is_empty() {
-        assert!(evented >= 3 && compared >= 3, "evented {evented}, compared {compared}");
+        assert!(
+            evented >= 3 && compared >= 3,
+            "evented {evented}, compared {compared}"
+        );
     }
 }

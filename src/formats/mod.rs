@@ -54,6 +54,8 @@ pub enum Format {
     Speedscope,
     /// OpenTelemetry OTLP profiles (protobuf).
     Otlp,
+    /// OTLP/JSON (written under this name; read as [`Format::Otlp`], whose detector knows it).
+    OtlpJson,
     /// Chrome / Node `.cpuprofile` (and Chrome traces wrapping one).
     Cpuprofile,
     /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
@@ -67,7 +69,7 @@ pub enum Format {
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 15] = [
+pub const ALL_FORMATS: [Format; 16] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -78,6 +80,7 @@ pub const ALL_FORMATS: [Format; 15] = [
     Format::Firefox,
     Format::Speedscope,
     Format::Otlp,
+    Format::OtlpJson,
     Format::Cpuprofile,
     Format::GoroutineDump,
     Format::PerfScript,
@@ -99,6 +102,7 @@ impl Format {
             Format::Firefox => "firefox",
             Format::Speedscope => "speedscope",
             Format::Otlp => "otlp",
+            Format::OtlpJson => "otlp-json",
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
             Format::PerfScript => "perf-script",
@@ -121,6 +125,7 @@ impl Format {
             Format::Firefox => &[".firefox.json"],
             Format::Speedscope => &[".speedscope.json"],
             Format::Otlp => &[".otlp"],
+            Format::OtlpJson => &[".otlp.json"],
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
             Format::PerfScript => &[],
@@ -325,6 +330,12 @@ pub fn registry() -> &'static [FormatSpec] {
             detect: Some(otlp::detect),
             read: Some(otlp::read),
             write: Some(otlp::write),
+        },
+        FormatSpec {
+            format: Format::OtlpJson,
+            detect: None,
+            read: None,
+            write: Some(otlp::write_json),
         },
         FormatSpec {
             format: Format::Rprof,
