@@ -4,7 +4,7 @@
 //! * proftab's reading written as pprof gives the same `go tool pprof -raw`, `-traces` and
 //!   `-top -addresses` reports as the original file read by `go tool pprof`.
 //! * proftab's function table (one row per unsymbolized address) equals `go tool pprof -top
-//!   -addresses` per address, flat and cum.
+//!   -addresses` per address, flat and cum; for Java (named frames) `go tool pprof -top`.
 //! * Word sizes and byte orders, pprof's clean-ups (signal handler frame, duplicated leaf) on
 //!   a profile built here; invalid inputs (tests/fixtures/invalid/pprof-legacy-cpu).
 //!
@@ -20,19 +20,22 @@ use proftab::analysis::functions::function_table;
 use proftab::formats::pprof::LOC_MAPPING_ID;
 use proftab::formats::{self, pprof_text::legacy_cpu, Format, ReadOptions};
 use support::corpus::{file_name, files_in, fixture};
-use support::go::{comparable, first_difference, parse_top, GoPprof};
+use support::go::{comparable, first_difference, go_top, parse_top, GoPprof};
 use support::golden;
 use support::json::{sample_lines, totals};
 use support::profile::{assert_valid, read_path};
 use support::reliability::assert_tables_json_round_trip;
-use support::text::{assert_other_formats_not_claimed, check_invalid_fixtures, truncation_sweep};
+use support::text::{
+    assert_matches_go_top, assert_other_formats_not_claimed, check_invalid_fixtures,
+    truncation_sweep,
+};
 
 fn fixtures() -> Vec<PathBuf> {
     let v: Vec<PathBuf> = files_in(&fixture("pprof-legacy-cpu"))
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "cpu"))
         .collect();
-    assert_eq!(v.len(), 2, "fixtures missing: {v:?}");
+    assert_eq!(v.len(), 3, "fixtures missing: {v:?}");
     v
 }
 
@@ -101,11 +104,19 @@ fn go_tool_pprof_reports_equal_after_conversion() {
     }
 }
 
-/// proftab's table per address equals `go tool pprof -top -addresses` of the original file.
+/// proftab's table per address equals `go tool pprof -top -addresses` of the original file
+/// (per function for Java, whose frames are named).
 #[test]
 fn proftab_top_equals_go_tool_pprof_top() {
     let Some(go) = GoPprof::find() else { return };
     for path in fixtures() {
+        if file_name(&path) == "java.cpu" {
+            let p = read_path(Format::PprofLegacyCpu, &path).profile;
+            let rows = go_top(&path, "cpu", "nanoseconds").unwrap();
+            assert!(rows.len() > 5, "{rows:?}");
+            assert_matches_go_top(&p, "cpu", &rows, "java.cpu");
+            continue;
+        }
         let p = read_path(Format::PprofLegacyCpu, &path).profile;
         let args = [
             "-top",

@@ -15,9 +15,15 @@
 //! warning: a second frame shared by (nearly) all samples is the signal handler's and is
 //! removed (twice at most), and a leaf duplicated one below (address + 1) is removed.
 //!
-//! Not read: Java's binary CPU profiles (header `0, 3, 1, …`); they are refused.
+//! Java's binary CPU profile (header `0, 3, 1, …`, `javaCPUProfile` and `parseJavaLocations` of
+//! `legacy_java_profile.go`): the words after the records are ids, kept as they are, named by
+//! the `0xID function (file:line)` lines that follow (`pprof-text`'s Java reader); no address
+//! column, no mappings, none of the clean-ups above.
 
 use super::collect::{Adjust, Collector};
+use std::borrow::Cow;
+
+use super::java;
 use super::lines::Lines;
 use super::maps;
 use crate::formats::{Format, Parsed, Place, ReadError, ReadOptions};
@@ -81,29 +87,36 @@ impl Words {
     }
 }
 
-/// The layout and period of a C++ CPU profile header at the start of `bytes`.
-fn header(bytes: &[u8]) -> Option<(Words, u64)> {
-    LAYOUTS
-        .into_iter()
-        .find_map(|w| w.header(bytes, 0).map(|period| (w, period)))
+/// Which profiler wrote the file (the third header word).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// 0: gperftools (C++) or Go before 1.9.
+    Native,
+    /// 1: Java's CPU profiler, whose "addresses" are ids named by the text after the records.
+    Java,
 }
 
-/// The error for input without a C++ CPU profile header.
-fn no_header(bytes: &[u8]) -> ReadError {
-    let java = LAYOUTS.into_iter().any(|w| w.header(bytes, 1).is_some());
+/// The layout, period and kind of the header at the start of `bytes`, tried as pprof does
+/// (each layout, C++ then Java).
+fn header(bytes: &[u8]) -> Option<(Words, u64, Kind)> {
+    LAYOUTS.into_iter().find_map(|w| {
+        [(0, Kind::Native), (1, Kind::Java)]
+            .into_iter()
+            .find_map(|(k, kind)| w.header(bytes, k).map(|period| (w, period, kind)))
+    })
+}
+
+/// The error for input without a CPU profile header.
+fn no_header() -> ReadError {
     ReadError::whole(
         FORMAT,
-        if java {
-            "the header 0, 3, 1, PERIOD, 0 is Java's binary CPU profile, which proftab does not \
-             read"
-        } else {
-            "the input does not start with the header words 0, 3, 0, PERIOD, 0 (32- or 64-bit, \
-             either byte order)"
-        },
+        "the input does not start with the header words 0, 3, 0 (or 1, Java), PERIOD, 0 (32- or \
+         64-bit, either byte order)",
     )
 }
 
-/// True when `bytes` start with the header words `0, 3, 0, PERIOD, 0` in one of the layouts.
+/// True when `bytes` start with the header words `0, 3, 0, PERIOD, 0` (or `0, 3, 1, …`: Java)
+/// in one of the layouts.
 pub fn detect(bytes: &[u8]) -> bool {
     header(bytes).is_some()
 }
@@ -121,12 +134,17 @@ struct Samples {
 
 /// Reads a legacy binary CPU profile.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    let (words, period_usec) = header(bytes).ok_or_else(|| no_header(bytes))?;
+    let (words, period_usec, kind) = header(bytes).ok_or_else(no_header)?;
+    // Declared before the collector, which borrows the names of Java's location lines.
+    let text: Cow<'_, str>;
     let mut c = Collector::new(options);
     c.set_format(Format::PprofLegacyCpu);
-    let (mut samples, map_at) = read_records(bytes, words, options, &mut c)?;
-    remove_handler_frames(&mut samples, &mut c);
-    remove_duplicate_leaves(&mut samples, &mut c);
+    let adjust = kind == Kind::Native;
+    let (mut samples, trailer_at) = read_records(bytes, words, adjust, options, &mut c)?;
+    if kind == Kind::Native {
+        remove_handler_frames(&mut samples, &mut c);
+        remove_duplicate_leaves(&mut samples, &mut c);
+    }
     let period = i64::try_from(period_usec)
         .unwrap_or(i64::MAX)
         .saturating_mul(1000);
@@ -142,10 +160,18 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
             Adjust::None,
         )?;
     }
-    let text = String::from_utf8_lossy(bytes.get(map_at..).unwrap_or(&[]));
+    text = String::from_utf8_lossy(bytes.get(trailer_at..).unwrap_or(&[]));
     let mut lines = Lines::new(&text).peekable();
-    let mappings = maps::read(&mut lines, &mut c.warnings);
-    c.mappings(mappings);
+    match kind {
+        Kind::Native => {
+            let mappings = maps::read(&mut lines, &mut c.warnings);
+            c.mappings(mappings);
+        }
+        Kind::Java => {
+            c.keys_are_identifiers();
+            java::read_locations(&mut lines, &mut c)?;
+        }
+    }
     c.finish()
 }
 
@@ -154,6 +180,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
 fn read_records(
     bytes: &[u8],
     w: Words,
+    adjust: bool,
     options: &ReadOptions,
     c: &mut Collector<'_>,
 ) -> Result<(Samples, usize), ReadError> {
@@ -190,7 +217,7 @@ fn read_records(
         let stack = (0..depth)
             .map(|i| {
                 let a = w.get(bytes, at + i * w.size).unwrap_or(0);
-                if i > 0 {
+                if adjust && i > 0 {
                     a.wrapping_sub(1)
                 } else {
                     a
@@ -315,11 +342,15 @@ mod tests {
             .flat_map(|x| x.to_be_bytes())
             .collect();
         assert_eq!(
-            header(&be64).map(|(w, p)| (w.size, w.big_endian, p)),
-            Some((8, true, 100))
+            header(&be64).map(|(w, p, k)| (w.size, w.big_endian, p, k)),
+            Some((8, true, 100, Kind::Native))
+        );
+        assert_eq!(
+            header(&words32le(&[0, 3, 1, 10000, 0])).map(|h| h.2),
+            Some(Kind::Java)
         );
         for not in [
-            words32le(&[0, 3, 1, 10000, 0]),
+            words32le(&[0, 3, 2, 10000, 0]),
             words32le(&[0, 3, 0, 0, 0]),
             words32le(&[0, 3, 0, 10000]),
             b"0 3 0 1 0".to_vec(),
