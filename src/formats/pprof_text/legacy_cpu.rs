@@ -21,8 +21,6 @@
 //! column, no mappings, none of the clean-ups above.
 
 use super::collect::{Adjust, Collector};
-use std::borrow::Cow;
-
 use super::java;
 use super::lines::Lines;
 use super::maps;
@@ -135,8 +133,6 @@ struct Samples {
 /// Reads a legacy binary CPU profile.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     let (words, period_usec, kind) = header(bytes).ok_or_else(no_header)?;
-    // Declared before the collector, which borrows the names of Java's location lines.
-    let text: Cow<'_, str>;
     let mut c = Collector::new(options);
     c.set_format(Format::PprofLegacyCpu);
     let adjust = kind == Kind::Native;
@@ -160,7 +156,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
             Adjust::None,
         )?;
     }
-    text = String::from_utf8_lossy(bytes.get(trailer_at..).unwrap_or(&[]));
+    let text = String::from_utf8_lossy(bytes.get(trailer_at..).unwrap_or(&[]));
     let mut lines = Lines::new(&text).peekable();
     match kind {
         Kind::Native => {
