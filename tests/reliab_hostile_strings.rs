@@ -104,6 +104,7 @@ fn writable_formats() -> Vec<Format> {
 fn read_back_format(f: Format) -> Format {
     match f {
         Format::TablesJsonV1 => Format::TablesJson,
+        Format::OtlpJson => Format::Otlp,
         other => other,
     }
 }
@@ -111,7 +112,11 @@ fn read_back_format(f: Format) -> Format {
 fn is_json(f: Format) -> bool {
     matches!(
         f,
-        Format::TablesJson | Format::TablesJsonV1 | Format::Speedscope | Format::Firefox
+        Format::TablesJson
+            | Format::TablesJsonV1
+            | Format::Speedscope
+            | Format::Firefox
+            | Format::OtlpJson
     )
 }
 

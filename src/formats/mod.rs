@@ -49,6 +49,8 @@ pub enum Format {
     Pprof,
     /// pprof's legacy text formats (Go's `debug=1` profiles, C++ and Java text profiles).
     PprofText,
+    /// pprof's legacy binary CPU profile (gperftools' `ProfilerStart`, Go before 1.9).
+    PprofLegacyCpu,
     /// R's `Rprof` output.
     Rprof,
     /// Brendan Gregg's collapsed / folded stacks.
@@ -59,6 +61,8 @@ pub enum Format {
     Speedscope,
     /// OpenTelemetry OTLP profiles (protobuf).
     Otlp,
+    /// OTLP/JSON (written under this name; read as [`Format::Otlp`], whose detector knows it).
+    OtlpJson,
     /// Chrome / Node `.cpuprofile` (and Chrome traces wrapping one).
     Cpuprofile,
     /// Go goroutine stack dumps (`?debug=2`, SIGQUIT / panic tracebacks).
@@ -86,16 +90,18 @@ pub enum Format {
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 21] = [
+pub const ALL_FORMATS: [Format; 23] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
     Format::PprofText,
+    Format::PprofLegacyCpu,
     Format::Rprof,
     Format::Collapsed,
     Format::Firefox,
     Format::Speedscope,
     Format::Otlp,
+    Format::OtlpJson,
     Format::Cpuprofile,
     Format::GoroutineDump,
     Format::PerfScript,
@@ -118,11 +124,13 @@ impl Format {
             Format::TablesJsonV1 => "tables-json-v1",
             Format::Pprof => "pprof",
             Format::PprofText => "pprof-text",
+            Format::PprofLegacyCpu => "pprof-legacy-cpu",
             Format::Rprof => "rprof",
             Format::Collapsed => "collapsed",
             Format::Firefox => "firefox",
             Format::Speedscope => "speedscope",
             Format::Otlp => "otlp",
+            Format::OtlpJson => "otlp-json",
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
             Format::PerfScript => "perf-script",
@@ -146,11 +154,13 @@ impl Format {
             Format::TablesJsonV1 => &[],
             Format::Pprof => &[".pb.gz", ".pb", ".pprof"],
             Format::PprofText => &[],
+            Format::PprofLegacyCpu => &[],
             Format::Rprof => &[".out", ".Rprof", ".rprof"],
             Format::Collapsed => &[".folded", ".collapsed"],
             Format::Firefox => &[".firefox.json"],
             Format::Speedscope => &[".speedscope.json"],
             Format::Otlp => &[".otlp"],
+            Format::OtlpJson => &[".otlp.json"],
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
             Format::PerfScript => &[],
@@ -364,6 +374,12 @@ pub fn registry() -> &'static [FormatSpec] {
             write: None,
         },
         FormatSpec {
+            format: Format::PprofLegacyCpu,
+            detect: Some(pprof_text::legacy_cpu::detect),
+            read: Some(pprof_text::legacy_cpu::read),
+            write: None,
+        },
+        FormatSpec {
             format: Format::Pprof,
             detect: Some(pprof::detect),
             read: Some(pprof::read),
@@ -374,6 +390,12 @@ pub fn registry() -> &'static [FormatSpec] {
             detect: Some(otlp::detect),
             read: Some(otlp::read),
             write: Some(otlp::write),
+        },
+        FormatSpec {
+            format: Format::OtlpJson,
+            detect: None,
+            read: None,
+            write: Some(otlp::write_json),
         },
         FormatSpec {
             format: Format::Rprof,

@@ -1,6 +1,6 @@
 //! OpenTelemetry OTLP profiles (protobuf): `ProfilesData` / `ExportProfilesServiceRequest`,
 //! plain or in the collector file exporter's framing (each message prefixed by its length as
-//! 4 big-endian bytes), or OTLP/JSON (read only, see [`json`]); any of them may be gzipped. Both the current (v1.10+) and the v1.9 `Sample` layout are read
+//! 4 big-endian bytes), or OTLP/JSON (read by [`json`], written by [`write_json`]); any of them may be gzipped. Both the current (v1.10+) and the v1.9 `Sample` layout are read
 //! ([`layout`] documents how they are told apart); the writer emits the current layout.
 //!
 //! ## Mapping to the v2 tables
@@ -20,6 +20,7 @@
 
 mod attrs;
 mod json;
+mod json_write;
 pub mod layout;
 pub mod proto;
 mod read;
@@ -275,6 +276,12 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
 /// layout).
 pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, WriteError> {
     write::write(profile, options)
+}
+
+/// Writes every value type of `profile` as OTLP/JSON: the message [`write`] gives, in the
+/// proto3 JSON mapping OTLP specifies (one object and a newline).
+pub fn write_json(profile: &Profile, options: &WriteOptions) -> Result<Written, WriteError> {
+    json_write::write(profile, options)
 }
 
 /// Lowercase hex of bytes.

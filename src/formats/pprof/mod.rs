@@ -18,9 +18,13 @@
 //!
 //! The writer turns any profile back into pprof, merging samples with the same stack and
 //! labels (the only place where samples are aggregated).
+//!
+//! `drop_frames`/`keep_frames` stay meta and the stacks stay raw; [`prune::prune`] applies them as
+//! `go tool pprof` does on reading (`proftab top` uses it).
 
 mod errors;
 mod ids;
+pub mod prune;
 mod read;
 pub mod schema;
 mod stacks;

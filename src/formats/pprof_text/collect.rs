@@ -71,6 +71,8 @@ pub(super) struct Collector<'a> {
     labels: Vec<LabelRow>,
     /// The memory map's mappings, in pprof's order.
     mappings: Vec<Mapping>,
+    /// The format the profile is reported as.
+    format: Format,
 }
 
 impl<'a> Collector<'a> {
@@ -94,7 +96,13 @@ impl<'a> Collector<'a> {
             in_memstats: false,
             labels: Vec::new(),
             mappings: Vec::new(),
+            format: Format::PprofText,
         }
+    }
+
+    /// Reports the profile as `format` (the binary CPU profile shares this collector).
+    pub(super) fn set_format(&mut self, format: Format) {
+        self.format = format;
     }
 
     /// Declares the value types, in order (pprof's `sample_type`).
@@ -398,7 +406,7 @@ impl<'a> Collector<'a> {
         }
         locations.attach(&mut self.b, self.keys_are_addresses);
         attach_labels(&mut self.b, &self.labels);
-        finish_parsed(self.b, Format::PprofText, self.warnings)
+        finish_parsed(self.b, self.format, self.warnings)
     }
 }
 

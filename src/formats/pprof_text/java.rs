@@ -218,7 +218,7 @@ fn java_int(word: &str, what: &str) -> Result<i64, String> {
 }
 
 /// The location lines: `0xID description`; other lines are ignored (with a warning).
-fn read_locations<'a>(
+pub(super) fn read_locations<'a>(
     lines: &mut Peekable<Lines<'a>>,
     c: &mut Collector<'a>,
 ) -> Result<(), ReadError> {

@@ -38,7 +38,8 @@
 //! `MAPPED_LIBRARIES:`) in the `mappings` table with `locations..mapping_id`, as pprof
 //! assigns them.
 //!
-//! Not read: pprof's binary legacy CPU profiles (`profilez`, Java CPU). Deviations from
+//! pprof's binary legacy CPU profile (`profilez`) is read by [`legacy_cpu`], a format of its
+//! own (`pprof-legacy-cpu`) sharing this collector. Not read: Java's binary CPU profiles. Deviations from
 //! `go tool pprof`, which rejects these: a count record without addresses (Go's threadcreate
 //! profile writes `4 @`) is a sample with an empty stack, and attributes pprof does not know
 //! are kept with a warning. Not set: the `drop_frames`/`keep_frames` regular expressions
@@ -52,6 +53,7 @@ mod contention;
 mod count;
 mod heap;
 mod java;
+pub mod legacy_cpu;
 mod lines;
 mod maps;
 mod symbols;

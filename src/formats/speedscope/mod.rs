@@ -29,11 +29,16 @@
 //! Writing produces one **sampled** profile per row of `sources` (so combined profiles keep
 //! their sources), each holding that source's samples of the chosen value type in sample order,
 //! one entry per sample (no aggregation), `startValue` 0 and `endValue` the total weight.
-//! Frames are the profile's locations in order of first use.
+//! Frames are the profile's locations in order of first use. Where the samples have times
+//! (`.time`) that are not the weights laid end to end (gaps, another order), the source is
+//! written as an **evented** profile instead, one `O`/`C` interval per sample at its time, when
+//! that is exact (time unit; every sample with a time, a stack and a positive weight; no
+//! overlaps); otherwise the times are dropped with a warning.
 
 mod read;
 mod schema;
 mod write;
+mod write_evented;
 
 use super::json_scan;
 use crate::model::ext;

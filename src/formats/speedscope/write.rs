@@ -1,7 +1,9 @@
-//! Writing: one sampled speedscope profile per `sources` row, frames in order of first use,
+//! Writing: one sampled speedscope profile per `sources` row (evented where sample times need
+//! it: `write_evented.rs`), frames in order of first use,
 //! each stack rendered once per stack node; the JSON text is assembled directly (no tree).
 
 use super::schema::unit_kind;
+use super::write_evented::same_time;
 use super::{LOCATION_COLUMN, META_ACTIVE_PROFILE, META_NAME, NAME, SCHEMA_URL, SOURCE_NAME};
 use crate::formats::error::{Warning, Warnings, WriteError};
 use crate::formats::write_common::{
@@ -80,13 +82,13 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
 }
 
 /// Writer state: frames by location, rendered stacks by stack node.
-struct Writer<'p> {
-    p: &'p Profile,
-    vt: ValueTypeIndex,
+pub(super) struct Writer<'p> {
+    pub(super) p: &'p Profile,
+    pub(super) vt: ValueTypeIndex,
     frame_of: HashMap<LocationIndex, usize>,
     frames: Vec<String>,
     stack_json: HashMap<u32, String>,
-    warnings: Warnings,
+    pub(super) warnings: Warnings,
 }
 
 impl<'p> Writer<'p> {
@@ -129,8 +131,16 @@ impl<'p> Writer<'p> {
             }
             total += v;
         }
-        self.check_times(unit, &times);
         let name = self.source_name(source);
+        if !times_end_to_end(unit, &times) {
+            if let Some(evented) = self.evented_json(&name, samples, unit) {
+                return evented;
+            }
+            self.warnings.add(NAME, "times", || {
+                "sample times (.time) were not written: speedscope sampled profiles lay samples end to end"
+                    .to_owned()
+            });
+        }
         format!(
             "{{\"type\":\"sampled\",\"name\":{},\"unit\":{},\"startValue\":0,\"endValue\":{},\"samples\":[{}],\"weights\":[{}]}}",
             json_string(&name),
@@ -139,27 +149,6 @@ impl<'p> Writer<'p> {
             stacks.join(","),
             weights.join(",")
         )
-    }
-
-    /// Warns when sample times are not the weights laid end to end (gaps, reordering), which
-    /// a sampled speedscope profile cannot express.
-    fn check_times(&mut self, unit: &str, times: &[(f64, f64)]) {
-        if times.is_empty() {
-            return;
-        }
-        let seconds = unit_kind(unit).seconds;
-        let consistent = seconds.is_some_and(|f| {
-            let origin = times.first().map_or(0.0, |&(t, off)| t - off * f);
-            times
-                .iter()
-                .all(|&(t, off)| (t - (origin + off * f)).abs() <= 1e-9 * t.abs().max(1.0))
-        });
-        if !consistent {
-            self.warnings.add(NAME, "times", || {
-                "sample times (.time) were not written: speedscope sampled profiles lay samples end to end"
-                    .to_owned()
-            });
-        }
     }
 
     fn source_name(&self, source: usize) -> String {
@@ -196,7 +185,7 @@ impl<'p> Writer<'p> {
         text
     }
 
-    fn frame_index(&mut self, loc: LocationIndex) -> usize {
+    pub(super) fn frame_index(&mut self, loc: LocationIndex) -> usize {
         if let Some(&i) = self.frame_of.get(&loc) {
             return i;
         }
@@ -205,6 +194,21 @@ impl<'p> Writer<'p> {
         self.frame_of.insert(loc, i);
         i
     }
+}
+
+/// True when the sample times `(time, offset)` are the weights laid end to end (or absent),
+/// as a sampled profile shows them.
+fn times_end_to_end(unit: &str, times: &[(f64, f64)]) -> bool {
+    if times.is_empty() {
+        return true;
+    }
+    let seconds = unit_kind(unit).seconds;
+    seconds.is_some_and(|f| {
+        let origin = times.first().map_or(0.0, |&(t, off)| t - off * f);
+        times
+            .iter()
+            .all(|&(t, off)| same_time(t, origin + off * f, off * f))
+    })
 }
 
 /// `{"name":…,"file":…,"line":…,"col":…}` of a location: the location's line, else the
@@ -240,6 +244,6 @@ fn frame_json(p: &Profile, loc: LocationIndex) -> String {
     out
 }
 
-fn json_string(s: &str) -> String {
+pub(super) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
 }
