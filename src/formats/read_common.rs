@@ -1,5 +1,7 @@
 //! Helpers shared by the readers: the sample cap and the final build into [`Parsed`].
 
+use std::borrow::Cow;
+
 use super::error::{ReadError, Warnings};
 use super::{Format, Parsed};
 use crate::model::ProfileBuilder;
@@ -43,9 +45,9 @@ pub(crate) fn decode_lossy<'a>(
     bytes: &'a [u8],
     format: &'static str,
     warnings: &mut Warnings,
-) -> std::borrow::Cow<'a, str> {
+) -> Cow<'a, str> {
     let text = String::from_utf8_lossy(bytes);
-    if matches!(text, std::borrow::Cow::Owned(_)) {
+    if matches!(text, Cow::Owned(_)) {
         warnings.add(format, "utf8", || {
             "the text is not valid UTF-8; invalid bytes were replaced with U+FFFD".to_owned()
         });
@@ -55,7 +57,7 @@ pub(crate) fn decode_lossy<'a>(
 
 /// The first `limit` bytes of `bytes` as text for a text format's detector; `None` when they
 /// hold a NUL byte (binary data is never a text format).
-pub(crate) fn detect_prefix_text(bytes: &[u8], limit: usize) -> Option<std::borrow::Cow<'_, str>> {
+pub(crate) fn detect_prefix_text(bytes: &[u8], limit: usize) -> Option<Cow<'_, str>> {
     let head = bytes.get(..limit).unwrap_or(bytes);
     (!head.contains(&0)).then(|| String::from_utf8_lossy(head))
 }
@@ -66,11 +68,11 @@ pub(crate) fn detect_prefix_text(bytes: &[u8], limit: usize) -> Option<std::borr
 pub(crate) fn text_input<'b>(
     bytes: &'b [u8],
     format: &'static str,
-) -> Result<(std::borrow::Cow<'b, str>, Warnings), ReadError> {
+) -> Result<(Cow<'b, str>, Warnings), ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(format, "the file is empty"));
     }
-    let (text, lossy) = super::collapsed::decode_text(bytes);
+    let (text, lossy) = decode_text(bytes);
     let mut warnings = Warnings::default();
     if lossy {
         warnings.add(format, "lossy", || {
@@ -99,4 +101,35 @@ pub(crate) fn text_prefix(bytes: &[u8], len: usize) -> &str {
         Ok(t) => t,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
     }
+}
+
+/// Decodes text: UTF-16 LE/BE when a BOM says so, else UTF-8 (BOM skipped). The flag is true
+/// when invalid sequences were replaced.
+pub(crate) fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, bool) {
+    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        return decode_utf16(rest, u16::from_le_bytes);
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        return decode_utf16(rest, u16::from_be_bytes);
+    }
+    let rest = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = String::from_utf8_lossy(rest);
+    let lossy = matches!(text, Cow::Owned(_));
+    (text, lossy)
+}
+
+fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (Cow<'static, str>, bool) {
+    let units = bytes
+        .chunks_exact(2)
+        .map(|c| unit(<[u8; 2]>::try_from(c).unwrap_or([0, 0])));
+    let mut lossy = bytes.len() % 2 != 0;
+    let text: String = char::decode_utf16(units)
+        .map(|r| {
+            r.unwrap_or_else(|_| {
+                lossy = true;
+                char::REPLACEMENT_CHARACTER
+            })
+        })
+        .collect();
+    (Cow::Owned(text), lossy)
 }

@@ -1,44 +1,11 @@
-//! The text of a collapsed file: decoding (UTF-8, or UTF-16 with a BOM) and the line grammar,
+//! The line grammar of a collapsed file (its text decoded by `read_common::decode_text`):
 //! `stack count` or `stack before after` with the counts split off from the right.
 //!
 //! A count is flamegraph.pl's `DIGITS [ "." DIGITS* ]`; a line is differential only when its
 //! stack itself ends in a count, and a file only when every stack line is.
 
-use std::borrow::Cow;
-
 pub(super) fn has_control_chars(line: &str) -> bool {
     line.chars().any(|c| c.is_control() && c != '\t')
-}
-
-/// Decodes text: UTF-16 LE/BE when a BOM says so, else UTF-8 (BOM skipped). The flag is true
-/// when invalid sequences were replaced.
-pub(crate) fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, bool) {
-    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
-        return decode_utf16(rest, u16::from_le_bytes);
-    }
-    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
-        return decode_utf16(rest, u16::from_be_bytes);
-    }
-    let rest = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = String::from_utf8_lossy(rest);
-    let lossy = matches!(text, Cow::Owned(_));
-    (text, lossy)
-}
-
-fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (Cow<'static, str>, bool) {
-    let units = bytes
-        .chunks_exact(2)
-        .map(|c| unit(<[u8; 2]>::try_from(c).unwrap_or([0, 0])));
-    let mut lossy = bytes.len() % 2 != 0;
-    let text: String = char::decode_utf16(units)
-        .map(|r| {
-            r.unwrap_or_else(|_| {
-                lossy = true;
-                char::REPLACEMENT_CHARACTER
-            })
-        })
-        .collect();
-    (Cow::Owned(text), lossy)
 }
 
 /// True for `DIGITS [ "." DIGITS* ]` (flamegraph.pl's count grammar).

@@ -29,14 +29,14 @@
 //! `samples` is written, lines carry both counts (`stack before after`), so differential files
 //! round-trip.
 //!
-//! This file holds detection; [`grammar`] the text decoding and the line grammar that
-//! detection, reading and writing share; [`read`] and [`write`] the two directions.
+//! This file holds detection; `grammar` the line grammar that detection, reading and writing
+//! share (the text decoding is `read_common::decode_text`, shared by every text format); [`read`] and [`write`] the two directions.
 
 mod grammar;
 mod read;
 mod write;
 
-pub(crate) use grammar::decode_text;
+use super::read_common::decode_text;
 use grammar::{has_control_chars, split_count};
 pub use read::read;
 pub use write::write;

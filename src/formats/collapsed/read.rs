@@ -4,9 +4,10 @@
 //! Counts are kept exactly as `f64`; a file without any stack line is an error, as
 //! flamegraph.pl says.
 
-use super::grammar::{classify, decode_text, is_differential, Line};
+use super::grammar::{classify, is_differential, Line};
 use super::{BEFORE_TYPE, META_COMMENT, NAME};
 use crate::formats::error::{Place, ReadError, Warnings};
+use crate::formats::read_common::decode_text;
 use crate::formats::read_common::finish_parsed;
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;

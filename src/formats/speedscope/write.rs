@@ -3,7 +3,6 @@
 //! each stack rendered once per stack node; the JSON text is assembled directly (no tree).
 
 use super::schema::unit_kind;
-use super::write_evented::same_time;
 use super::{LOCATION_COLUMN, META_ACTIVE_PROFILE, META_NAME, NAME, SCHEMA_URL, SOURCE_NAME};
 use crate::formats::error::{Warning, Warnings, WriteError};
 use crate::formats::write_common::{
@@ -12,6 +11,19 @@ use crate::formats::write_common::{
 use crate::formats::{WriteOptions, Written};
 use crate::hash::HashMap;
 use crate::model::{LocationIndex, Profile, SampleIndex, StackIndex, ValueTypeIndex, SAMPLE_TIME};
+
+/// Relative tolerance of durations in time comparisons (overlap, contiguity).
+pub(super) const DURATION_TOLERANCE: f64 = 1e-9;
+/// Tolerance of time comparisons in units of the last place of the times (absolute times of
+/// about 1.7e9 s carry about 0.2 µs of rounding).
+const ULPS: f64 = 4.0;
+
+/// True when times `a` and `b` (seconds) are equal within the rounding of times of their size
+/// and [`DURATION_TOLERANCE`] of `duration` (seconds).
+pub(super) fn same_time(a: f64, b: f64, duration: f64) -> bool {
+    let rounding = ULPS * f64::EPSILON * a.abs().max(b.abs());
+    (a - b).abs() <= rounding + DURATION_TOLERANCE * duration.abs()
+}
 
 /// The speedscope unit for a value unit, and whether it is exact.
 fn speedscope_unit(unit: &str) -> (&'static str, bool) {

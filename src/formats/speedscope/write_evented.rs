@@ -16,23 +16,10 @@
 //! starts at the first sample; `startValue` is 0.
 
 use super::schema::unit_kind;
-use super::write::{json_string, Writer};
+use super::write::{json_string, same_time, Writer};
 use super::NAME;
 use crate::formats::write_common::{format_number, frames_root_first};
 use crate::model::{SampleIndex, SAMPLE_TIME};
-
-/// Relative tolerance of durations in time comparisons (overlap, contiguity).
-pub(super) const DURATION_TOLERANCE: f64 = 1e-9;
-/// Tolerance of time comparisons in units of the last place of the times (absolute times of
-/// about 1.7e9 s carry about 0.2 µs of rounding).
-const ULPS: f64 = 4.0;
-
-/// True when times `a` and `b` (seconds) are equal within the rounding of times of their size
-/// and [`DURATION_TOLERANCE`] of `duration` (seconds).
-pub(super) fn same_time(a: f64, b: f64, duration: f64) -> bool {
-    let rounding = ULPS * f64::EPSILON * a.abs().max(b.abs());
-    (a - b).abs() <= rounding + DURATION_TOLERANCE * duration.abs()
-}
 
 /// The events written so far.
 #[derive(Default)]
