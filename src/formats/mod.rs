@@ -27,6 +27,7 @@ pub mod pprof;
 pub mod pprof_text;
 pub(crate) mod protowire;
 pub(crate) mod read_common;
+mod registry;
 pub mod rprof;
 pub mod speedscope;
 pub mod stackprof;
@@ -37,6 +38,7 @@ pub(crate) mod write_common;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
+pub use registry::{detect, read_any, read_as, readable_names, registry, writable_names, write_as};
 
 /// Every format proftab knows, readable or writable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -192,21 +194,6 @@ impl Format {
             .max_by_key(|(_, e)| e.len())
             .map(|(f, _)| f)
     }
-
-    /// The registry entry of this format, if it is implemented.
-    pub fn spec(self) -> Option<&'static FormatSpec> {
-        registry().iter().find(|s| s.format == self)
-    }
-
-    /// True when proftab can read this format.
-    pub fn can_read(self) -> bool {
-        self.spec().is_some_and(|s| s.read.is_some())
-    }
-
-    /// True when proftab can write this format.
-    pub fn can_write(self) -> bool {
-        self.spec().is_some_and(|s| s.write.is_some())
-    }
 }
 
 /// Limits that keep hostile input from exhausting memory. Every limit is checked while reading.
@@ -308,234 +295,4 @@ pub struct FormatSpec {
     pub read: Option<ReadFn>,
     /// Writer.
     pub write: Option<WriteFn>,
-}
-
-/// The registered formats, in detection order: the most specific sniffers first.
-pub fn registry() -> &'static [FormatSpec] {
-    &[
-        FormatSpec {
-            format: Format::TablesJson,
-            detect: Some(tables_json::detect),
-            read: Some(tables_json::read),
-            write: Some(tables_json::write),
-        },
-        FormatSpec {
-            format: Format::TablesJsonV1,
-            detect: None,
-            read: None,
-            write: Some(tables_json::write_v1),
-        },
-        FormatSpec {
-            format: Format::Firefox,
-            detect: Some(firefox::detect),
-            read: Some(firefox::read),
-            write: Some(firefox::write),
-        },
-        FormatSpec {
-            format: Format::Speedscope,
-            detect: Some(speedscope::detect),
-            read: Some(speedscope::read),
-            write: Some(speedscope::write),
-        },
-        FormatSpec {
-            format: Format::Cpuprofile,
-            detect: Some(cpuprofile::detect),
-            read: Some(cpuprofile::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Heapprofile,
-            detect: Some(heapprofile::detect),
-            read: Some(heapprofile::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::TraceEvent,
-            detect: Some(trace_event::detect),
-            read: Some(trace_event::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Dhat,
-            detect: Some(dhat::detect),
-            read: Some(dhat::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Stackprof,
-            detect: Some(stackprof::detect),
-            read: Some(stackprof::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::GhcProf,
-            detect: Some(ghc_prof::detect),
-            read: Some(ghc_prof::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::PprofLegacyCpu,
-            detect: Some(pprof_text::legacy_cpu::detect),
-            read: Some(pprof_text::legacy_cpu::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Pprof,
-            detect: Some(pprof::detect),
-            read: Some(pprof::read),
-            write: Some(pprof::write),
-        },
-        FormatSpec {
-            format: Format::Otlp,
-            detect: Some(otlp::detect),
-            read: Some(otlp::read),
-            write: Some(otlp::write),
-        },
-        FormatSpec {
-            format: Format::OtlpJson,
-            detect: None,
-            read: None,
-            write: Some(otlp::write_json),
-        },
-        FormatSpec {
-            format: Format::Rprof,
-            detect: Some(rprof::detect),
-            read: Some(rprof::read),
-            write: Some(rprof::write),
-        },
-        FormatSpec {
-            format: Format::PprofText,
-            detect: Some(pprof_text::detect),
-            read: Some(pprof_text::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Instruments,
-            detect: Some(instruments::detect),
-            read: Some(instruments::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Pmcstat,
-            detect: Some(pmcstat::detect),
-            read: Some(pmcstat::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Papyrus,
-            detect: Some(papyrus::detect),
-            read: Some(papyrus::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::GoroutineDump,
-            detect: Some(goroutine_dump::detect),
-            read: Some(goroutine_dump::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::PerfScript,
-            detect: Some(perf_script::detect),
-            read: Some(perf_script::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Callgrind,
-            detect: Some(callgrind::detect),
-            read: Some(callgrind::read),
-            write: None,
-        },
-        FormatSpec {
-            format: Format::Collapsed,
-            detect: Some(collapsed::detect),
-            read: Some(collapsed::read),
-            write: Some(collapsed::write),
-        },
-    ]
-}
-
-/// The format of `bytes`, by content alone.
-pub fn detect(bytes: &[u8]) -> Option<Format> {
-    registry()
-        .iter()
-        .find(|s| s.detect.is_some_and(|d| d(bytes)))
-        .map(|s| s.format)
-}
-
-/// Reads `bytes` in whatever format their content shows.
-pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole("input", "the file is empty"));
-    }
-    if let Some(format) = detect(bytes) {
-        return read_as(format, bytes, options);
-    }
-    if gzip::is_gzip(bytes) {
-        // Any format may come gzipped: inflate once (capped) and look at what is inside.
-        let inner = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, "gzip")?;
-        if let Some(format) = detect(&inner) {
-            return read_as(format, &inner, options);
-        }
-        return Err(unrecognized(&inner, "gzip-compressed data"));
-    }
-    Err(unrecognized(bytes, "input"))
-}
-
-/// The error for input no registered format recognizes; `what` names it in the message.
-fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
-    ReadError::whole(
-        "input",
-        format!(
-            "unrecognized format ({what} starts with {}); proftab reads {}",
-            describe_prefix(bytes),
-            readable_names().join(", ")
-        ),
-    )
-}
-
-/// Reads `bytes` as `format`.
-pub fn read_as(format: Format, bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    let read = format
-        .spec()
-        .and_then(|s| s.read)
-        .ok_or_else(|| ReadError::whole(format.name(), "proftab cannot read this format"))?;
-    read(bytes, options)
-}
-
-/// Writes `profile` as `format`.
-pub fn write_as(
-    format: Format,
-    profile: &Profile,
-    options: &WriteOptions,
-) -> Result<Written, WriteError> {
-    let write = format
-        .spec()
-        .and_then(|s| s.write)
-        .ok_or_else(|| WriteError::new(format.name(), "proftab cannot write this format"))?;
-    write(profile, options)
-}
-
-/// Names of the readable formats.
-pub fn readable_names() -> Vec<&'static str> {
-    registry()
-        .iter()
-        .filter(|s| s.read.is_some())
-        .map(|s| s.format.name())
-        .collect()
-}
-
-/// Names of the writable formats.
-pub fn writable_names() -> Vec<&'static str> {
-    registry()
-        .iter()
-        .filter(|s| s.write.is_some())
-        .map(|s| s.format.name())
-        .collect()
-}
-
-/// A short, printable description of the first bytes, for "unrecognized format" messages.
-fn describe_prefix(bytes: &[u8]) -> String {
-    let head = &bytes[..bytes.len().min(8)];
-    let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
-    format!("bytes {}", hex.join(" "))
 }

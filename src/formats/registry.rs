@@ -1,0 +1,261 @@
+//! The registry: every format with its detector, reader and writer, in detection order, and
+//! what is built on it (detect by content, read any input, write as a format, the names). It
+//! stands above the format modules (it names each one's functions); they, and the types they
+//! share, stand below it in `formats/mod.rs`.
+
+use super::*;
+
+impl Format {
+    /// The registry entry of this format, if it is implemented.
+    pub fn spec(self) -> Option<&'static FormatSpec> {
+        registry().iter().find(|s| s.format == self)
+    }
+
+    /// True when proftab can read this format.
+    pub fn can_read(self) -> bool {
+        self.spec().is_some_and(|s| s.read.is_some())
+    }
+
+    /// True when proftab can write this format.
+    pub fn can_write(self) -> bool {
+        self.spec().is_some_and(|s| s.write.is_some())
+    }
+}
+
+/// The registered formats, in detection order: the most specific sniffers first.
+pub fn registry() -> &'static [FormatSpec] {
+    &REGISTRY
+}
+
+/// One registry row.
+const fn spec(
+    format: Format,
+    detect: Option<DetectFn>,
+    read: Option<ReadFn>,
+    write: Option<WriteFn>,
+) -> FormatSpec {
+    FormatSpec {
+        format,
+        detect,
+        read,
+        write,
+    }
+}
+
+/// The rows of [`registry`].
+const REGISTRY: [FormatSpec; 23] = [
+    spec(
+        Format::TablesJson,
+        Some(tables_json::detect),
+        Some(tables_json::read),
+        Some(tables_json::write),
+    ),
+    spec(
+        Format::TablesJsonV1,
+        None,
+        None,
+        Some(tables_json::write_v1),
+    ),
+    spec(
+        Format::Firefox,
+        Some(firefox::detect),
+        Some(firefox::read),
+        Some(firefox::write),
+    ),
+    spec(
+        Format::Speedscope,
+        Some(speedscope::detect),
+        Some(speedscope::read),
+        Some(speedscope::write),
+    ),
+    spec(
+        Format::Cpuprofile,
+        Some(cpuprofile::detect),
+        Some(cpuprofile::read),
+        None,
+    ),
+    spec(
+        Format::Heapprofile,
+        Some(heapprofile::detect),
+        Some(heapprofile::read),
+        None,
+    ),
+    spec(
+        Format::TraceEvent,
+        Some(trace_event::detect),
+        Some(trace_event::read),
+        None,
+    ),
+    spec(Format::Dhat, Some(dhat::detect), Some(dhat::read), None),
+    spec(
+        Format::Stackprof,
+        Some(stackprof::detect),
+        Some(stackprof::read),
+        None,
+    ),
+    spec(
+        Format::GhcProf,
+        Some(ghc_prof::detect),
+        Some(ghc_prof::read),
+        None,
+    ),
+    spec(
+        Format::PprofLegacyCpu,
+        Some(pprof_text::legacy_cpu::detect),
+        Some(pprof_text::legacy_cpu::read),
+        None,
+    ),
+    spec(
+        Format::Pprof,
+        Some(pprof::detect),
+        Some(pprof::read),
+        Some(pprof::write),
+    ),
+    spec(
+        Format::Otlp,
+        Some(otlp::detect),
+        Some(otlp::read),
+        Some(otlp::write),
+    ),
+    spec(Format::OtlpJson, None, None, Some(otlp::write_json)),
+    spec(
+        Format::Rprof,
+        Some(rprof::detect),
+        Some(rprof::read),
+        Some(rprof::write),
+    ),
+    spec(
+        Format::PprofText,
+        Some(pprof_text::detect),
+        Some(pprof_text::read),
+        None,
+    ),
+    spec(
+        Format::Instruments,
+        Some(instruments::detect),
+        Some(instruments::read),
+        None,
+    ),
+    spec(
+        Format::Pmcstat,
+        Some(pmcstat::detect),
+        Some(pmcstat::read),
+        None,
+    ),
+    spec(
+        Format::Papyrus,
+        Some(papyrus::detect),
+        Some(papyrus::read),
+        None,
+    ),
+    spec(
+        Format::GoroutineDump,
+        Some(goroutine_dump::detect),
+        Some(goroutine_dump::read),
+        None,
+    ),
+    spec(
+        Format::PerfScript,
+        Some(perf_script::detect),
+        Some(perf_script::read),
+        None,
+    ),
+    spec(
+        Format::Callgrind,
+        Some(callgrind::detect),
+        Some(callgrind::read),
+        None,
+    ),
+    spec(
+        Format::Collapsed,
+        Some(collapsed::detect),
+        Some(collapsed::read),
+        Some(collapsed::write),
+    ),
+];
+
+/// The format of `bytes`, by content alone.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    registry()
+        .iter()
+        .find(|s| s.detect.is_some_and(|d| d(bytes)))
+        .map(|s| s.format)
+}
+
+/// Reads `bytes` in whatever format their content shows.
+pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::whole("input", "the file is empty"));
+    }
+    if let Some(format) = detect(bytes) {
+        return read_as(format, bytes, options);
+    }
+    if gzip::is_gzip(bytes) {
+        // Any format may come gzipped: inflate once (capped) and look at what is inside.
+        let inner = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, "gzip")?;
+        if let Some(format) = detect(&inner) {
+            return read_as(format, &inner, options);
+        }
+        return Err(unrecognized(&inner, "gzip-compressed data"));
+    }
+    Err(unrecognized(bytes, "input"))
+}
+
+/// The error for input no registered format recognizes; `what` names it in the message.
+fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
+    ReadError::whole(
+        "input",
+        format!(
+            "unrecognized format ({what} starts with {}); proftab reads {}",
+            describe_prefix(bytes),
+            readable_names().join(", ")
+        ),
+    )
+}
+
+/// Reads `bytes` as `format`.
+pub fn read_as(format: Format, bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    let read = format
+        .spec()
+        .and_then(|s| s.read)
+        .ok_or_else(|| ReadError::whole(format.name(), "proftab cannot read this format"))?;
+    read(bytes, options)
+}
+
+/// Writes `profile` as `format`.
+pub fn write_as(
+    format: Format,
+    profile: &Profile,
+    options: &WriteOptions,
+) -> Result<Written, WriteError> {
+    let write = format
+        .spec()
+        .and_then(|s| s.write)
+        .ok_or_else(|| WriteError::new(format.name(), "proftab cannot write this format"))?;
+    write(profile, options)
+}
+
+/// Names of the readable formats.
+pub fn readable_names() -> Vec<&'static str> {
+    registry()
+        .iter()
+        .filter(|s| s.read.is_some())
+        .map(|s| s.format.name())
+        .collect()
+}
+
+/// Names of the writable formats.
+pub fn writable_names() -> Vec<&'static str> {
+    registry()
+        .iter()
+        .filter(|s| s.write.is_some())
+        .map(|s| s.format.name())
+        .collect()
+}
+
+/// A short, printable description of the first bytes, for "unrecognized format" messages.
+fn describe_prefix(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(8)];
+    let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+    format!("bytes {}", hex.join(" "))
+}
