@@ -287,6 +287,40 @@ fn offset_of(slice: &[u8], line: usize, column: usize) -> usize {
         .min(slice.len())
 }
 
+/// The start of every JSON-object reader: an error for empty input or a document that is not a
+/// JSON object, else its top-level members and the reader's warnings, which already name the
+/// keys outside `known`.
+pub(crate) fn open_object_document(
+    format: &'static str,
+    bytes: &[u8],
+    known: &[&str],
+) -> Result<(Vec<Member>, Warnings), ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::whole(format, "the file is empty"));
+    }
+    let members = document_members(format, bytes)?;
+    let mut warnings = Warnings::default();
+    unknown_top_keys_warning(format, &members, known, &mut warnings);
+    Ok((members, warnings))
+}
+
+/// The element ranges of the array that is `member`'s value (named `key` in the error when
+/// it is not a well-formed array).
+pub(crate) fn member_array(
+    format: &'static str,
+    bytes: &[u8],
+    member: &Member,
+    key: &str,
+) -> Result<Vec<Range<usize>>, ReadError> {
+    array_elements(bytes, member.value.start, usize::MAX).ok_or_else(|| {
+        ReadError::new(
+            format,
+            Place::Byte(member.value.start as u64),
+            format!("`{key}` is not a well-formed array"),
+        )
+    })
+}
+
 /// Adds one warning naming the top-level `members` whose keys are not in `known` (they were not
 /// kept), or nothing when every key is known.
 pub(crate) fn unknown_top_keys_warning(

@@ -54,12 +54,7 @@ const META_KEYS: [(&str, &str); 15] = [
 
 /// Reads a DHAT file.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole(NAME, "the file is empty"));
-    }
-    let members = json_scan::document_members(NAME, bytes)?;
-    let mut warnings = Warnings::default();
-    json_scan::unknown_top_keys_warning(NAME, &members, &KNOWN_TOP_KEYS, &mut warnings);
+    let (members, mut warnings) = json_scan::open_object_document(NAME, bytes, &KNOWN_TOP_KEYS)?;
     let mut r = Reader {
         bytes,
         options,
@@ -80,14 +75,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     r.value_types(&members)?;
     let source = r.b.add_source(NAME, options.source_uri.as_deref(), None);
     let pps = required(&members, "pps")?;
-    let ranges =
-        json_scan::array_elements(bytes, pps.value.start, usize::MAX).ok_or_else(|| {
-            ReadError::new(
-                NAME,
-                Place::Byte(pps.value.start as u64),
-                "`pps` is not a well-formed array",
-            )
-        })?;
+    let ranges = json_scan::member_array(NAME, bytes, pps, "pps")?;
     let mut histograms = 0usize;
     for (i, range) in ranges.into_iter().enumerate() {
         let pp: ProgramPoint = json_scan::parse_member(NAME, bytes, range, &format!("pps[{i}]"))?;

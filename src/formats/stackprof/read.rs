@@ -29,15 +29,8 @@ const KNOWN_TOP_KEYS: [&str; 12] = [
     "raw_timestamp_deltas",
     "raw_sample_timestamps",
 ];
-/// Scalars kept as meta `stackprof.<key>`.
-const META_KEYS: [&str; 6] = [
-    "version",
-    "mode",
-    "interval",
-    "samples",
-    "gc_samples",
-    "missed_samples",
-];
+/// Scalars kept as meta `stackprof.<key>`: the first six known keys.
+const META_KEYS: &[&str] = KNOWN_TOP_KEYS.split_at(6).0;
 /// Name of frames without a name.
 const UNKNOWN: &str = "(unknown)";
 
@@ -57,12 +50,7 @@ struct Types {
 
 /// Reads a stackprof file.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole(NAME, "the file is empty"));
-    }
-    let members = json_scan::document_members(NAME, bytes)?;
-    let mut warnings = Warnings::default();
-    json_scan::unknown_top_keys_warning(NAME, &members, &KNOWN_TOP_KEYS, &mut warnings);
+    let (members, mut warnings) = json_scan::open_object_document(NAME, bytes, &KNOWN_TOP_KEYS)?;
     let get = |key: &str| json_scan::member(&members, key).map(|m| m.value.clone());
     let parse = |key: &str| -> Result<Option<serde_json::Value>, ReadError> {
         get(key)

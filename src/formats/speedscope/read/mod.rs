@@ -35,14 +35,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     r.frames(frames.value.clone(), &mut warnings)?;
     let profiles = json_scan::member(&members, "profiles")
         .ok_or_else(|| ReadError::whole(NAME, "the file has no `profiles` array"))?;
-    let ranges =
-        json_scan::array_elements(bytes, profiles.value.start, usize::MAX).ok_or_else(|| {
-            ReadError::new(
-                NAME,
-                Place::Byte(profiles.value.start as u64),
-                "`profiles` is not a well-formed array",
-            )
-        })?;
+    let ranges = json_scan::member_array(NAME, bytes, profiles, "profiles")?;
     let mut weight_types = Vec::new();
     for (i, range) in ranges.into_iter().enumerate() {
         weight_types.push(r.profile(i, range, &mut warnings)?);
