@@ -33,6 +33,7 @@ pub mod stackprof;
 pub mod tables_json;
 pub mod trace_event;
 pub mod unwritten;
+pub mod v8_prof;
 pub(crate) mod write_common;
 
 use crate::model::Profile;
@@ -87,10 +88,12 @@ pub enum Format {
     Papyrus,
     /// GHC's JSON cost-centre profile (`+RTS -pj`).
     GhcProf,
+    /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
+    V8Prof,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 23] = [
+pub const ALL_FORMATS: [Format; 24] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -114,6 +117,7 @@ pub const ALL_FORMATS: [Format; 23] = [
     Format::Pmcstat,
     Format::Papyrus,
     Format::GhcProf,
+    Format::V8Prof,
 ];
 
 impl Format {
@@ -143,6 +147,7 @@ impl Format {
             Format::Pmcstat => "pmcstat",
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
+            Format::V8Prof => "v8-prof",
         }
     }
 
@@ -173,6 +178,7 @@ impl Format {
             Format::Pmcstat => &[],
             Format::Papyrus => &[],
             Format::GhcProf => &[],
+            Format::V8Prof => &[],
         }
     }
 
@@ -365,6 +371,12 @@ pub fn registry() -> &'static [FormatSpec] {
             format: Format::Stackprof,
             detect: Some(stackprof::detect),
             read: Some(stackprof::read),
+            write: None,
+        },
+        FormatSpec {
+            format: Format::V8Prof,
+            detect: Some(v8_prof::detect),
+            read: Some(v8_prof::read),
             write: None,
         },
         FormatSpec {
