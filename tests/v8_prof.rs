@@ -3,7 +3,7 @@
 //! * The recorded fixture (`tests/fixtures/v8-prof/record.sh`, node 20) reads to its golden
 //!   view, and per JS function the self samples of `proftab top` equal the ticks of the
 //!   `[JavaScript]` section of `node --prof-process` (summed over the function's code objects,
-//!   `*` optimized, `^` Sparkplug, `~` interpreted); likewise the `[Shared libraries]` lines and
+//!   `*` optimized, `^` Sparkplug, `~` interpreted); likewise the `[C++]` and `[Shared libraries]` lines and
 //!   the total tick count. With node present, the same check runs on a fresh recording.
 //! * The corpus-new file reads; `proftab convert -o x.pb.gz` gives `go tool pprof -top` equal
 //!   to `proftab top`; invalid inputs give their messages; other formats are not claimed.
@@ -74,11 +74,23 @@ fn tick_processor_report(text: &str) -> (f64, BTreeMap<String, f64>) {
                 }
             }
             "[Shared libraries]:" => line.split_whitespace().last().unwrap().to_owned(),
+            // `ticks total nonlib name`: the name is the rest of the line after three columns.
+            "[C++]:" => cpp_name(line),
             _ => continue,
         };
         *want.entry(name).or_default() += ticks;
     }
     (total, want)
+}
+
+/// The name of a `[C++]` line: what follows the ticks and the two percentages.
+fn cpp_name(line: &str) -> String {
+    let mut rest = line.trim_start();
+    for _ in 0..3 {
+        let end = rest.find(' ').unwrap_or(rest.len());
+        rest = rest[end..].trim_start();
+    }
+    rest.to_owned()
 }
 
 /// proftab's self samples for the names of the tick processor's report equal its ticks.
