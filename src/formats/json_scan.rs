@@ -287,6 +287,22 @@ fn offset_of(slice: &[u8], line: usize, column: usize) -> usize {
         .min(slice.len())
 }
 
+/// The start every JSON reader makes: an error for an empty file, the top-level members (or
+/// the syntax error's place), and the warning for keys not in `known`.
+pub(crate) fn open_document(
+    format: &'static str,
+    bytes: &[u8],
+    known: &[&str],
+    warnings: &mut Warnings,
+) -> Result<Vec<Member>, ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::whole(format, "the file is empty"));
+    }
+    let members = document_members(format, bytes)?;
+    unknown_top_keys_warning(format, &members, known, warnings);
+    Ok(members)
+}
+
 /// Adds one warning naming the top-level `members` whose keys are not in `known` (they were not
 /// kept), or nothing when every key is known.
 pub(crate) fn unknown_top_keys_warning(

@@ -53,12 +53,8 @@ struct Tick {
 
 /// Reads a preprocessed `--prof` log.
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    if bytes.is_empty() {
-        return Err(ReadError::whole(NAME, "the file is empty"));
-    }
-    let members = json_scan::document_members(NAME, bytes)?;
     let mut warnings = Warnings::default();
-    json_scan::unknown_top_keys_warning(NAME, &members, &KNOWN_TOP_KEYS, &mut warnings);
+    let members = json_scan::open_document(NAME, bytes, &KNOWN_TOP_KEYS, &mut warnings)?;
     let parse_array = |key: &str| -> Result<serde_json::Value, ReadError> {
         let m = json_scan::member(&members, key)
             .ok_or_else(|| ReadError::whole(NAME, format!("the file has no `{key}` array")))?;
