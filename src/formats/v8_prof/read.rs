@@ -29,6 +29,8 @@ const VM_STATES: [&str; 10] = [
     "IDLE",
     "LOGGING",
 ];
+/// Name of code entries without one.
+const UNNAMED: &str = "(unknown)";
 /// Largest address kept exactly by a JSON number (2^53).
 const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
 
@@ -203,17 +205,28 @@ impl Frames {
         let code = &self.code[index];
         let code_type = code.code_type.clone();
         let kind = code.kind.clone().or_else(|| code_type.clone());
+        let name = match code_type.as_deref() {
+            Some("CPP") => strip_nm_letter(&code.name),
+            _ => &code.name,
+        };
         let f = match code_type.as_deref() {
-            Some("JS") => js_function(&mut self.b, &code.name),
-            Some("CPP") => self.b.function_named(strip_nm_letter(&code.name), None),
-            Some(_) => self.b.function_named(&code.name, None),
+            _ if name.is_empty() => {
+                warnings.add(NAME, "unnamed", || {
+                    format!(
+                        "code entries without a name were named {UNNAMED} (first: code[{index}])"
+                    )
+                });
+                self.b.function_named(UNNAMED, None)
+            }
+            Some("JS") => js_function(&mut self.b, name),
+            Some(_) => self.b.function_named(name, None),
             None => {
                 warnings.add(NAME, "untyped", || {
                     format!(
                         "code entries without a `type` were kept by name (first: code[{index}])"
                     )
                 });
-                self.b.function_named(&code.name, None)
+                self.b.function_named(name, None)
             }
         };
         let kind_id = kind.as_deref().map(|k| self.b.intern(k));
