@@ -34,6 +34,7 @@ pub mod stackprof;
 pub mod tables_json;
 pub mod trace_event;
 pub mod unwritten;
+pub mod v8_prof;
 pub(crate) mod write_common;
 
 use crate::model::Profile;
@@ -89,10 +90,12 @@ pub enum Format {
     Papyrus,
     /// GHC's JSON cost-centre profile (`+RTS -pj`).
     GhcProf,
+    /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
+    V8Prof,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 23] = [
+pub const ALL_FORMATS: [Format; 24] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -116,6 +119,7 @@ pub const ALL_FORMATS: [Format; 23] = [
     Format::Pmcstat,
     Format::Papyrus,
     Format::GhcProf,
+    Format::V8Prof,
 ];
 
 impl Format {
@@ -145,6 +149,7 @@ impl Format {
             Format::Pmcstat => "pmcstat",
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
+            Format::V8Prof => "v8-prof",
         }
     }
 
@@ -175,6 +180,7 @@ impl Format {
             Format::Pmcstat => &[],
             Format::Papyrus => &[],
             Format::GhcProf => &[],
+            Format::V8Prof => &[],
         }
     }
 

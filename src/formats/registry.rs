@@ -24,7 +24,7 @@ impl Format {
 
 /// The registered formats, in detection order: the most specific sniffers first.
 pub fn registry() -> &'static [FormatSpec] {
-    &REGISTRY
+    REGISTRY
 }
 
 /// One registry row.
@@ -43,7 +43,7 @@ const fn spec(
 }
 
 /// The rows of [`registry`].
-const REGISTRY: [FormatSpec; 23] = [
+const REGISTRY: &[FormatSpec] = &[
     spec(
         Format::TablesJson,
         Some(tables_json::detect),
@@ -91,6 +91,12 @@ const REGISTRY: [FormatSpec; 23] = [
         Format::Stackprof,
         Some(stackprof::detect),
         Some(stackprof::read),
+        None,
+    ),
+    spec(
+        Format::V8Prof,
+        Some(v8_prof::detect),
+        Some(v8_prof::read),
         None,
     ),
     spec(

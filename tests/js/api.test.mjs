@@ -237,6 +237,7 @@ describe("formats", () => {
         "pmcstat",
         "papyrus",
         "ghc-prof",
+        "v8-prof",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");
