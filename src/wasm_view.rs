@@ -14,6 +14,7 @@ use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
+use crate::formats::pprof::prune::pruned_parsed;
 use crate::formats::{self, ReadOptions};
 use crate::model::{Profile, SourceIndex, ValueTypeIndex};
 
@@ -120,7 +121,8 @@ fn summary_to_js(s: &DiffSummary, width: f64) -> Object {
     o
 }
 
-/// Reads every file, each with its file name as `source_uri`, and combines them.
+/// Reads every file, each with its file name as `source_uri`, prunes it as `go tool pprof` does
+/// and combines them.
 fn read_files(
     files: &Array,
     names: &Array,
@@ -138,6 +140,8 @@ fn read_files(
         let label = name.unwrap_or_else(|| format!("file {}", i + 1));
         let parsed = formats::read_any(&bytes, &options)
             .map_err(|e| JsError::new(&format!("{label}: {e}")))?;
+        // The stacks `go tool pprof` shows (drop_frames/keep_frames), as the CLI's views.
+        let parsed = pruned_parsed(parsed);
         formats_read.push(parsed.format.name().to_owned());
         warnings.extend(parsed.warnings.iter().map(|w| format!("{label}: {w}")));
         profiles.push(parsed.profile);

@@ -14,7 +14,7 @@ use proftab::model::combine::combine;
 use proftab::model::{Profile, SourceIndex};
 
 use crate::args::{Files, Matches, Opt, Verb, JSON, LIMIT};
-use crate::input::{display_name, load_warning};
+use crate::input::{display_name, load_warning, Stacks};
 use crate::output::{emit, num, print_json, CliResult, Failure};
 use crate::units::{report_unit_of, scaled_label};
 
@@ -50,8 +50,8 @@ pub fn run(args: &Matches) -> CliResult {
         )));
     };
     let limit = args.limit()?;
-    let base = load_warning(base_path)?;
-    let new = load_warning(new_path)?;
+    let base = load_warning(base_path, Stacks::AsPprof)?;
+    let new = load_warning(new_path, Stacks::AsPprof)?;
     let type_name = compared_type(
         (base_path, &base.profile),
         (new_path, &new.profile),

@@ -1,11 +1,15 @@
 //! Reading the CLI's input files: `-` is standard input, the format is recognised by content,
 //! read warnings go to standard error, several inputs can be combined into one profile.
+//! Views (`top`, `diff`, `list`) read each file [`Stacks::AsPprof`]: pprof's
+//! drop_frames/keep_frames applied as `go tool pprof` applies them when it fetches a profile,
+//! before inputs are combined; `convert` reads [`Stacks::Raw`] so the expressions round-trip.
 //!
 //! Invariant: a file is named in messages as given on the command line, standard input as
 //! `<stdin>`; a file that cannot be read or parsed is a failure (status 1).
 
 use std::io::Read;
 
+use proftab::formats::pprof::prune::pruned_parsed;
 use proftab::formats::{self, Parsed, ReadOptions, Warning};
 use proftab::model::combine::combine_owned;
 use proftab::model::Profile;
@@ -48,9 +52,21 @@ pub fn load(path: &str) -> Result<Parsed, Failure> {
         .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))
 }
 
-/// [`load`], then the read warnings printed on standard error.
-pub fn load_warning(path: &str) -> Result<Parsed, Failure> {
-    let parsed = load(path)?;
+/// The stacks a command works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stacks {
+    /// As the file has them (for writing it again).
+    Raw,
+    /// As `go tool pprof` sees them: pprof's drop_frames/keep_frames applied (for views).
+    AsPprof,
+}
+
+/// [`load`], pruned when `stacks` asks for it, then the warnings printed on standard error.
+pub fn load_warning(path: &str, stacks: Stacks) -> Result<Parsed, Failure> {
+    let mut parsed = load(path)?;
+    if stacks == Stacks::AsPprof {
+        parsed = pruned_parsed(parsed);
+    }
     print_warnings(path, &parsed.warnings);
     Ok(parsed)
 }
@@ -62,11 +78,11 @@ pub fn print_warnings(path: &str, warnings: &[Warning]) {
     }
 }
 
-/// Reads every input; several are combined into one profile.
-pub fn load_combined(paths: &[String]) -> Result<Profile, Failure> {
+/// Reads every input with [`load_warning`]; several are combined into one profile.
+pub fn load_combined(paths: &[String], stacks: Stacks) -> Result<Profile, Failure> {
     let mut profiles = Vec::with_capacity(paths.len());
     for path in paths {
-        profiles.push(load_warning(path)?.profile);
+        profiles.push(load_warning(path, stacks)?.profile);
     }
     combine_owned(profiles)
         .ok_or_else(|| Failure::failed("no input profile"))?

@@ -4,7 +4,10 @@
 //!
 //! The reader keeps the raw stacks and the two expressions as meta ([`META_DROP_FRAMES`],
 //! [`META_KEEP_FRAMES`]), so a writer gives them back unchanged; views that should equal `go
-//! tool pprof` (`proftab top`) ask [`prune`] for the pruned copy.
+//! tool pprof` ask for the pruned copy: every front door (the CLI's `top`, `diff`, `list`, the
+//! viewer) passes each file it reads through [`pruned_parsed`] before combining them, as `go
+//! tool pprof` prunes each profile it fetches before merging; `convert` does not (raw stacks and
+//! expressions round-trip).
 //!
 //! Semantics, per pprof location (the consecutive rows of one `.pprof_location_id`, innermost
 //! line first; a row without that column is a location of its own): its lines are scanned from
@@ -19,7 +22,8 @@
 
 use regex_lite::Regex;
 
-use super::{FUNC_EMPTY_NAME, LOC_PPROF_ID, META_DROP_FRAMES, META_KEEP_FRAMES};
+use super::{FORMAT, FUNC_EMPTY_NAME, LOC_PPROF_ID, META_DROP_FRAMES, META_KEEP_FRAMES};
+use crate::formats::{Parsed, Warning};
 use crate::hash::HashMap;
 use crate::model::{encode_opt, Cell, LocationIndex, Profile, StackIndex, NO_INDEX};
 
@@ -83,6 +87,27 @@ pub fn prune(p: &Profile) -> Result<Option<Profile>, String> {
         out.samples.stack[s] = node;
     }
     Ok(changed.then_some(out))
+}
+
+/// The profile as `go tool pprof` sees it: [`prune`] applied, `p` itself when nothing is pruned,
+/// and a warning when an expression does not compile (then nothing is pruned, as in pprof).
+pub fn pruned(p: Profile) -> (Profile, Option<Warning>) {
+    match prune(&p) {
+        Ok(Some(out)) => (out, None),
+        Ok(None) => (p, None),
+        Err(e) => (
+            p,
+            Some(Warning::new(FORMAT, format!("{e}; frames not pruned"), 1)),
+        ),
+    }
+}
+
+/// [`pruned`] applied to what a reader returned, its warning added to the reader's.
+pub fn pruned_parsed(mut parsed: Parsed) -> Parsed {
+    let (profile, warning) = pruned(parsed.profile);
+    parsed.profile = profile;
+    parsed.warnings.extend(warning);
+    parsed
 }
 
 /// The node `(prefix, loc)` of `out`'s stack table, appended when new.
