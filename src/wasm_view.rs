@@ -14,7 +14,7 @@ use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
-use crate::formats::pprof::prune::pruned_parsed;
+use crate::formats::pprof::prune::{pruned, Expressions};
 use crate::formats::{self, ReadOptions};
 use crate::model::{Profile, SourceIndex, ValueTypeIndex};
 
@@ -121,8 +121,8 @@ fn summary_to_js(s: &DiffSummary, width: f64) -> Object {
     o
 }
 
-/// Reads every file, each with its file name as `source_uri`, prunes it as `go tool pprof` does
-/// and combines them.
+/// Reads every file, each with its file name as `source_uri`, combines them and prunes the
+/// result as `go tool pprof` does.
 fn read_files(
     files: &Array,
     names: &Array,
@@ -140,13 +140,19 @@ fn read_files(
         let label = name.unwrap_or_else(|| format!("file {}", i + 1));
         let parsed = formats::read_any(&bytes, &options)
             .map_err(|e| JsError::new(&format!("{label}: {e}")))?;
-        // The stacks `go tool pprof` shows (drop_frames/keep_frames), as the CLI's views.
-        let parsed = pruned_parsed(parsed);
         formats_read.push(parsed.format.name().to_owned());
         warnings.extend(parsed.warnings.iter().map(|w| format!("{label}: {w}")));
         profiles.push(parsed.profile);
     }
-    let profile = combine(profiles)?;
+    // The stacks `go tool pprof` shows, as the CLI's views: merged, then pruned once with the
+    // first file's drop_frames/keep_frames.
+    let expressions = profiles.first().map(Expressions::of).unwrap_or_default();
+    let (profile, warning) = pruned(combine(profiles)?, &expressions);
+    let first = names
+        .get(0)
+        .as_string()
+        .unwrap_or_else(|| "file 1".to_owned());
+    warnings.extend(warning.map(|w| format!("{first}: {w}")));
     Ok((profile, formats_read, warnings))
 }
 
