@@ -3,9 +3,12 @@
 //! frame above), inside an inlined location (its inner lines trimmed), under a kept name
 //! (`keep_frames`) and behind an argument list (simplified name).
 
+#![allow(dead_code)] // each test crate uses a part of it
+
 use proftab::formats::pprof::schema::{
     Function, Line, Location, Profile as PProfile, Sample, ValueType,
 };
+
 use prost::Message;
 
 const FUNCTIONS: [&str; 9] = [
