@@ -261,3 +261,26 @@ fn list_of_one_file_has_the_totals_of_top() {
     assert_eq!(rows(&list), rows(&top));
     assert_eq!(list["total"], top["total"]);
 }
+
+/// `proftab convert` writes the raw stacks and the expressions (not the pruned stacks): the
+/// written file reads back to the same samples, and `proftab top` of it still prunes.
+#[test]
+fn convert_keeps_raw_stacks_and_expressions() {
+    let (base, _) = base_and_new("pprof-prune-convert");
+    let out = base.with_file_name("converted.pb.gz");
+    let done = run(
+        EXE,
+        &["convert", path_str(&base), "-o", path_str(&out)],
+        None,
+    );
+    assert!(done.status.success(), "{}", support::cli::stderr(&done));
+    let (raw, back) = (
+        read(&std::fs::read(&base).unwrap()),
+        read(&std::fs::read(&out).unwrap()),
+    );
+    assert_eq!(sample_lines(&back), sample_lines(&raw));
+    assert_eq!(back.meta_value(META_DROP_FRAMES), Some(r"runtime\..*|bar"));
+    assert_eq!(back.meta_value(META_KEEP_FRAMES), Some(r"runtime\.keepme"));
+    let top = |p: &Path| run_json(EXE, &["top", path_str(p), "--json"]);
+    assert_eq!(top(&out), top(&base));
+}
