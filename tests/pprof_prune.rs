@@ -210,6 +210,18 @@ fn routine_headers(report: &str) -> BTreeMap<String, (f64, f64)> {
     out
 }
 
+/// `(self, total)` of the `functions` of `proftab top --json` or `list --json`, by name.
+fn self_and_total(json: &serde_json::Value) -> BTreeMap<String, (f64, f64)> {
+    let rows = json["functions"].as_array().unwrap().iter();
+    rows.map(|r| {
+        (
+            r["name"].as_str().unwrap().to_owned(),
+            (f(r, "self"), f(r, "total")),
+        )
+    })
+    .collect()
+}
+
 /// `proftab list` of BASE and NEW equals `go tool pprof -list` of them: merged, then pruned
 /// with BASE's (the first file's) expressions (the source is absent: headers compared).
 #[test]
@@ -224,17 +236,7 @@ fn list_equals_go_tool_pprof_list() {
         EXE,
         &["list", regex, path_str(&base), path_str(&new), "--json"],
     );
-    let got: BTreeMap<String, (f64, f64)> = json["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["name"].as_str().unwrap().to_owned(),
-                (f(r, "self"), f(r, "total")),
-            )
-        })
-        .collect();
+    let got = self_and_total(&json);
     assert_eq!(got, want);
     assert!(!got.contains_key("runtime.mallocgc") && !got.contains_key("bar(int)"));
 }
@@ -245,20 +247,7 @@ fn list_of_one_file_has_the_totals_of_top() {
     let (base, _) = base_and_new("pprof-prune-list-top");
     let top = run_json(EXE, &["top", path_str(&base), "--json"]);
     let list = run_json(EXE, &["list", ".", path_str(&base), "--json"]);
-    let rows = |v: &serde_json::Value| -> BTreeMap<String, (f64, f64)> {
-        v["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["name"].as_str().unwrap().to_owned(),
-                    (f(r, "self"), f(r, "total")),
-                )
-            })
-            .collect()
-    };
-    assert_eq!(rows(&list), rows(&top));
+    assert_eq!(self_and_total(&list), self_and_total(&top));
     assert_eq!(list["total"], top["total"]);
 }
 
