@@ -14,6 +14,7 @@ use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
+use crate::formats::pprof::prune::{pruned, Expressions};
 use crate::formats::{self, ReadOptions};
 use crate::model::{Profile, SourceIndex, ValueTypeIndex};
 
@@ -120,7 +121,8 @@ fn summary_to_js(s: &DiffSummary, width: f64) -> Object {
     o
 }
 
-/// Reads every file, each with its file name as `source_uri`, and combines them.
+/// Reads every file, each with its file name as `source_uri`, combines them and prunes the
+/// result as `go tool pprof` does.
 fn read_files(
     files: &Array,
     names: &Array,
@@ -142,7 +144,15 @@ fn read_files(
         warnings.extend(parsed.warnings.iter().map(|w| format!("{label}: {w}")));
         profiles.push(parsed.profile);
     }
-    let profile = combine(profiles)?;
+    // The stacks `go tool pprof` shows, as the CLI's views: merged, then pruned once with the
+    // first file's drop_frames/keep_frames.
+    let expressions = profiles.first().map(Expressions::of).unwrap_or_default();
+    let (profile, warning) = pruned(combine(profiles)?, &expressions);
+    let first = names
+        .get(0)
+        .as_string()
+        .unwrap_or_else(|| "file 1".to_owned());
+    warnings.extend(warning.map(|w| format!("{first}: {w}")));
     Ok((profile, formats_read, warnings))
 }
 

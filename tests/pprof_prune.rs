@@ -1,102 +1,27 @@
 //! pprof's `drop_frames` / `keep_frames`: the reader keeps the raw stacks and the expressions
-//! (the writer gives both back), and `proftab top` prunes as `go tool pprof` does on reading.
+//! (the writer gives both back), and `proftab top`, `diff` and `list` prune as `go tool pprof`
+//! does on reading: once, after merging their inputs, with the first input's expressions
+//! (`-diff_base`: NEW's).
 //!
-//! The profile is built here with the prost types: stacks where a dropped frame sits below
-//! user code (cut), at the root (kept: no user frame above), inside an inlined location (its
-//! inner lines trimmed), under a kept name (`keep_frames`) and behind an argument list
-//! (simplified name). `go tool pprof -top` of the file equals `proftab top` of it.
+//! The profile is built with the prost types (tests/pprof_prune_fixture). `go tool pprof -top`,
+//! `-top -diff_base` and `-list` of the files equal `proftab top`, `diff --absolute`, `list`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod pprof_prune_fixture;
 mod support;
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pprof_prune_fixture::{build, build_with};
 use proftab::formats::pprof::prune::prune;
-use proftab::formats::pprof::schema::{
-    Function, Line, Location, Profile as PProfile, Sample, ValueType,
-};
 use proftab::formats::pprof::{self, META_DROP_FRAMES, META_KEEP_FRAMES};
 use proftab::formats::{Format, ReadOptions, WriteOptions};
-use prost::Message;
-use support::cli::{run, stdout};
-use support::go::{go_top, parse_top};
+use support::cli::{run, run_json, stdout};
+use support::go::{go_output, go_top, parse_top};
 use support::json::sample_lines;
 use support::profile::assert_valid;
-
-const FUNCTIONS: [&str; 9] = [
-    "main.main",
-    "main.foo",
-    "runtime.mallocgc",
-    "runtime.keepme",
-    "runtime.memmove",
-    "main.leaf",
-    "runtime.goexit",
-    "bar(int)",
-    "runtime.gcBgMarkWorker",
-];
-
-/// Location ids: 1..=9 one per function (id = function id); 10 = memmove inlined into foo.
-const INLINED: u64 = 10;
-
-fn build(drop: &str, keep: &str) -> Vec<u8> {
-    let mut strings: Vec<String> = vec![String::new(), "samples".into(), "count".into()];
-    let mut s = |t: &str| {
-        strings.push(t.to_owned());
-        strings.len() as i64 - 1
-    };
-    let functions: Vec<Function> = FUNCTIONS
-        .iter()
-        .enumerate()
-        .map(|(i, name)| Function {
-            id: i as u64 + 1,
-            name: s(name),
-            ..Function::default()
-        })
-        .collect();
-    let line = |f: u64| Line {
-        function_id: f,
-        line: 10 * f as i64,
-        column: 0,
-    };
-    let mut location: Vec<Location> = (1..=9)
-        .map(|id| Location {
-            id,
-            address: 0x1000 * id,
-            line: vec![line(id)],
-            ..Location::default()
-        })
-        .collect();
-    location.push(Location {
-        id: INLINED,
-        address: 0xa000,
-        line: vec![line(5), line(2)],
-        ..Location::default()
-    });
-    let sample = |ids: &[u64], v: i64| Sample {
-        location_id: ids.to_vec(),
-        value: vec![v],
-        label: Vec::new(),
-    };
-    let (drop_frames, keep_frames) = (s(drop), s(keep));
-    let p = PProfile {
-        sample_type: vec![ValueType { r#type: 1, unit: 2 }],
-        sample: vec![
-            sample(&[3, 2, 1], 1),       // mallocgc under foo: cut to foo;main
-            sample(&[4, 3, 2, 1], 2),    // keepme above mallocgc: cut too
-            sample(&[6, INLINED, 1], 4), // memmove inlined in foo: trimmed, leaf cut
-            sample(&[6, 1, 7], 8),       // goexit at the root: kept
-            sample(&[8, 1], 16),         // bar(int) under main: cut
-            sample(&[9, 7], 32),         // no user frame: kept
-            sample(&[4, 1], 64),         // keepme: kept
-        ],
-        location,
-        function: functions,
-        string_table: strings.into_iter().map(String::into_bytes).collect(),
-        drop_frames,
-        keep_frames,
-        ..PProfile::default()
-    };
-    p.encode_to_vec()
-}
 
 fn read(bytes: &[u8]) -> proftab::model::Profile {
     let p = pprof::read(bytes, &ReadOptions::default()).unwrap().profile;
@@ -182,4 +107,169 @@ fn proftab_top_equals_go_tool_pprof_top() {
             Some(Format::Pprof)
         );
     }
+}
+
+const EXE: &str = env!("CARGO_BIN_EXE_proftab");
+
+/// Two files with different expressions, in source file `prune.go`: BASE prunes runtime and
+/// bar (keeping runtime.keepme), NEW (values ×3) only runtime.mallocgc.
+fn base_and_new(scratch: &str) -> (PathBuf, PathBuf) {
+    let dir = support::corpus::scratch_dir(scratch);
+    let (base, new) = (dir.join("base.pb"), dir.join("new.pb"));
+    let base_bytes = build_with(r"runtime\..*|bar", r"runtime\.keepme", "prune.go", 1);
+    std::fs::write(&base, base_bytes).unwrap();
+    std::fs::write(&new, build_with(r"runtime\.mallocgc", "", "prune.go", 3)).unwrap();
+    (base, new)
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `go tool pprof ARGS FILES` with every node, unsymbolized; `None` without Go.
+fn go_pprof(args: &[&str], files: &[&Path]) -> Option<String> {
+    let mut all: Vec<String> = ["tool", "pprof", "-symbolize=none"]
+        .iter()
+        .chain(args)
+        .map(|a| (*a).to_owned())
+        .collect();
+    all.extend(files.iter().map(|f| f.display().to_string()));
+    go_output(&all)
+}
+
+/// Rows whose two numbers are not both zero, by name.
+fn nonzero(rows: impl IntoIterator<Item = (String, f64, f64)>) -> BTreeMap<String, (f64, f64)> {
+    rows.into_iter()
+        .filter(|(_, a, b)| *a != 0.0 || *b != 0.0)
+        .map(|(n, a, b)| (n, (a, b)))
+        .collect()
+}
+
+fn f(v: &serde_json::Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap()
+}
+
+/// `proftab diff --absolute` equals `go tool pprof -top -diff_base=BASE NEW`: both files
+/// pruned with NEW's expressions (so BASE's bar(int) and memmove stay), flat and cum deltas.
+#[test]
+fn diff_equals_go_tool_pprof_diff_base() {
+    let (base, new) = base_and_new("pprof-prune-diff");
+    let diff_base = format!("-diff_base={}", base.display());
+    let args = [
+        "-top",
+        "-nodecount=1000000",
+        "-nodefraction=0",
+        "-edgefraction=0",
+    ];
+    let Some(report) = go_pprof(&[&args[..], &[diff_base.as_str()]].concat(), &[&new]) else {
+        return;
+    };
+    let want = nonzero(
+        parse_top(&report)
+            .1
+            .into_iter()
+            .map(|r| (r.name, r.flat, r.cum)),
+    );
+    let json = run_json(
+        EXE,
+        &[
+            "diff",
+            path_str(&base),
+            path_str(&new),
+            "--absolute",
+            "--json",
+        ],
+    );
+    let got = nonzero(json["functions"].as_array().unwrap().iter().map(|r| {
+        let name = r["name"].as_str().unwrap().to_owned();
+        (name, f(r, "delta"), f(r, "new_total") - f(r, "base_total"))
+    }));
+    assert_eq!(got, want);
+    assert_eq!(got["bar(int)"], (32.0, 32.0), "BASE's bar(int) is kept");
+    assert_eq!(got["runtime.memmove"], (0.0, 8.0), "BASE's memmove is kept");
+}
+
+/// The `(flat, cum)` of every `ROUTINE` header of `-list` output, by function name.
+fn routine_headers(report: &str) -> BTreeMap<String, (f64, f64)> {
+    let mut out = BTreeMap::new();
+    let mut lines = report.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("ROUTINE ======================== ") else {
+            continue;
+        };
+        let name = rest.rsplit_once(" in ").map_or(rest, |(n, _)| n).to_owned();
+        let header: Vec<f64> = lines
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .take(2)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        out.insert(name, (header[0], header[1]));
+    }
+    out
+}
+
+/// `(self, total)` of the `functions` of `proftab top --json` or `list --json`, by name.
+fn self_and_total(json: &serde_json::Value) -> BTreeMap<String, (f64, f64)> {
+    let rows = json["functions"].as_array().unwrap().iter();
+    rows.map(|r| {
+        (
+            r["name"].as_str().unwrap().to_owned(),
+            (f(r, "self"), f(r, "total")),
+        )
+    })
+    .collect()
+}
+
+/// `proftab list` of BASE and NEW equals `go tool pprof -list` of them: merged, then pruned
+/// with BASE's (the first file's) expressions (the source is absent: headers compared).
+#[test]
+fn list_equals_go_tool_pprof_list() {
+    let (base, new) = base_and_new("pprof-prune-list");
+    let regex = r"main\.|runtime\.|bar";
+    let Some(report) = go_pprof(&["-list", regex], &[&base, &new]) else {
+        return;
+    };
+    let want = routine_headers(&report);
+    let json = run_json(
+        EXE,
+        &["list", regex, path_str(&base), path_str(&new), "--json"],
+    );
+    let got = self_and_total(&json);
+    assert_eq!(got, want);
+    assert!(!got.contains_key("runtime.mallocgc") && !got.contains_key("bar(int)"));
+}
+
+/// `proftab list` of one pruned file has `proftab top`'s totals, function by function.
+#[test]
+fn list_of_one_file_has_the_totals_of_top() {
+    let (base, _) = base_and_new("pprof-prune-list-top");
+    let top = run_json(EXE, &["top", path_str(&base), "--json"]);
+    let list = run_json(EXE, &["list", ".", path_str(&base), "--json"]);
+    assert_eq!(self_and_total(&list), self_and_total(&top));
+    assert_eq!(list["total"], top["total"]);
+}
+
+/// `proftab convert` writes the raw stacks and the expressions (not the pruned stacks): the
+/// written file reads back to the same samples, and `proftab top` of it still prunes.
+#[test]
+fn convert_keeps_raw_stacks_and_expressions() {
+    let (base, _) = base_and_new("pprof-prune-convert");
+    let out = base.with_file_name("converted.pb.gz");
+    let done = run(
+        EXE,
+        &["convert", path_str(&base), "-o", path_str(&out)],
+        None,
+    );
+    assert!(done.status.success(), "{}", support::cli::stderr(&done));
+    let (raw, back) = (
+        read(&std::fs::read(&base).unwrap()),
+        read(&std::fs::read(&out).unwrap()),
+    );
+    assert_eq!(sample_lines(&back), sample_lines(&raw));
+    assert_eq!(back.meta_value(META_DROP_FRAMES), Some(r"runtime\..*|bar"));
+    assert_eq!(back.meta_value(META_KEEP_FRAMES), Some(r"runtime\.keepme"));
+    let top = |p: &Path| run_json(EXE, &["top", path_str(p), "--json"]);
+    assert_eq!(top(&out), top(&base));
 }

@@ -3,7 +3,14 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod pprof_prune_fixture;
+
+use std::collections::BTreeMap;
+
 use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
+use proftab::analysis::functions::function_table;
+use proftab::formats::pprof::prune::prune;
+use proftab::formats::{read_any, ReadOptions};
 use proftab::wasm_view::{LoadedFiles, Viewer};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -344,4 +351,39 @@ fn a_facet_value_filters_the_samples() {
         .set_options(samples, 0, &[], f64::NAN, f64::NAN, &[], 5, "x")
         .unwrap_err();
     assert_eq!(error_text(err), "no facet 5");
+}
+
+/// `(self, total)` by name, rows with both zero left out.
+fn nonzero(rows: impl IntoIterator<Item = (String, f64, f64)>) -> BTreeMap<String, (f64, f64)> {
+    rows.into_iter()
+        .filter(|(_, s, t)| *s != 0.0 || *t != 0.0)
+        .map(|(n, s, t)| (n, (s, t)))
+        .collect()
+}
+
+/// A pprof profile with drop_frames/keep_frames is shown as `go tool pprof` and `proftab top`
+/// show it: the viewer's function table is `top`'s table of the pruned profile.
+#[wasm_bindgen_test]
+fn pruned_pprof_function_table_equals_top() {
+    let bytes = pprof_prune_fixture::build(r"runtime\..*|bar", r"runtime\.keepme");
+    let files = Array::of1(&Uint8Array::from(&bytes[..]));
+    let v = Viewer::analyse(LoadedFiles::read(&files, &Array::of1(&"p.pb".into())).unwrap());
+    let names = frame_names(&v);
+    let table = v.function_table();
+    let (self_w, total) = (f64s(&table, "self"), f64s(&table, "total"));
+    let got = nonzero((0..names.len()).map(|i| (names[i].clone(), self_w[i], total[i])));
+    // What `proftab top` computes (tests/pprof_prune.rs judges it by `go tool pprof -top`).
+    let raw = read_any(&bytes, &ReadOptions::default()).unwrap().profile;
+    let pruned = prune(&raw).unwrap().unwrap();
+    let vt = pruned.default_value_type().unwrap();
+    let top = function_table(&pruned, vt, None).rows;
+    let want = nonzero(
+        top.into_iter()
+            .map(|r| (r.name, r.self_value, r.total_value)),
+    );
+    assert_eq!(got, want);
+    assert_eq!(got["main.main"], (16.0, 95.0));
+    assert_eq!(got["main.foo"], (7.0, 7.0));
+    assert!(!got.contains_key("runtime.mallocgc") && !got.contains_key("bar(int)"));
+    assert_eq!(v.totals().to_vec(), vec![127.0; 3]);
 }

@@ -11,7 +11,7 @@ use proftab::formats::{self, Format, WriteOptions};
 use proftab::model::Profile;
 
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb};
-use crate::input::{display_name, load_combined, print_warnings};
+use crate::input::{display_name, load_combined, print_warnings, Stacks};
 use crate::output::{write_bytes, CliResult, Failure};
 
 /// The options of `convert` and `combine`.
@@ -76,7 +76,7 @@ pub fn run(args: &Matches) -> CliResult {
             writable()
         )));
     }
-    let profile = load_combined(&args.operands)?;
+    let profile = load_combined(&args.operands, Stacks::Raw)?;
     let value_type = args.value("--type").map(str::to_owned);
     if let Some(t) = value_type.as_deref() {
         chosen_value_type(&profile, Some(t))?;

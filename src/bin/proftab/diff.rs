@@ -10,11 +10,12 @@
 use serde_json::{json, Value};
 
 use proftab::analysis::diff::{diff_functions, Comparison, FunctionDiff, Normalization};
+use proftab::formats::pprof::prune::Expressions;
 use proftab::model::combine::combine;
 use proftab::model::{Profile, SourceIndex};
 
 use crate::args::{Files, Matches, Opt, Verb, JSON, LIMIT};
-use crate::input::{display_name, load_warning};
+use crate::input::{display_name, load_warning, pruned_as_pprof, Stacks};
 use crate::output::{emit, num, print_json, CliResult, Failure};
 use crate::units::{report_unit_of, scaled_label};
 
@@ -50,8 +51,8 @@ pub fn run(args: &Matches) -> CliResult {
         )));
     };
     let limit = args.limit()?;
-    let base = load_warning(base_path)?;
-    let new = load_warning(new_path)?;
+    let base = load_warning(base_path, Stacks::Raw)?;
+    let new = load_warning(new_path, Stacks::Raw)?;
     let type_name = compared_type(
         (base_path, &base.profile),
         (new_path, &new.profile),
@@ -59,8 +60,11 @@ pub fn run(args: &Matches) -> CliResult {
     )?;
     let base_sources = base.profile.sources.source_type.len();
     let new_sources = new.profile.sources.source_type.len();
+    // `go tool pprof -diff_base` merges NEW and BASE, then prunes with NEW's expressions.
+    let expressions = Expressions::of(&new.profile);
     let p = combine(&[base.profile, new.profile])
         .map_err(|e| Failure::failed(format!("cannot combine BASE and NEW: {e}")))?;
+    let p = pruned_as_pprof(p, &expressions, new_path);
     let value_type = p
         .value_type_index(&type_name)
         .ok_or_else(|| Failure::failed(format!("value type {type_name:?} lost in combining")))?;

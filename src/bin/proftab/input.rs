@@ -1,11 +1,16 @@
 //! Reading the CLI's input files: `-` is standard input, the format is recognised by content,
 //! read warnings go to standard error, several inputs can be combined into one profile.
+//! Views (`top`, `diff`, `list`) read [`Stacks::AsPprof`]: pprof's drop_frames/keep_frames
+//! applied as `go tool pprof` applies them, once after combining, with the expressions of the
+//! first input (`diff`: NEW's, see [`pruned_as_pprof`]); `convert` reads [`Stacks::Raw`] so the
+//! stacks and expressions round-trip.
 //!
 //! Invariant: a file is named in messages as given on the command line, standard input as
 //! `<stdin>`; a file that cannot be read or parsed is a failure (status 1).
 
 use std::io::Read;
 
+use proftab::formats::pprof::prune::{pruned, pruned_parsed, Expressions};
 use proftab::formats::{self, Parsed, ReadOptions, Warning};
 use proftab::model::combine::combine_owned;
 use proftab::model::Profile;
@@ -48,9 +53,21 @@ pub fn load(path: &str) -> Result<Parsed, Failure> {
         .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))
 }
 
-/// [`load`], then the read warnings printed on standard error.
-pub fn load_warning(path: &str) -> Result<Parsed, Failure> {
-    let parsed = load(path)?;
+/// The stacks a command works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stacks {
+    /// As the file has them (for writing it again).
+    Raw,
+    /// As `go tool pprof` sees them: pprof's drop_frames/keep_frames applied (for views).
+    AsPprof,
+}
+
+/// [`load`], pruned when `stacks` asks for it, then the warnings printed on standard error.
+pub fn load_warning(path: &str, stacks: Stacks) -> Result<Parsed, Failure> {
+    let mut parsed = load(path)?;
+    if stacks == Stacks::AsPprof {
+        parsed = pruned_parsed(parsed);
+    }
     print_warnings(path, &parsed.warnings);
     Ok(parsed)
 }
@@ -62,13 +79,27 @@ pub fn print_warnings(path: &str, warnings: &[Warning]) {
     }
 }
 
-/// Reads every input; several are combined into one profile.
-pub fn load_combined(paths: &[String]) -> Result<Profile, Failure> {
+/// Reads every input; several are combined into one profile, then pruned when `stacks` asks
+/// for it with the first input's expressions (as `go tool pprof` merges, then prunes).
+pub fn load_combined(paths: &[String], stacks: Stacks) -> Result<Profile, Failure> {
     let mut profiles = Vec::with_capacity(paths.len());
     for path in paths {
-        profiles.push(load_warning(path)?.profile);
+        profiles.push(load_warning(path, Stacks::Raw)?.profile);
     }
-    combine_owned(profiles)
+    let first = profiles.first().map(Expressions::of).unwrap_or_default();
+    let combined = combine_owned(profiles)
         .ok_or_else(|| Failure::failed("no input profile"))?
-        .map_err(|e| Failure::failed(format!("cannot combine the inputs: {e}")))
+        .map_err(|e| Failure::failed(format!("cannot combine the inputs: {e}")))?;
+    Ok(match stacks {
+        Stacks::Raw => combined,
+        Stacks::AsPprof => pruned_as_pprof(combined, &first, &paths[0]),
+    })
+}
+
+/// `combined` pruned with `e`, the expressions of input `path`; the warning (an expression that
+/// does not compile) names that input.
+pub fn pruned_as_pprof(combined: Profile, e: &Expressions, path: &str) -> Profile {
+    let (p, warning) = pruned(combined, e);
+    print_warnings(path, warning.as_slice());
+    p
 }

@@ -27,7 +27,7 @@ use proftab::hash::HashMap;
 use proftab::model::{Profile, ValueTypeIndex};
 
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON};
-use crate::input::load_combined;
+use crate::input::{load_combined, Stacks};
 use crate::output::{emit, num, print_json, say, CliResult, Failure};
 use crate::units::{minimum_label, percentage};
 
@@ -88,7 +88,7 @@ pub fn run(args: &Matches) -> CliResult {
             )));
         }
     }
-    let p = load_combined(files)?;
+    let p = load_combined(files, Stacks::AsPprof)?;
     let vt = chosen_value_type(&p, args.value("--type"))?;
     let listing = source_listing(&p, vt, &regex, None);
     if listing.functions.is_empty() {

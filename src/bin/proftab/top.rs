@@ -9,12 +9,11 @@ use serde_json::{json, Value};
 
 use proftab::analysis::functions::function_table;
 use proftab::analysis::lines::line_table;
-use proftab::formats::pprof::prune::prune;
 use proftab::model::{Profile, ValueTypeIndex};
 
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON, LIMIT};
-use crate::input::{display_name, load_warning};
-use crate::output::{emit, num, print_json, say, CliResult, Failure};
+use crate::input::{load_warning, Stacks};
+use crate::output::{emit, num, print_json, CliResult, Failure};
 use crate::units::{percentage, report_unit_of, scaled_label};
 
 /// The command line of `proftab top`.
@@ -54,16 +53,8 @@ pub fn run(args: &Matches) -> CliResult {
             )))
         }
     };
-    let parsed = load_warning(path)?;
-    // pprof's drop_frames/keep_frames, applied as `go tool pprof` applies them on reading.
-    let pruned = prune(&parsed.profile).unwrap_or_else(|e| {
-        say(&format!(
-            "warning: {}: {e}; frames not pruned",
-            display_name(path)
-        ));
-        None
-    });
-    let p = pruned.as_ref().unwrap_or(&parsed.profile);
+    let parsed = load_warning(path, Stacks::AsPprof)?;
+    let p = &parsed.profile;
     let vt = chosen_value_type(p, args.value("--type"))?;
     let report = if by_line {
         line_report(p, vt)

@@ -4,7 +4,10 @@
 //!
 //! The reader keeps the raw stacks and the two expressions as meta ([`META_DROP_FRAMES`],
 //! [`META_KEEP_FRAMES`]), so a writer gives them back unchanged; views that should equal `go
-//! tool pprof` (`proftab top`) ask [`prune`] for the pruned copy.
+//! tool pprof` ask for the pruned copy: every front door (the CLI's `top`, `diff`, `list`, the
+//! viewer) prunes the profile it shows with [`pruned`] (one file: [`pruned_parsed`]); like `go
+//! tool pprof`, several inputs are combined first and pruned once with the first input's
+//! [`Expressions`]. `convert` does not prune (raw stacks and expressions round-trip).
 //!
 //! Semantics, per pprof location (the consecutive rows of one `.pprof_location_id`, innermost
 //! line first; a row without that column is a location of its own): its lines are scanned from
@@ -19,7 +22,8 @@
 
 use regex_lite::Regex;
 
-use super::{FUNC_EMPTY_NAME, LOC_PPROF_ID, META_DROP_FRAMES, META_KEEP_FRAMES};
+use super::{FORMAT, FUNC_EMPTY_NAME, LOC_PPROF_ID, META_DROP_FRAMES, META_KEEP_FRAMES};
+use crate::formats::{Parsed, Warning};
 use crate::hash::HashMap;
 use crate::model::{encode_opt, Cell, LocationIndex, Profile, StackIndex, NO_INDEX};
 
@@ -38,20 +42,48 @@ enum Mark {
     Trim(usize),
 }
 
-/// The profile with `drop_frames` applied, `Ok(None)` when it has none (or nothing changes),
-/// `Err` with a message when an expression does not compile (pprof then prunes nothing).
+/// pprof's `drop_frames` and `keep_frames` of a profile (empty when it has none).
+///
+/// `go tool pprof` prunes once, after merging its inputs, with the expressions of the first
+/// (`profile.Merge` keeps `srcs[0]`'s; with `-diff_base` the first is NEW): a front door that
+/// combines files takes them from that input with [`Expressions::of`] before combining (the
+/// combined profile keeps disagreeing meta per source only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expressions {
+    pub drop: String,
+    pub keep: String,
+}
+
+impl Expressions {
+    /// The expressions kept as meta by the reader.
+    pub fn of(p: &Profile) -> Expressions {
+        let get = |key| p.meta_value(key).unwrap_or_default().to_owned();
+        Expressions {
+            drop: get(META_DROP_FRAMES),
+            keep: get(META_KEEP_FRAMES),
+        }
+    }
+}
+
+/// The profile with its own `drop_frames` applied: [`prune_by`] with [`Expressions::of`] `p`.
 pub fn prune(p: &Profile) -> Result<Option<Profile>, String> {
-    let Some(drop) = p.meta_value(META_DROP_FRAMES).filter(|d| !d.is_empty()) else {
+    prune_by(p, &Expressions::of(p))
+}
+
+/// The profile with `e` applied, `Ok(None)` when `e` has no `drop_frames` (or nothing changes),
+/// `Err` with a message when an expression does not compile (pprof then prunes nothing).
+pub fn prune_by(p: &Profile, e: &Expressions) -> Result<Option<Profile>, String> {
+    if e.drop.is_empty() {
         return Ok(None);
-    };
+    }
     let compile = |what: &str, rx: &str| {
         Regex::new(&format!("^({rx})$"))
             .map_err(|e| format!("pprof's {what} {rx:?} is not a regular expression: {e}"))
     };
-    let drop = compile("drop_frames", drop)?;
-    let keep = match p.meta_value(META_KEEP_FRAMES).filter(|k| !k.is_empty()) {
-        Some(k) => Some(compile("keep_frames", k)?),
-        None => None,
+    let drop = compile("drop_frames", &e.drop)?;
+    let keep = match e.keep.as_str() {
+        "" => None,
+        k => Some(compile("keep_frames", k)?),
     };
     let mut pruner = Pruner {
         p,
@@ -83,6 +115,30 @@ pub fn prune(p: &Profile) -> Result<Option<Profile>, String> {
         out.samples.stack[s] = node;
     }
     Ok(changed.then_some(out))
+}
+
+/// The profile as `go tool pprof` shows it: `e` applied ([`prune_by`]), `p` itself when
+/// nothing is pruned, and a warning when an expression does not compile (then nothing is
+/// pruned, as in pprof).
+pub fn pruned(p: Profile, e: &Expressions) -> (Profile, Option<Warning>) {
+    match prune_by(&p, e) {
+        Ok(Some(out)) => (out, None),
+        Ok(None) => (p, None),
+        Err(e) => (
+            p,
+            Some(Warning::new(FORMAT, format!("{e}; frames not pruned"), 1)),
+        ),
+    }
+}
+
+/// [`pruned`] with the profile's own expressions, applied to what a reader returned; its
+/// warning joins the reader's.
+pub fn pruned_parsed(mut parsed: Parsed) -> Parsed {
+    let e = Expressions::of(&parsed.profile);
+    let (profile, warning) = pruned(parsed.profile, &e);
+    parsed.profile = profile;
+    parsed.warnings.extend(warning);
+    parsed
 }
 
 /// The node `(prefix, loc)` of `out`'s stack table, appended when new.
