@@ -17,6 +17,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::analysis::summary::{self, TableSummary};
+use crate::formats::pprof::prune::{pruned, Expressions};
 use crate::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions};
 use crate::model::{self, ColumnData, LocationIndex, SourceIndex, StringId};
 
@@ -70,6 +71,23 @@ impl Profile {
     #[wasm_bindgen(getter, js_name = numSamples)]
     pub fn num_samples(&self) -> usize {
         self.profile.num_samples()
+    }
+
+    /// A copy with the stacks `go tool pprof` (and proftab's CLI views and viewer) show: pprof's
+    /// `drop_frames`/`keep_frames` (meta `pprof.profile.drop_frames`/`keep_frames`) applied;
+    /// an unchanged copy when the profile has none. An expression that does not compile prunes
+    /// nothing and adds a warning, as in pprof. This profile keeps the raw stacks (writing it
+    /// gives the expressions and the raw stacks back).
+    pub fn pruned(&self) -> Profile {
+        let e = Expressions::of(&self.profile);
+        let (profile, warning) = pruned(self.profile.clone(), &e);
+        let mut warnings = self.warnings.clone();
+        warnings.extend(warning);
+        Profile {
+            profile,
+            format: self.format,
+            warnings,
+        }
     }
 
     /// The reader's warnings: `[{ format, message, count }]`.
