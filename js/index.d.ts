@@ -181,6 +181,12 @@ export declare class Profile {
   write(format: string, valueType?: string | null, sourceId?: number | null): Uint8Array;
   /** As `write`, with what the format could not hold. */
   writeWithWarnings(format: string, valueType?: string | null, sourceId?: number | null): { bytes: Uint8Array; warnings: Warning[] };
+
+  /** A new Profile with the stacks `go tool pprof` shows: a pprof file's `drop_frames` /
+   * `keep_frames` (meta `pprof.profile.drop_frames` / `keep_frames`) applied, or an unchanged
+   * copy when it has none. An expression that does not compile prunes nothing and adds a
+   * warning. This profile keeps the raw stacks. Free both. */
+  pruned(): Profile;
 }
 
 /** Every format proftab knows (same as `Profile.formats()`). */

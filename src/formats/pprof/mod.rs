@@ -19,8 +19,10 @@
 //! The writer turns any profile back into pprof, merging samples with the same stack and
 //! labels (the only place where samples are aggregated).
 //!
-//! `drop_frames`/`keep_frames` stay meta and the stacks stay raw; [`prune::prune`] applies them as
-//! `go tool pprof` does on reading (`proftab top` uses it).
+//! `drop_frames`/`keep_frames` stay meta and the stacks stay raw; [`prune`] applies them as
+//! `go tool pprof` does: once, after the inputs are merged, with the first input's expressions.
+//! The CLI's `top`, `diff` and `list`, the viewer and the npm package's `Profile.pruned()` use it;
+//! `convert` writes the raw stacks and the expressions.
 
 mod errors;
 mod ids;
