@@ -145,13 +145,24 @@ impl ProfileBuilder {
 
     /// Convenience: the function `name` (system name = name) in `filename`, start line 0.
     pub fn function_named(&mut self, name: &str, filename: Option<&str>) -> FunctionIndex {
+        self.function_at(name, filename, 0)
+    }
+
+    /// [`function_named`](Self::function_named) with a start line (0 when unknown): the system
+    /// name is the name.
+    pub fn function_at(
+        &mut self,
+        name: &str,
+        filename: Option<&str>,
+        start_line: i32,
+    ) -> FunctionIndex {
         let name = self.intern(name);
         let filename = self.p.strings.intern_opt(filename);
         self.function(FunctionKey {
             name,
             system_name: name,
             filename,
-            start_line: 0,
+            start_line,
         })
     }
 

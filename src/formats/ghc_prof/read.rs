@@ -9,9 +9,7 @@ use crate::formats::read_common::{check_sample_limit, finish_parsed};
 use crate::formats::write_common::format_number;
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
-use crate::model::{
-    Cell, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, StackIndex, META_DEFAULT_TYPE,
-};
+use crate::model::{Cell, LocationIndex, ProfileBuilder, StackIndex, META_DEFAULT_TYPE};
 
 /// Top-level keys read (the others are named in a warning).
 const KNOWN_TOP_KEYS: [&str; 11] = [
@@ -160,15 +158,8 @@ fn meta(b: &mut ProfileBuilder, doc: &Doc) {
 fn cost_centres(b: &mut ProfileBuilder, centres: &[CostCentre]) -> HashMap<u64, LocationIndex> {
     let mut out = HashMap::default();
     for cc in centres {
-        let name = b.intern(&format!("{}.{}", cc.module, cc.label));
         let (file, line) = cc.src_loc.as_deref().map_or((None, 0), src_loc);
-        let filename = b.strings().intern_opt(file);
-        let f: FunctionIndex = b.function(FunctionKey {
-            name,
-            system_name: name,
-            filename,
-            start_line: line,
-        });
+        let f = b.function_at(&format!("{}.{}", cc.module, cc.label), file, line);
         let _ = b
             .functions_mut()
             .ext

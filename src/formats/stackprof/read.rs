@@ -10,8 +10,7 @@ use crate::formats::write_common::format_number;
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::{
-    Cell, FunctionKey, ProfileBuilder, SourceIndex, ValueTypeIndex, INT_NA, META_DEFAULT_TYPE,
-    SAMPLE_TIME,
+    Cell, ProfileBuilder, SourceIndex, ValueTypeIndex, INT_NA, META_DEFAULT_TYPE, SAMPLE_TIME,
 };
 
 /// Top-level keys this reader knows (the others are named in a warning).
@@ -159,14 +158,7 @@ fn frame_table(
             .line
             .filter(|l| l.fract() == 0.0 && *l >= 0.0 && *l <= f64::from(i32::MAX))
             .map_or(0, |l| l as i32);
-        let name = b.intern(name);
-        let filename = b.strings().intern_opt(frame.file.as_deref());
-        let f = b.function(FunctionKey {
-            name,
-            system_name: name,
-            filename,
-            start_line: line,
-        });
+        let f = b.function_at(name, frame.file.as_deref(), line);
         out.insert(key, (f, line));
     }
     Ok(out)

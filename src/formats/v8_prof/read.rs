@@ -10,8 +10,8 @@ use crate::formats::read_common::{check_sample_limit, finish_parsed};
 use crate::formats::{Format, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::{
-    ext, Cell, ColumnKind, FunctionIndex, FunctionKey, LocationIndex, ProfileBuilder, SourceIndex,
-    StringId, ValueTypeIndex, META_DEFAULT_TYPE,
+    ext, Cell, ColumnKind, FunctionIndex, LocationIndex, ProfileBuilder, SourceIndex, StringId,
+    ValueTypeIndex, META_DEFAULT_TYPE,
 };
 
 /// Top-level keys this reader knows (the others are named in a warning).
@@ -262,14 +262,7 @@ fn js_function(b: &mut ProfileBuilder, text: &str) -> FunctionIndex {
     } else {
         name.to_owned()
     };
-    let name = b.intern(&shown);
-    let filename = b.intern(file);
-    let f = b.function(FunctionKey {
-        name,
-        system_name: name,
-        filename,
-        start_line: line,
-    });
+    let f = b.function_at(&shown, Some(file), line);
     let _ = b
         .functions_mut()
         .ext
