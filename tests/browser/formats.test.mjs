@@ -8,21 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { formats, Profile } from "../../js/node.mjs";
+import { CORPUS, CORPUS_NEW, corpusFiles } from "../js/helpers.mjs";
 import { dropFiles, ROOT, screenshot } from "./harness.mjs";
-import { CORPUS, drawn, ink, readyPage } from "./viewer-page.mjs";
+import { drawn, ink, readyPage } from "./viewer-page.mjs";
 
-const CORPUS_NEW = path.join(path.dirname(CORPUS), "corpus-new");
-// Files beside the profiles that are not profiles: the expected outputs of the tools that wrote them.
-const NOT_A_PROFILE = /(\.expected(\.txt)?|\.md|\.README)$/;
-
-/** The smallest file of `dir` that the package reads as `format`, or null. */
-function smallestReadable(dir, format) {
-  if (!fs.existsSync(dir)) return null;
-  const files = fs
-    .readdirSync(dir)
-    .map((name) => path.join(dir, name))
-    .filter((f) => fs.statSync(f).isFile() && !NOT_A_PROFILE.test(f))
-    .sort((a, b) => fs.statSync(a).size - fs.statSync(b).size);
+/** The smallest profile file of `corpus`/`format` that the package reads as `format`, or null. */
+function smallestReadable(corpus, format) {
+  const files = corpusFiles(format, corpus).sort((a, b) => fs.statSync(a).size - fs.statSync(b).size);
   for (const f of files) {
     try {
       const p = Profile.parse(fs.readFileSync(f), path.basename(f));
@@ -39,7 +31,7 @@ function smallestReadable(dir, format) {
 
 function sampleFile(format) {
   for (const dir of [CORPUS, CORPUS_NEW, path.join(ROOT, "tests/fixtures")]) {
-    const found = smallestReadable(path.join(dir, format), format);
+    const found = smallestReadable(dir, format);
     if (found) return found;
   }
   return null;

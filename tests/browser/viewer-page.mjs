@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before } from "node:test";
-import { launchBrowser, openPage, ROOT, serve } from "./harness.mjs";
+import { CORPUS, launchBrowser, openPage, ROOT, serve } from "./harness.mjs";
 
-export const CORPUS = process.env.PROFTAB_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
+export { CORPUS };
 export const PPROF = path.join(CORPUS, "pprof/parca-fib.pb.gz");
 export const RPROF_MEMORY = path.join(ROOT, "tests/fixtures/rprof/memory.out");
 export const FIXTURES = path.join(ROOT, "tests/fixtures/viewer");
