@@ -26,6 +26,7 @@ pub mod pmcstat;
 pub mod pprof;
 pub mod pprof_text;
 pub(crate) mod protowire;
+pub mod pstats;
 pub(crate) mod read_common;
 mod registry;
 pub mod rprof;
@@ -92,10 +93,12 @@ pub enum Format {
     GhcProf,
     /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
     V8Prof,
+    /// Python's cProfile / profile statistics (`marshal` dump read by `pstats`).
+    Pstats,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 24] = [
+pub const ALL_FORMATS: [Format; 25] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -120,6 +123,7 @@ pub const ALL_FORMATS: [Format; 24] = [
     Format::Papyrus,
     Format::GhcProf,
     Format::V8Prof,
+    Format::Pstats,
 ];
 
 impl Format {
@@ -150,6 +154,7 @@ impl Format {
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
             Format::V8Prof => "v8-prof",
+            Format::Pstats => "pstats",
         }
     }
 
@@ -181,6 +186,7 @@ impl Format {
             Format::Papyrus => &[],
             Format::GhcProf => &[],
             Format::V8Prof => &[],
+            Format::Pstats => &[],
         }
     }
 

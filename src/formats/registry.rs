@@ -106,6 +106,12 @@ const REGISTRY: &[FormatSpec] = &[
         None,
     ),
     spec(
+        Format::Pstats,
+        Some(pstats::detect),
+        Some(pstats::read),
+        None,
+    ),
+    spec(
         Format::PprofLegacyCpu,
         Some(pprof_text::legacy_cpu::detect),
         Some(pprof_text::legacy_cpu::read),
