@@ -105,14 +105,18 @@ pub fn scratch_dir(name: &str) -> PathBuf {
 }
 
 /// The second corpus of real files written by other tools, `$PROFTAB_SHARED/corpus-new/<folder>`
-/// (else `../shared/corpus-new/<folder>` beside the crate), its files sorted; empty (with a
-/// SKIP note) when the folder is missing.
+/// (else `../shared/corpus-new/<folder>` beside the crate), its input files sorted; empty (with
+/// a SKIP note) when the folder is missing. Reference outputs copied beside an input
+/// (`<file>.expected.txt`, `<file>.expected`) are not inputs and are left out.
 pub fn corpus_new(folder: &str) -> Vec<PathBuf> {
     let dir = corpus_new_dir().join(folder);
     if !dir.is_dir() {
         eprintln!("SKIP: corpus folder {} not found", dir.display());
     }
     files_in(&dir)
+        .into_iter()
+        .filter(|p| !file_name(p).contains(".expected"))
+        .collect()
 }
 
 /// `$PROFTAB_SHARED/corpus-new` (else `../shared/corpus-new` beside the crate).

@@ -363,7 +363,7 @@ fn type_name(code: u8) -> &'static str {
         b'x' | b'y' => "complex",
         b'<' => "set",
         b'>' => "frozenset",
-        b'c' => "code object",
+        b'c' => "code object; `python -m profile` writes one as the key of the script it runs",
         b'?' => "unknown",
         _ => "not a marshal type",
     }

@@ -19,7 +19,7 @@
 //!   `functions` for each function's own `cc` and `ct`.
 //! * Functions: name = funcname, filename = file, start line = line; built-ins (`~`, line 0)
 //!   are named as pstats prints them (`{built-in method builtins.exec}`), system name as
-//!   written, no file.
+//!   written, no file; the `profile` module's built-ins (file `""`) have no file either.
 //! * Meta `pstats.total_tt` (seconds), `pstats.total_calls`, `pstats.primitive_calls`.
 //! * Warnings: the missing stacks (always), a remainder below zero (callers that add up to more
 //!   than the function), callers with call counts only (the `profile` module: their time stays

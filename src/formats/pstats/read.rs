@@ -124,7 +124,8 @@ impl Reader {
                 start_line: 0,
             });
         }
-        self.b.function_at(&key.name, Some(&key.file), line)
+        let file = Some(&*key.file).filter(|f| !f.is_empty());
+        self.b.function_at(&key.name, file, line)
     }
 
     /// The function's own `cc` and `ct` as function columns.
