@@ -7,8 +7,9 @@
 //!   total time is `total_tt`, the calls `total_calls`; and the sandwich view (callers and
 //!   callees of every function name, time and calls) equals `print_callers()` /
 //!   `print_callees()`. When python3 is here, the expected files are recomputed and compared
-//!   too, and the corpus-new files Python 3 loads are judged the same way, live.
-//! * The Python 2 file of corpus-new (which Python 3 cannot load) reads to its golden view.
+//!   too, and the corpus-new files are judged the same way, live. The Python 2 file (which
+//!   Python 3's marshal cannot load) is decoded for pstats by expected.py's own small Python 2
+//!   marshal decoder, and also reads to its golden view.
 //! * `proftab convert -o x.pb.gz` gives `go tool pprof -top` equal to `proftab top`; invalid
 //!   inputs give their messages; no other detector claims a pstats file, nor ours theirs.
 
@@ -48,7 +49,7 @@ fn all_inputs() -> Vec<PathBuf> {
 }
 
 /// `expected.py FILE` run by python3: `None` (after a SKIP line) when python3 is missing or
-/// its pstats cannot load the file (a Python 2 marshal file).
+/// fails on the file.
 fn python_expected(path: &Path) -> Option<Value> {
     let script = fixture("pstats/expected.py");
     let Ok(out) = Command::new("python3").arg(&script).arg(path).output() else {
@@ -262,6 +263,9 @@ fn corpus_new_matches_pstats() {
         }
     }
     eprintln!("pstats: {judged} corpus-new files judged by python3");
+    if Command::new("python3").arg("--version").output().is_ok() {
+        assert_eq!(judged, corpus_new("pstats").len(), "every file judged");
+    }
 }
 
 #[test]
@@ -296,7 +300,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::Pstats, "pstats"), 9);
+    assert_eq!(check_invalid_fixtures(Format::Pstats, "pstats"), 10);
 }
 
 #[test]

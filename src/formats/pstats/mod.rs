@@ -26,7 +26,8 @@
 //!   on the function alone), keys given twice, bytes after the marshal object.
 //! * Errors: another marshal type than dict, tuple, list, int, long, float, string (a type code
 //!   with its byte offset), data cut short, references to objects not read, nesting deeper
-//!   than [`marshal::MAX_NESTING`], a dict entry not of the pstats shape (its position named).
+//!   than [`marshal::MAX_NESTING`], a dict entry not of the pstats shape (its position named),
+//!   more caller pairs than input bytes (callers dicts shared by reference).
 
 mod marshal;
 mod read;

@@ -34,7 +34,7 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
             )
         });
     }
-    let list = entries(&loaded.obj, &mut warnings)?;
+    let list = entries(&loaded.obj, bytes.len(), &mut warnings)?;
     let mut r = Reader {
         b: ProfileBuilder::new(),
         locations: HashMap::default(),

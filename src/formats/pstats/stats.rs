@@ -54,9 +54,16 @@ pub struct Entry {
     pub callers: Vec<(FuncKey, Caller)>,
 }
 
-/// The entries of the stats dict `top`, in file order. A key given twice keeps its first
-/// place and its last value, as `marshal.load` builds the dict (counted in a warning).
-pub fn entries(top: &Obj, warnings: &mut Warnings) -> Result<Vec<Entry>, ReadError> {
+/// The entries of the stats dict `top`, decoded from `input_len` bytes, in file order. A key
+/// given twice keeps its first place and its last value, as `marshal.load` builds the dict
+/// (counted in a warning). More caller pairs than input bytes are refused: written by a
+/// profiler, every pair takes bytes of its own, and only references that share one callers
+/// dict among many functions (a file made to multiply the work) reach that many.
+pub fn entries(
+    top: &Obj,
+    input_len: usize,
+    warnings: &mut Warnings,
+) -> Result<Vec<Entry>, ReadError> {
     let Obj::Dict(pairs) = top else {
         return Err(ReadError::whole(
             NAME,
@@ -68,9 +75,20 @@ pub fn entries(top: &Obj, warnings: &mut Warnings) -> Result<Vec<Entry>, ReadErr
     };
     let mut out: Vec<Entry> = Vec::with_capacity(pairs.len());
     let mut seen: HashMap<FuncKey, usize> = HashMap::default();
+    let mut budget = input_len;
     for (i, (k, v)) in pairs.iter().enumerate() {
         let place = || format!("stats entry {}", i + 1);
         let key = func_key(k).map_err(|m| shape_error(place(), "key", m))?;
+        budget = budget.checked_sub(callers_len(v)).ok_or_else(|| {
+            shape_error(
+                place(),
+                "value",
+                format!(
+                    "the callers dicts hold more pairs than the file's {input_len} bytes \
+                         (dicts shared by reference)"
+                ),
+            )
+        })?;
         let (own, callers) = value(v).map_err(|m| shape_error(place(), "value", m))?;
         let callers = dedup_callers(callers, warnings);
         let entry = Entry { key, own, callers };
@@ -122,6 +140,18 @@ fn dedup_callers(
         }
     }
     out
+}
+
+/// The number of callers in a value `(cc, nc, tt, ct, callers)`, 0 when it has another shape
+/// (which [`value`] then reports).
+fn callers_len(v: &Obj) -> usize {
+    match v {
+        Obj::Tuple(t) => match t.get(4) {
+            Some(Obj::Dict(d)) => d.len(),
+            _ => 0,
+        },
+        _ => 0,
+    }
 }
 
 /// `(file, line, funcname)`.
