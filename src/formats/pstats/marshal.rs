@@ -118,16 +118,32 @@ impl<'a> Decoder<'a> {
         Ok(out)
     }
 
-    /// Reads the type code of a dict and reserves its reference slot, as [`Self::object`]
-    /// would before reading the pairs; false when the next object is not a dict.
+    /// Reads a container's type code if it is one of `accept`, reserving its reference slot
+    /// as [`Self::object`] does before reading the items (for a detector that reads a
+    /// container's head only).
+    fn open(&mut self, accept: &[u8]) -> Option<u8> {
+        let code = self.byte("a container").ok()?;
+        let ty = code & !FLAG_REF;
+        if !accept.contains(&ty) {
+            return None;
+        }
+        if code & FLAG_REF != 0 {
+            self.refs.push(None);
+        }
+        Some(ty)
+    }
+
+    /// Opens a dict (see [`Self::open`]); false when the next object is not one.
     pub fn open_dict(&mut self) -> bool {
-        match self.byte("a dict") {
-            Ok(b'{') => true,
-            Ok(0xfb) => {
-                self.refs.push(None);
-                true
-            }
-            _ => false,
+        self.open(b"{").is_some()
+    }
+
+    /// Opens a tuple (see [`Self::open`]) and returns its length; `None` when the next object
+    /// is not a tuple.
+    pub fn open_tuple(&mut self) -> Option<usize> {
+        match self.open(b"()")? {
+            b')' => self.byte("a small tuple's length").ok().map(usize::from),
+            _ => self.count("a tuple's length", 1).ok(),
         }
     }
 

@@ -57,16 +57,10 @@ pub fn detect(bytes: &[u8]) -> bool {
     if !d.open_dict() {
         return false;
     }
-    let key_ok = d.object(1).is_ok_and(|k| stats::func_key(&k).is_ok());
-    let tuple_of_five = match d.byte("") {
-        Ok(b) if b & 0x7f == b')' => d.byte("").is_ok_and(|n| n == 5),
-        Ok(b) if b & 0x7f == b'(' => (0..4).all(|i| d.byte("").is_ok_and(|n| n == [5, 0, 0, 0][i])),
-        _ => false,
-    };
-    key_ok
-        && tuple_of_five
+    d.object(1).is_ok_and(|k| stats::func_key(&k).is_ok())
+        && d.open_tuple() == Some(5)
         && (0..4).all(|_| d.object(2).is_ok_and(|n| n.as_f64().is_some()))
-        && d.byte("").is_ok_and(|b| b & 0x7f == b'{')
+        && d.open_dict()
 }
 
 #[cfg(test)]
@@ -78,6 +72,9 @@ mod tests {
         let entry: &[u8] = b"\xfb)\x03\xda\x01~\xe9\x00\x00\x00\x00\xda\x01f)\x05\xe9\x01\x00\x00\x00r\x02\x00\x00\x00g\x00\x00\x00\x00\x00\x00\x00\x00g\x00\x00\x00\x00\x00\x00\x00\x00{00";
         assert!(detect(entry));
         assert!(detect(b"{0"));
+        // A value tuple stored for references takes a slot before its items.
+        let flagged = b"{)\x03\xfa\x01ai\x01\x00\x00\x00z\x01f\xa9\x05\xe9\x01\x00\x00\x00r\x02\x00\x00\x00g\x00\x00\x00\x00\x00\x00\x00\x00g\x00\x00\x00\x00\x00\x00\x00\x00{00";
+        assert!(detect(flagged));
         assert!(!detect(b"{0 "));
         assert!(!detect(&entry[..entry.len() - 3]));
         assert!(!detect(br#"{"a": 1}"#));
