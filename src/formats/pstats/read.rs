@@ -202,9 +202,9 @@ impl Reader {
     fn counts_only_warning(&mut self, key: &FuncKey) {
         self.warnings.add(NAME, "counts only", || {
             format!(
-                "the callers of {}:{}({}) hold call counts without times (written by the \
-                 `profile` module, not cProfile): their calls are kept per caller, the time on \
-                 the function alone",
+                "callers entries hold a call count without times (the `profile` module writes \
+                 them, cProfile does not; first in {}:{}({})): the calls are kept per caller, \
+                 the time on the function alone",
                 key.file, key.line, key.name
             )
         });
