@@ -4,39 +4,23 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
-use proftab::wasm_view::{LoadedFiles, Viewer};
-use wasm_bindgen::{JsCast, JsValue};
+use js_sys::{Array, Uint8Array};
+use proftab::wasm_view::Viewer;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
+use wasm_support::{f64s, get, u32s};
+
+mod wasm_support;
 
 /// main;work;leaf ×3, main;work ×1, main;other ×2, init ×1 (7 samples).
 const STACKS: &str = "main;work;leaf 3\nmain;work 1\nmain;other 2\ninit 1\n";
 const NEW_STACKS: &str = "main;work;leaf 6\nmain;fresh 2\n";
 
 fn viewer(contents: &[&str]) -> Viewer {
-    let bytes: Array = contents
-        .iter()
-        .map(|c| JsValue::from(Uint8Array::from(c.as_bytes())))
-        .collect();
-    let names: Array = (0..contents.len())
-        .map(|i| JsValue::from_str(&format!("file{i}.txt")))
-        .collect();
-    let mut v = Viewer::analyse(LoadedFiles::read(&bytes, &names).unwrap());
+    let mut v = wasm_support::viewer(contents);
     v.set_options(0, 0, &[], f64::NAN, f64::NAN, &[], -1, "")
         .unwrap();
     v
-}
-
-fn get(o: &Object, key: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(key)).unwrap()
-}
-
-fn f64s(o: &Object, key: &str) -> Vec<f64> {
-    get(o, key).dyn_into::<Float64Array>().unwrap().to_vec()
-}
-
-fn u32s(o: &Object, key: &str) -> Vec<u32> {
-    get(o, key).dyn_into::<Uint32Array>().unwrap().to_vec()
 }
 
 fn names(v: &Viewer, frames: &[u32]) -> Vec<String> {
