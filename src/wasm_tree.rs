@@ -6,19 +6,15 @@
 //! [`Viewer::compare`] (those of [`Viewer::compare_flame`]; rows carry both sides). Node ids
 //! hold until the options change.
 
-use js_sys::{Float64Array, Object, Reflect, Uint32Array};
+use js_sys::{Float64Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 use crate::analysis::calltree::{TreeRows, TreeSource};
 use crate::analysis::tree::ROOT;
-use crate::wasm_view::Viewer;
+use crate::wasm_view::{set, Viewer};
 
 /// Most rows [`Viewer::tree_expand_all`] returns, whatever the cap asked for.
 pub const MAX_EXPAND_ROWS: u32 = 200_000;
-
-fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
-}
 
 fn rows_to_js(r: &TreeRows) -> Object {
     let o = Object::new();

@@ -67,7 +67,8 @@ impl CompareState {
     }
 }
 
-fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+/// Sets `obj[key] = value` (for the small objects handed to JavaScript).
+pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
 }
 

@@ -34,6 +34,15 @@ function treeRows(page) {
 const name = (row) => row.cells[row.cells.length - 1].replace(/^[▸▾]/, "");
 const pct = (text) => Number.parseFloat(text);
 
+/** A page at 1280×800 with `files` dropped and drawn; resolves to `{page, problems}`. */
+async function loaded(files) {
+  const opened = await readyPage();
+  await opened.page.setViewportSize({ width: 1280, height: 800 });
+  await dropFiles(opened.page, "body", files);
+  await drawn(opened.page);
+  return opened;
+}
+
 /** Opens the Call tree tab and waits for its top-level rows. */
 async function openTree(page) {
   await page.click('#tabs button[data-view="calltree"]');
@@ -48,10 +57,7 @@ async function press(page, key) {
 }
 
 test("call tree: R line profile, heaviest first, keyboard, ARIA, selection with the flame graph", async () => {
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [file(RPROF_LINE)]);
-  await drawn(page);
+  const { page, problems } = await loaded([file(RPROF_LINE)]);
   await openTree(page);
   assert.equal(await page.getAttribute("#calltree", "role"), "treegrid");
   assert.equal(await page.getAttribute('#tabs button[data-view="calltree"]', "aria-selected"), "true");
@@ -148,14 +154,23 @@ test("call tree: R line profile, heaviest first, keyboard, ARIA, selection with 
   await page.fill("#search", "lm");
   await page.waitForSelector("#calltree .tg-row.tg-match");
   assert.match(await page.textContent("#tree-status"), /call paths? match/);
+
+  // Right-click: the transform menu of the flame graph; focus makes the row the only root.
+  await page.fill("#search", "");
+  await page.keyboard.press("Escape");
+  await page.click("#calltree .tg-body .tg-row[aria-rowindex='3'] .tg-cell.name", { button: "right" });
+  const second = name((await treeRows(page))[1]);
+  await page.click("#menu button:text('Focus on function')");
+  await page.waitForFunction((n) => {
+    const top = [...document.querySelectorAll('#calltree .tg-row[aria-level="1"]')];
+    return top.length === 1 && top[0].lastChild.textContent.replace(/^[▸▾]/, "") === n;
+  }, second);
+  assert.equal((await page.textContent("#chips")).includes(second), true);
   assert.deepEqual(problems, []);
 });
 
 test("call tree: inverted, totals as the function table's self", async () => {
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [file(RPROF_LINE)]);
-  await drawn(page);
+  const { page, problems } = await loaded([file(RPROF_LINE)]);
   await openTree(page);
   await page.click("#tree-invert");
   await page.waitForFunction(() => document.querySelector("#tree-invert").getAttribute("aria-pressed") === "true");
@@ -186,10 +201,7 @@ test("call tree: inverted, totals as the function table's self", async () => {
 });
 
 test("call tree: compare columns", async () => {
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [file(DIFF_BASE), file(DIFF_NEW)]);
-  await drawn(page);
+  const { page, problems } = await loaded([file(DIFF_BASE), file(DIFF_NEW)]);
   await openTree(page);
   assert.equal(await page.isVisible("#tree-compare"), true);
   await page.click("#tree-compare");
@@ -230,10 +242,7 @@ function bigProfile(n) {
 }
 
 test("call tree: 100k samples, expand all, the DOM holds only the visible rows", async () => {
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [bigProfile(100000)]);
-  await drawn(page);
+  const { page, problems } = await loaded([bigProfile(100000)]);
   await openTree(page);
   await page.click("#calltree .tg-body .tg-row[aria-rowindex='2'] .tg-cell.num");
   const t0 = Date.now();
