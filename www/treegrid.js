@@ -61,6 +61,7 @@ export class TreeGrid {
     this.selected = -1;
     this.marked = null;
     this.elements = new Map();
+    this.version = 0;
     this.body.replaceChildren();
   }
 
@@ -198,8 +199,18 @@ export class TreeGrid {
     return el;
   }
 
-  /** The attributes of row `i` that change without its data changing. */
+  /** Updates the rows in the DOM after the focus or the selection moved. */
+  refreshRows() {
+    this.version++;
+    for (const [k, el] of this.elements) this.updateRow(el, k);
+  }
+
+  /** The attributes of row `i` that change without its data changing (when they may have:
+   * it moved, or the focus or selection did since it was last updated). */
   updateRow(el, i) {
+    if (el.at === i && el.version === this.version) return;
+    el.at = i;
+    el.version = this.version;
     const rec = el.rec;
     el.style.top = `${i * ROW_HEIGHT}px`;
     el.setAttribute("aria-rowindex", String(i + 2));
@@ -239,7 +250,7 @@ export class TreeGrid {
     if (y < this.box.scrollTop) this.box.scrollTop = y;
     else if (y + ROW_HEIGHT > this.box.scrollTop + h) this.box.scrollTop = y + ROW_HEIGHT - h;
     this.render();
-    for (const [k, el] of this.elements) this.updateRow(el, k);
+    this.refreshRows();
     if (focus) this.elements.get(this.cursor)?.focus({ preventScroll: true });
   }
 
@@ -250,7 +261,7 @@ export class TreeGrid {
 
   select(rec) {
     this.selected = rec ? rec.node : -1;
-    for (const [k, el] of this.elements) this.updateRow(el, k);
+    this.refreshRows();
     if (rec) this.o.onSelect(rec);
   }
 
@@ -259,7 +270,7 @@ export class TreeGrid {
     this.selected = node;
     const i = this.visible.findIndex((r) => r.node === node);
     if (i >= 0) this.moveTo(i, focus);
-    else for (const [k, el] of this.elements) this.updateRow(el, k);
+    else this.refreshRows();
   }
 
   async expand(rec) {
