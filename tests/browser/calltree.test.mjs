@@ -172,6 +172,10 @@ test("call tree: R line profile, heaviest first, keyboard, ARIA, selection with 
 test("call tree: inverted, totals as the function table's self", async () => {
   const { page, problems } = await loaded([file(RPROF_LINE)]);
   await openTree(page);
+  // The keyboard on the tab goes to the tree: Home focuses its first row.
+  await page.focus('#tabs button[data-view="calltree"]');
+  await press(page, "Home");
+  assert.ok((await treeRows(page))[0].focused, "Home from the tab focuses the first row");
   await page.click("#tree-invert");
   await page.waitForFunction(() => document.querySelector("#tree-invert").getAttribute("aria-pressed") === "true");
   await page.waitForTimeout(300);

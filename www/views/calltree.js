@@ -215,3 +215,12 @@ on("selected", (from) => {
 on("search", () => {
   if (S.view === "calltree" && !dirty) markMatches();
 });
+
+// With the tab shown and the keyboard elsewhere (say, on the tab), ↑/↓/Home/End go to the tree.
+window.addEventListener("keydown", (e) => {
+  const elsewhere = !grid.hasFocus() && !["INPUT", "SELECT"].includes(e.target.tagName);
+  if (S.view !== "calltree" || !S.loaded || !elsewhere || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (!["ArrowDown", "ArrowUp", "Home", "End"].includes(e.key)) return;
+  e.preventDefault();
+  grid.moveTo(grid.cursor);
+});
