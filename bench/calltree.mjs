@@ -6,9 +6,8 @@
 //
 //   node bench/calltree.mjs FILE
 
-import fs from "node:fs";
 import path from "node:path";
-import { dropFiles, launchBrowser, openPage, serve } from "../tests/browser/harness.mjs";
+import { frameTimes, launchBrowser, loadFile, openPage, serve } from "../tests/browser/harness.mjs";
 
 const [file] = process.argv.slice(2);
 if (!file) {
@@ -20,13 +19,7 @@ const browser = await launchBrowser();
 try {
   const { page } = await openPage(browser.context, server.url);
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.waitForSelector('body[data-ready="1"]');
-  const started = Date.now();
-  await dropFiles(page, "body", [{ name: path.basename(file), bytes: fs.readFileSync(file) }]);
-  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1" || document.body.dataset.state === "error", null, {
-    timeout: 600000,
-  });
-  const loadMs = Date.now() - started;
+  const loadMs = await loadFile(page, file);
   const t0 = Date.now();
   await page.click('#tabs button[data-view="calltree"]');
   await page.waitForSelector('#calltree .tg-row[aria-level="1"]', { timeout: 120000 });
@@ -36,22 +29,8 @@ try {
   await page.keyboard.press("*");
   await page.waitForFunction(() => /^Expanded/.test(document.querySelector("#tree-status").textContent), null, { timeout: 120000 });
   const expandMs = Date.now() - t1;
-  const frameTimes = (dy) =>
-    page.evaluate(async (step) => {
-      const box = document.querySelector("#calltree");
-      const times = [];
-      let last = performance.now();
-      for (let k = 0; k < 120; k++) {
-        box.scrollTop += step;
-        await new Promise(requestAnimationFrame);
-        const now = performance.now();
-        times.push(now - last);
-        last = now;
-      }
-      return times.sort((a, b) => a - b);
-    }, dy);
-  const idle = await frameTimes(0);
-  const scroll = await frameTimes(600);
+  const idle = await frameTimes(page, "#calltree", 0, 120);
+  const scroll = await frameTimes(page, "#calltree", 600, 120);
   const q = (list, p) => +list[Math.min(list.length - 1, Math.floor(p * list.length))].toFixed(1);
   const info = await page.evaluate(() => ({
     nodes: window.__proftab.state.info.nodes,

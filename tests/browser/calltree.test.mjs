@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { percent } from "../../www/format.js";
-import { dropFiles, ROOT, screenshot } from "./harness.mjs";
+import { dropFiles, frameTimes, ROOT, screenshot } from "./harness.mjs";
 import { drawn, file, readyPage } from "./viewer-page.mjs";
 
 const RPROF_LINE = path.join(ROOT, "tests/fixtures/rprof/line.out");
@@ -271,22 +271,8 @@ test("call tree: 100k samples, expand all, the DOM holds only the visible rows",
   assert.ok((await inDom()) <= limit);
   // Frame times while scrolling through the tree (and, for scale, of idle frames: the
   // machine may be shared), and the time the page spends on one scroll's rows.
-  const frameTimes = (step) =>
-    page.evaluate(async (dy) => {
-      const box = document.querySelector("#calltree");
-      const times = [];
-      let last = performance.now();
-      for (let k = 0; k < 60; k++) {
-        box.scrollTop -= dy;
-        await new Promise(requestAnimationFrame);
-        const now = performance.now();
-        times.push(now - last);
-        last = now;
-      }
-      return times.sort((a, b) => a - b);
-    }, step);
-  const idle = await frameTimes(0);
-  const frames = await frameTimes(2000);
+  const idle = await frameTimes(page, "#calltree", 0);
+  const frames = await frameTimes(page, "#calltree", -2000);
   const median = frames[frames.length >> 1];
   const work = await page.evaluate(() => {
     const box = document.querySelector("#calltree");
