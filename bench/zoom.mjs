@@ -4,9 +4,8 @@
 //
 //   node bench/zoom.mjs FILE [STEPS]
 
-import fs from "node:fs";
 import path from "node:path";
-import { dropFiles, launchBrowser, openPage, serve } from "../tests/browser/harness.mjs";
+import { launchBrowser, loadFile, openPage, serve } from "../tests/browser/harness.mjs";
 
 const [file, stepsArg] = process.argv.slice(2);
 if (!file) {
@@ -18,13 +17,7 @@ const server = await serve();
 const browser = await launchBrowser();
 try {
   const { page } = await openPage(browser.context, server.url);
-  await page.waitForSelector('body[data-ready="1"]');
-  const started = Date.now();
-  await dropFiles(page, "body", [{ name: path.basename(file), bytes: fs.readFileSync(file) }]);
-  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1" || document.body.dataset.state === "error", null, {
-    timeout: 600000,
-  });
-  const loadMs = Date.now() - started;
+  const loadMs = await loadFile(page, file);
   const box = await page.locator("#main-canvas").boundingBox();
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.7);
   await page.evaluate(() => window.__proftab.drawTimes());

@@ -22,4 +22,6 @@ pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm_tree;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_view;

@@ -21,7 +21,7 @@ use crate::model::{Profile, SourceIndex, ValueTypeIndex};
 /// A loaded profile (several files combined, one source each) and its analysis state.
 #[wasm_bindgen]
 pub struct Viewer {
-    view: View,
+    pub(crate) view: View,
     formats: Vec<String>,
     warnings: Vec<String>,
     /// The comparison of [`Viewer::compare`], if one was asked for.
@@ -67,7 +67,8 @@ impl CompareState {
     }
 }
 
-fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+/// Sets `obj[key] = value` (for the small objects handed to JavaScript).
+pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
 }
 
@@ -540,7 +541,7 @@ impl Viewer {
     }
 
     /// The comparison under the current options, computed again after they changed.
-    fn comparison(&mut self) -> Result<&DiffView, JsError> {
+    pub(crate) fn comparison(&mut self) -> Result<&DiffView, JsError> {
         let state = self
             .compare
             .as_mut()

@@ -4,47 +4,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod pprof_prune_fixture;
+mod wasm_support;
 
 use std::collections::BTreeMap;
 
-use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{Array, Object, Uint8Array};
 use proftab::analysis::functions::function_table;
 use proftab::formats::pprof::prune::prune;
 use proftab::formats::{read_any, ReadOptions};
 use proftab::wasm_view::{LoadedFiles, Viewer};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
+use wasm_support::{f64s, files, get, u32s, viewer};
 
 /// Collapsed stacks: main;work;leaf ×2, main;work ×1, main;other ×1 (4 samples).
 const STACKS: &str = "main;work;leaf 2\nmain;work 1\nmain;other 1\n";
-
-fn files(contents: &[&str]) -> (Array, Array) {
-    let bytes: Array = contents
-        .iter()
-        .map(|c| JsValue::from(Uint8Array::from(c.as_bytes())))
-        .collect();
-    let names: Array = (0..contents.len())
-        .map(|i| JsValue::from_str(&format!("file{i}.txt")))
-        .collect();
-    (bytes, names)
-}
-
-fn viewer(contents: &[&str]) -> Viewer {
-    let (bytes, names) = files(contents);
-    Viewer::analyse(LoadedFiles::read(&bytes, &names).expect("readable"))
-}
-
-fn get(o: &Object, key: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(key)).unwrap()
-}
-
-fn f64s(o: &Object, key: &str) -> Vec<f64> {
-    get(o, key).dyn_into::<Float64Array>().unwrap().to_vec()
-}
-
-fn u32s(o: &Object, key: &str) -> Vec<u32> {
-    get(o, key).dyn_into::<Uint32Array>().unwrap().to_vec()
-}
 
 fn frame_names(v: &Viewer) -> Vec<String> {
     let names: Array = get(&v.frames(), "names").dyn_into().unwrap();

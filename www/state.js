@@ -11,7 +11,7 @@
 //   theme      S.dark, S.colors, S.diffColors               lines    S.lines arrived
 //   tableMode  S.tableMode changed                          compare  S.compare's choices
 //   compareResult  S.compare.result (arg: error text or null)  timeDomain  the time view's range
-//   palette    S.compare.palette / S.diffColors
+//   palette    S.compare.palette / S.diffColors          treeCompare  S.treeCompare changed
 // Invariants: `S.loaded` implies `S.info`, `S.frames`, `S.table` (after the first options) are
 // those of the worker's current profile; frame ids index `S.frames` and every per-frame array.
 import { diffColors, frameColors } from "./colors.js";
@@ -44,6 +44,11 @@ export const S = {
   flags: null,
   matched: 0,
   selected: -1,
+  // The selected call path, when the selection is one node of a tree ({frames, inverted}:
+  // frame ids from the top row down, of the bottom-up tree when `inverted`), else null.
+  selectedPath: null,
+  // The Call tree tab shows base / new / Δ columns of the Compare mode's sources.
+  treeCompare: false,
   table: null,
   // The table's rows: 'functions', or 'lines' (source lines; `lines` holds the worker's
   // answer: labels, frame per row, self, total).
@@ -61,7 +66,7 @@ export const S = {
 /** Timings of the last load, for tests and benchmarks (test-hook.js). */
 export const timings = { loadStart: 0, firstDrawMs: 0, parseMs: 0, analyseMs: 0, optionsMs: 0 };
 
-export const VIEWS = ["flame", "time", "sandwich", "compare"];
+export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree"];
 
 // ---------------------------------------------------------------- listeners
 
@@ -141,6 +146,7 @@ function applyHash() {
     bottomUp: h.bottomUp,
     facet: h.facet,
     tableMode: h.tableMode,
+    treeCompare: h.treeCompare,
     timeRange: h.timeRange,
     transforms: h.transforms,
   });
@@ -170,6 +176,7 @@ export function setProfile(r, query) {
     timeRange: null,
     timeIsTime: false,
     selected: -1,
+    selectedPath: null,
     source: -1,
     table: null,
     query,
@@ -252,7 +259,7 @@ export function toggleBottomUp() {
   S.bottomUp = !S.bottomUp;
   emit("toggles");
   emit("bottomUp");
-  if (S.view !== "flame") setView("flame");
+  if (S.view !== "flame" && S.view !== "calltree") setView("flame");
   scheduleHash();
 }
 
@@ -360,10 +367,22 @@ export function setView(view) {
   scheduleHash();
 }
 
-/** Selects a function everywhere; `from` is true from the table, 'sandwich' from the menu. */
-export function selectFrame(frame, from) {
+/**
+ * Selects a function everywhere; `from` is true from the table, 'sandwich' from the menu,
+ * 'tree' from the call tree. `path` ({frames, inverted}, see S.selectedPath) narrows the
+ * selection to one call path of the flame graph and the call tree.
+ */
+export function selectFrame(frame, from, path = null) {
   S.selected = frame;
+  S.selectedPath = frame >= 0 ? path : null;
   emit("selected", from);
+}
+
+/** The Call tree tab's base / new / Δ columns on or off. */
+export function toggleTreeCompare() {
+  S.treeCompare = !S.treeCompare && canCompare();
+  emit("treeCompare");
+  scheduleHash();
 }
 
 /** What the time view learnt of its domain: whether it is time in seconds. */

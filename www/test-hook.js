@@ -13,6 +13,8 @@ window.__proftab = Object.assign(timings, {
   drawTimes: () => active().drawTimes.slice(),
   visibleFrames: () => [...active().visibleFrames()].map(frameLabel).sort(),
   viewRange: () => [active().vx0, active().vx1],
+  // The active view's highlight: {flags, selected (frame), selectedNode (-1: none)}.
+  highlight: () => ({ ...active().highlight }),
   // [name, width] of the boxes at `depth` of the active view's data, widest first.
   rowFrames: (depth) => {
     const d = active().data;

@@ -3,7 +3,8 @@
 // want to share or reload: view, value type, toggles, sample filter, search, table mode,
 // transforms (by function name), time range, compare choices and the zoom of the flame graph.
 //
-//   view=flame|time|sandwich|compare  type=<value type>  order=alpha  icicle=1  bottomup=1
+//   view=flame|time|sandwich|compare|calltree  type=<value type>  order=alpha  icicle=1
+//   bottomup=1 (also the Call tree's "Inverted")  treecompare=1 (Call tree: base/new/Δ)
 //   filter=<facet>=<value>  search=<query>  table=lines  focus|hide|rec|drec=<function>
 //   hidematch=<pattern>  range=<t0>,<t1>  zoom=<a>,<b> (fractions of the domain)
 //   base=0&new=1,2  absolute=1  width=base  palette=cb   (Compare mode only)
@@ -24,6 +25,7 @@ export function toHash(s, { label, zoom = null }) {
   if (s.facet) h.set("filter", `${s.facets[s.facet.index].name}=${s.facet.value}`);
   if (s.query) h.set("search", s.query);
   if (s.tableMode === "lines") h.set("table", "lines");
+  if (s.treeCompare) h.set("treecompare", "1");
   for (const tr of s.transforms) {
     if (tr.pattern === undefined) h.append(TRANSFORMS[tr.kind][2], label(tr.frame));
     else h.append("hidematch", tr.pattern);
@@ -59,6 +61,7 @@ export function fromHash(hash, p) {
     bottomUp: h.get("bottomup") === "1",
     facet: facetFromHash(h.get("filter"), p.facets),
     tableMode: h.get("table") === "lines" ? "lines" : "functions",
+    treeCompare: h.get("treecompare") === "1" && p.sourceCount >= 2,
     timeRange: range.length === 2 && range.every(Number.isFinite) && range[1] > range[0] ? range : null,
     compare: compareFromHash(h, p.sourceCount),
     transforms: transformsFromHash(h, p.nameIndex),

@@ -1,6 +1,7 @@
 // The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
 // queries with typed-array columns. The page never parses; it only draws what comes back.
 import init, { LoadedFiles, Viewer } from "./pkg/proftab.js";
+import { treeHandlers } from "./worker-tree.js";
 
 const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) });
 let viewer = null;
@@ -136,6 +137,7 @@ const handlers = {
   export({ format }) {
     return { bytes: viewer.export(format) };
   },
+  ...treeHandlers(() => viewer),
 };
 
 self.onmessage = async (ev) => {

@@ -10,6 +10,7 @@
 //! [`crate::analysis::diff::Normalization::Scaled`] is that of the whole selections, before
 //! transforms, as [`DiffTree`] computed it.
 
+use crate::analysis::calltree::TreeSource;
 use crate::analysis::diff::{DiffSummary, DiffTree};
 use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
 use crate::analysis::sandwich::{first_occurrences, frame_totals, FrameTotals};
@@ -111,6 +112,16 @@ impl DiffView {
     /// Comparison weights per node (scaled).
     pub fn new_weights(&self) -> &Weights {
         &self.new
+    }
+
+    /// The call tree as tree-grid rows: the comparison's weights, then the baseline's.
+    pub fn tree_source(&self) -> TreeSource<'_> {
+        TreeSource {
+            tree: &self.tree,
+            kids: &self.children,
+            weights: vec![&self.new, &self.base],
+            inverted: false,
+        }
     }
 
     /// Which side gives the widths.

@@ -10,6 +10,7 @@
 //! Queries ([`View::flame`], [`View::time_order`], [`View::sandwich`]) read that state and
 //! return flat [`Boxes`] columns.
 
+use crate::analysis::calltree::TreeSource;
 use crate::analysis::filter::{weigh, SampleFilter};
 use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
@@ -225,19 +226,43 @@ impl View {
         self.inverted = None;
     }
 
-    /// Boxes of the bottom-up (inverted) flame graph for a viewport: innermost frames at the
-    /// root, their callers above; same total as [`View::flame`].
-    pub fn inverted_flame(&mut self, vp: &Viewport) -> Boxes {
+    /// The bottom-up tree of the current weights and its child lists, built on first use
+    /// after an option change.
+    fn inverted_tree(&mut self) -> &(WeighedTree, Children) {
         if self.inverted.is_none() {
             let inv = inverted(self.tree(), &self.weights);
             let order = self.options.order;
             let kids = Children::new(&inv.tree, &inv.weights, order, &self.frames.name_rank);
             self.inverted = Some((inv, kids));
         }
-        let Some((inv, kids)) = &self.inverted else {
-            return Boxes::default();
-        };
+        self.inverted.get_or_insert_with(Default::default)
+    }
+
+    /// Boxes of the bottom-up (inverted) flame graph for a viewport: innermost frames at the
+    /// root, their callers above; same total as [`View::flame`].
+    pub fn inverted_flame(&mut self, vp: &Viewport) -> Boxes {
+        let (inv, kids) = self.inverted_tree();
         flame_boxes(&inv.tree, &inv.weights, kids, vp)
+    }
+
+    /// The call tree as tree-grid rows: the current tree, or with `inverted` its bottom-up
+    /// tree (whose node ids are those of [`View::inverted_flame`]).
+    pub fn tree_source(&mut self, inverted: bool) -> TreeSource<'_> {
+        if inverted {
+            let (inv, kids) = self.inverted_tree();
+            return TreeSource {
+                tree: &inv.tree,
+                kids,
+                weights: vec![&inv.weights],
+                inverted: true,
+            };
+        }
+        TreeSource {
+            tree: self.transformed.as_ref().map_or(&self.base_tree, |t| &t.0),
+            kids: &self.children,
+            weights: vec![&self.weights],
+            inverted: false,
+        }
     }
 
     /// Flame-graph boxes for a viewport (x in value units, root at `[0, shown)`).

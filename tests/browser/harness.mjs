@@ -108,3 +108,40 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * Drops the file at `file` (a path) on a ready page of the viewer and waits until its flame
+ * graph is drawn or an error shows; resolves to the milliseconds that took.
+ */
+export async function loadFile(page, file, timeout = 600000) {
+  await page.waitForSelector('body[data-ready="1"]');
+  const started = Date.now();
+  await dropFiles(page, "body", [{ name: path.basename(file), bytes: fs.readFileSync(file) }]);
+  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1" || document.body.dataset.state === "error", null, {
+    timeout,
+  });
+  return Date.now() - started;
+}
+
+/**
+ * Intervals between `n` animation frames (ms, sorted) while the element `selector` scrolls
+ * down by `dy` pixels a frame (0: idle frames, for scale on a shared machine).
+ */
+export function frameTimes(page, selector, dy, n = 60) {
+  return page.evaluate(
+    async ([sel, step, count]) => {
+      const box = document.querySelector(sel);
+      const times = [];
+      let last = performance.now();
+      for (let k = 0; k < count; k++) {
+        box.scrollTop += step;
+        await new Promise(requestAnimationFrame);
+        const now = performance.now();
+        times.push(now - last);
+        last = now;
+      }
+      return times.sort((a, b) => a - b);
+    },
+    [selector, dy, n],
+  );
+}

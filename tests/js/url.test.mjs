@@ -30,6 +30,7 @@ function state(fields) {
     facet: null,
     query: "",
     tableMode: "functions",
+    treeCompare: false,
     transforms: [],
     timeRange: null,
     compare: { base: [0], new: [1, 2], normalized: true, sizeByBase: false, palette: "rb" },
@@ -49,6 +50,7 @@ function expected(s, zoom = null) {
     bottomUp: s.bottomUp,
     facet: s.facet,
     tableMode: s.tableMode,
+    treeCompare: s.treeCompare,
     timeRange: s.timeRange,
     transforms: s.transforms,
     zoom,
@@ -92,6 +94,15 @@ test("compare state round-trips in Compare mode only", () => {
   assert.equal(hash, "view=compare&type=samples&base=1&new=0%2C2&absolute=1&width=base&palette=cb");
   assert.deepEqual(fromHash(hash, PROFILE), expected(s));
   assert.doesNotMatch(toHash(state({ compare }), { label }), /base=|absolute|palette/);
+});
+
+test("the call tree's view, inversion and compare columns round-trip", () => {
+  const s = state({ view: "calltree", bottomUp: true, treeCompare: true });
+  const hash = toHash(s, { label });
+  assert.equal(hash, "view=calltree&type=samples&bottomup=1&treecompare=1");
+  assert.deepEqual(fromHash(hash, PROFILE), expected(s));
+  // Compare columns need two sources.
+  assert.equal(fromHash(hash, { ...PROFILE, sourceCount: 1 }).treeCompare, false);
 });
 
 test("hashes of earlier versions parse", () => {

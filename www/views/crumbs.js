@@ -23,7 +23,9 @@ export function clickFlame(view, info) {
   if (info.node === 0) view.crumbs = [];
   else view.crumbs = [...view.ancestorsAt(info.x + info.width / 2, info.depth).filter((b) => b.node !== 0), info];
   renderCrumbs();
-  if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false);
+  // The selection is the call path of the box (of the bottom-up tree when the flame graph is).
+  const path = { frames: view.crumbs.map((c) => c.frame), inverted: view === views.flame && S.bottomUp };
+  if (info.node !== NO_NODE && info.node !== 0) selectFrame(info.frame, false, path);
 }
 
 /** Steps one crumb back (Escape); false when there was none. */

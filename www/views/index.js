@@ -4,8 +4,10 @@
 import { $ } from "../dom.js";
 import { on, refreshCompare, S, zoomFrom } from "../state.js";
 import { zoomFractions, zoomRange } from "../url.js";
+import { call } from "../worker-client.js";
 import { compareView } from "./compare.js";
 import { crumbView } from "./crumbs.js";
+import "./calltree.js";
 import { mainView } from "./flame.js";
 import { calleesView, callersView, refreshSandwich } from "./sandwich.js";
 import "./table.js";
@@ -51,6 +53,22 @@ on("refresh", refreshActive);
 on("selected", () => {
   for (const v of allViews) v.setHighlight({ selected: S.selected });
 });
+
+let outlineGeneration = 0;
+/** Outlines the box of the selected call path in the flame graph (every box of the selected
+ * function when the selection is no path of the tree the flame graph shows). */
+async function outlineSelectedPath() {
+  const g = ++outlineGeneration;
+  const p = S.selectedPath;
+  let node = -1;
+  if (p && S.loaded && S.table && p.inverted === S.bottomUp) {
+    node = (await call("treeNodeOfPath", { mode: S.bottomUp ? 1 : 0, frames: p.frames }).catch(() => ({ node: -1 }))).node;
+  }
+  if (g === outlineGeneration) mainView.setHighlight({ selectedNode: node });
+}
+on("selected", outlineSelectedPath);
+on("analysis", outlineSelectedPath);
+on("bottomUp", outlineSelectedPath);
 on("search", () => {
   for (const v of allViews) v.setHighlight({ flags: S.flags });
 });
