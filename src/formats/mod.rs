@@ -16,6 +16,7 @@ pub mod ghc_prof;
 pub mod goroutine_dump;
 pub mod gzip;
 pub mod heapprofile;
+pub mod heaptrack;
 pub mod inline;
 pub mod instruments;
 pub(crate) mod json_scan;
@@ -36,6 +37,7 @@ pub mod trace_event;
 pub mod unwritten;
 pub mod v8_prof;
 pub(crate) mod write_common;
+pub mod zstd;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -92,10 +94,12 @@ pub enum Format {
     GhcProf,
     /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
     V8Prof,
+    /// heaptrack's data files (`heaptrack.APP.PID.zst`/`.gz`, after `heaptrack_interpret`).
+    Heaptrack,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 24] = [
+pub const ALL_FORMATS: [Format; 25] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -120,6 +124,7 @@ pub const ALL_FORMATS: [Format; 24] = [
     Format::Papyrus,
     Format::GhcProf,
     Format::V8Prof,
+    Format::Heaptrack,
 ];
 
 impl Format {
@@ -150,6 +155,7 @@ impl Format {
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
             Format::V8Prof => "v8-prof",
+            Format::Heaptrack => "heaptrack",
         }
     }
 
@@ -181,6 +187,7 @@ impl Format {
             Format::Papyrus => &[],
             Format::GhcProf => &[],
             Format::V8Prof => &[],
+            Format::Heaptrack => &[],
         }
     }
 
