@@ -7,8 +7,9 @@
 //!   judge for the fixture and every file of corpus-new/heaptrack: its total of calls to
 //!   allocation functions, its "MOST CALLS TO ALLOCATION FUNCTIONS" per function (the innermost
 //!   frame of each path; entries named by an address are compared as one group, since
-//!   heaptrack_print merges them by module, file and line), and its peak and leaked totals as it
-//!   prints them must equal proftab's.
+//!   heaptrack_print merges them by module, file and line), its peak and leaked totals as it
+//!   prints them, and its temporary total (less the frees it miscounts, see
+//!   `zero_sentinel_frees`) must equal proftab's.
 //! * `proftab convert FILE -o x.pb.gz` then `go tool pprof -top` equals `proftab top`, for every
 //!   value type.
 //! * Every file of corpus-new/heaptrack reads; invalid inputs give their messages; other
@@ -22,7 +23,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use proftab::formats::{heaptrack, Format};
+use proftab::formats::{gzip, heaptrack, zstd, Format};
 use support::cli::have_tool;
 use support::corpus::{corpus_new, fixture};
 use support::importers::{
@@ -59,6 +60,7 @@ fn recorded_fixtures_read_to_their_golden_views() {
 #[derive(Debug, PartialEq)]
 struct Report {
     calls: u64,
+    temporary: u64,
     calls_by_function: BTreeMap<String, u64>,
     peak: String,
     leaked: String,
@@ -125,8 +127,11 @@ fn heaptrack_print(path: &Path) -> Option<Report> {
             }
         }
     }
+    let temporary = value("temporary memory allocations:");
+    let temporary = temporary.split(' ').next().unwrap().parse().unwrap();
     Some(Report {
         calls,
+        temporary,
         calls_by_function,
         peak: value("peak heap memory consumption:"),
         leaked: value("total memory leaked:"),
@@ -149,6 +154,33 @@ fn format_bytes(bytes: f64) -> String {
     }
 }
 
+/// The frees heaptrack_print counts as temporary although no allocation precedes them: `- 0`
+/// right after another free (or first), since heaptrack marks "no previous allocation" with the
+/// allocation info index 0. proftab does not count them.
+fn zero_sentinel_frees(path: &Path) -> u64 {
+    let bytes = std::fs::read(path).unwrap();
+    let text = if zstd::is_zstd(&bytes) {
+        zstd::unzstd_capped(&bytes, 1 << 30, "test").unwrap()
+    } else if gzip::is_gzip(&bytes) {
+        gzip::gunzip_capped(&bytes, 1 << 30, "test").unwrap()
+    } else {
+        bytes
+    };
+    let mut previous_was_free = true;
+    let mut n = 0;
+    for line in String::from_utf8_lossy(&text).lines() {
+        match line.as_bytes().first() {
+            Some(b'+') => previous_was_free = false,
+            Some(b'-') => {
+                n += u64::from(line == "- 0" && previous_was_free);
+                previous_was_free = true;
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
 /// proftab's side of [`Report`].
 fn proftab_report(path: &Path) -> Report {
     let p = read_path(Format::Heaptrack, path).profile;
@@ -161,6 +193,7 @@ fn proftab_report(path: &Path) -> Report {
     }
     Report {
         calls: calls as u64,
+        temporary: total(&p, "temporary") as u64 + zero_sentinel_frees(path),
         calls_by_function,
         peak: format_bytes(total(&p, "peak")),
         leaked: format_bytes(total(&p, "leaked")),
