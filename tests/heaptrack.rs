@@ -233,3 +233,32 @@ fn invalid_inputs() {
 fn detection_refuses_other_formats_and_prefixes_never_panic() {
     check_robustness(Format::Heaptrack, heaptrack::detect, &small_inputs());
 }
+
+/// A zstd bomb (4 MB of zeros, compressed here with ruzstd's own encoder to a few hundred
+/// bytes) stops at the decompression limit, through `read_any` and through the reader, with
+/// the limit named; with room enough it decompresses to what was compressed.
+#[test]
+fn zstd_output_is_capped() {
+    let zeros = vec![0u8; 4 << 20];
+    let bytes =
+        ruzstd::encoding::compress_to_vec(&zeros[..], ruzstd::encoding::CompressionLevel::Fastest);
+    assert!(bytes.len() < 64 << 10, "{} bytes", bytes.len());
+    let options = proftab::formats::ReadOptions {
+        limits: proftab::formats::Limits {
+            max_decompressed_bytes: 1 << 20,
+            ..proftab::formats::Limits::default()
+        },
+        ..proftab::formats::ReadOptions::default()
+    };
+    for e in [
+        proftab::formats::read_any(&bytes, &options).unwrap_err(),
+        heaptrack::read(&bytes, &options).unwrap_err(),
+    ] {
+        let text = e.to_string();
+        assert!(
+            text.contains("exceeds the limit of 1048576 bytes"),
+            "{text}"
+        );
+    }
+    assert_eq!(zstd::unzstd_capped(&bytes, 4 << 20, "test").unwrap(), zeros);
+}

@@ -212,7 +212,7 @@ impl Format {
 /// Limits that keep hostile input from exhausting memory. Every limit is checked while reading.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Largest decompressed size of a gzip stream, in bytes.
+    /// Largest decompressed size of a gzip or zstd stream, in bytes.
     pub max_decompressed_bytes: usize,
     /// Largest number of samples.
     pub max_samples: usize,
