@@ -262,3 +262,54 @@ fn zstd_output_is_capped() {
     }
     assert_eq!(zstd::unzstd_capped(&bytes, 4 << 20, "test").unwrap(), zeros);
 }
+
+/// The inlined `dup_inline` of the fixture is its own frame, marked inlined, above `strings`
+/// (the function it was inlined into, not marked), both at the same address; frames carry their
+/// module.
+#[test]
+fn inline_frames_are_their_own_marked_frames() {
+    let p = read_path(Format::Heaptrack, &fixtures()[0]).profile;
+    let ext = &p.locations.ext;
+    let inlined = ext.lgl(proftab::model::ext::locations::INLINED).unwrap();
+    let object = ext.chr(proftab::model::ext::locations::OBJECT).unwrap();
+    let row = |name: &str| {
+        (0..p.locations.line.len())
+            .find(|&l| p.frame_display_name(proftab::model::LocationIndex(l as u32)) == name)
+            .unwrap_or_else(|| panic!("no location of {name}"))
+    };
+    let (dup, strings) = (row("dup_inline"), row("strings"));
+    assert_eq!((inlined[dup], inlined[strings]), (Some(true), Some(false)));
+    assert_eq!((p.locations.line[dup], p.locations.line[strings]), (11, 47));
+    let address = |l: usize| p.location_address(proftab::model::LocationIndex(l as u32));
+    assert_eq!(address(dup), address(strings));
+    assert!(p.str(object[dup]).ends_with("heaptrack-allocs"));
+}
+
+/// Samples carry the time stamp of their allocations: within the run, more than one stamp in
+/// a run of 80 ms (`c` records every 10 ms), and the allocations per stamp add up.
+#[test]
+fn samples_carry_their_time_stamps() {
+    let path = corpus_new("heaptrack")
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("david"));
+    let Some(path) = path else {
+        return;
+    };
+    let p = read_path(Format::Heaptrack, &path).profile;
+    let times = p
+        .samples
+        .ext
+        .dbl(proftab::model::ext::samples::TIME)
+        .unwrap();
+    let meta = |k: &str| {
+        let i = p.meta.key.iter().position(|s| p.str(*s) == k).unwrap();
+        p.str(p.meta.value[i]).to_owned()
+    };
+    let total_ms: f64 = meta("heaptrack.total_time_ms").parse().unwrap();
+    assert!(times.iter().all(|t| *t >= 0.0 && *t * 1000.0 < total_ms));
+    let mut distinct: Vec<u64> = times.iter().map(|t| (t * 1000.0).round() as u64).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert!(distinct.len() > 1, "{distinct:?}");
+    assert_eq!(total(&p, "allocations"), 2896.0); // what heaptrack's tst_parser.cpp asserts
+}
