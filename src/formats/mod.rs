@@ -16,6 +16,7 @@ pub mod ghc_prof;
 pub mod goroutine_dump;
 pub mod gzip;
 pub mod heapprofile;
+pub mod heaptrack;
 pub mod inline;
 pub mod instruments;
 pub(crate) mod json_scan;
@@ -37,6 +38,7 @@ pub mod trace_event;
 pub mod unwritten;
 pub mod v8_prof;
 pub(crate) mod write_common;
+pub mod zstd;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
@@ -95,10 +97,12 @@ pub enum Format {
     V8Prof,
     /// Python's cProfile / profile statistics (`marshal` dump read by `pstats`).
     Pstats,
+    /// heaptrack's data files (`heaptrack.APP.PID.zst`/`.gz`, after `heaptrack_interpret`).
+    Heaptrack,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 25] = [
+pub const ALL_FORMATS: [Format; 26] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -124,6 +128,7 @@ pub const ALL_FORMATS: [Format; 25] = [
     Format::GhcProf,
     Format::V8Prof,
     Format::Pstats,
+    Format::Heaptrack,
 ];
 
 impl Format {
@@ -155,6 +160,7 @@ impl Format {
             Format::GhcProf => "ghc-prof",
             Format::V8Prof => "v8-prof",
             Format::Pstats => "pstats",
+            Format::Heaptrack => "heaptrack",
         }
     }
 
@@ -187,6 +193,7 @@ impl Format {
             Format::GhcProf => &[],
             Format::V8Prof => &[],
             Format::Pstats => &[],
+            Format::Heaptrack => &[],
         }
     }
 
@@ -211,7 +218,7 @@ impl Format {
 /// Limits that keep hostile input from exhausting memory. Every limit is checked while reading.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Largest decompressed size of a gzip stream, in bytes.
+    /// Largest decompressed size of a gzip or zstd stream, in bytes.
     pub max_decompressed_bytes: usize,
     /// Largest number of samples.
     pub max_samples: usize,

@@ -173,6 +173,12 @@ const REGISTRY: &[FormatSpec] = &[
         None,
     ),
     spec(
+        Format::Heaptrack,
+        Some(heaptrack::detect),
+        Some(heaptrack::read),
+        None,
+    ),
+    spec(
         Format::Callgrind,
         Some(callgrind::detect),
         Some(callgrind::read),
@@ -209,6 +215,14 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
             return read_as(format, &inner, options);
         }
         return Err(unrecognized(&inner, "gzip-compressed data"));
+    }
+    if zstd::is_zstd(bytes) {
+        // The same for zstd (heaptrack writes `.zst`).
+        let inner = zstd::unzstd_capped(bytes, options.limits.max_decompressed_bytes, "zstd")?;
+        if let Some(format) = detect(&inner) {
+            return read_as(format, &inner, options);
+        }
+        return Err(unrecognized(&inner, "zstd-compressed data"));
     }
     Err(unrecognized(bytes, "input"))
 }

@@ -239,6 +239,7 @@ describe("formats", () => {
         "ghc-prof",
         "v8-prof",
         "pstats",
+        "heaptrack",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");

@@ -15,7 +15,7 @@ pub fn error_names_a_format(e: &ReadError) -> bool {
     let known = proftab::formats::ALL_FORMATS
         .iter()
         .any(|f| f.name() == e.format);
-    let container = e.format == "input" || e.format == "gzip";
+    let container = e.format == "input" || e.format == "gzip" || e.format == "zstd";
     (known || container) && !e.message.is_empty()
 }
 
