@@ -6,6 +6,7 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod bz2;
 pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;

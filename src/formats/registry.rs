@@ -204,6 +204,14 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
         }
         return Err(unrecognized(&inner, "gzip-compressed data"));
     }
+    if bz2::is_bzip2(bytes) {
+        // The same for bzip2 (massif files are often kept as `.bz2`).
+        let inner = bz2::bunzip2_capped(bytes, options.limits.max_decompressed_bytes, "bzip2")?;
+        if let Some(format) = detect(&inner) {
+            return read_as(format, &inner, options);
+        }
+        return Err(unrecognized(&inner, "bzip2-compressed data"));
+    }
     Err(unrecognized(bytes, "input"))
 }
 
