@@ -20,6 +20,7 @@ pub mod heapprofile;
 pub mod inline;
 pub mod instruments;
 pub(crate) mod json_scan;
+pub mod massif;
 pub mod otlp;
 pub mod papyrus;
 pub mod perf_script;
@@ -93,10 +94,12 @@ pub enum Format {
     GhcProf,
     /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
     V8Prof,
+    /// valgrind massif output (`valgrind --tool=massif`).
+    Massif,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 24] = [
+pub const ALL_FORMATS: [Format; 25] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -121,6 +124,7 @@ pub const ALL_FORMATS: [Format; 24] = [
     Format::Papyrus,
     Format::GhcProf,
     Format::V8Prof,
+    Format::Massif,
 ];
 
 impl Format {
@@ -151,6 +155,7 @@ impl Format {
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
             Format::V8Prof => "v8-prof",
+            Format::Massif => "massif",
         }
     }
 
@@ -182,6 +187,7 @@ impl Format {
             Format::Papyrus => &[],
             Format::GhcProf => &[],
             Format::V8Prof => &[],
+            Format::Massif => &[],
         }
     }
 

@@ -137,6 +137,12 @@ const REGISTRY: &[FormatSpec] = &[
         None,
     ),
     spec(
+        Format::Massif,
+        Some(massif::detect),
+        Some(massif::read),
+        None,
+    ),
+    spec(
         Format::Instruments,
         Some(instruments::detect),
         Some(instruments::read),
