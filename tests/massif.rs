@@ -315,3 +315,58 @@ fn invalid_inputs() {
 fn detection_refuses_other_formats_and_prefixes_never_panic() {
     check_robustness(Format::Massif, massif::detect, &all_inputs());
 }
+
+/// The time-order view (`analysis::timeorder`) of the recorded fixture: with `mem_heap` it lays
+/// the snapshots out in order, one box each as wide as the snapshot's heap (x is accumulated
+/// bytes: the file's times are not seconds, so there is no `samples..time`); the `.snapshot`
+/// facet selects one snapshot, whose `heap` boxes then add up to its `mem_heap_B`.
+#[test]
+fn time_order_view_draws_the_snapshot_series() {
+    use proftab::analysis::facets::{facet_mask, facets, FacetSource};
+    use proftab::analysis::filter::SampleFilter;
+    use proftab::analysis::flame::Viewport;
+    use proftab::analysis::frames::Frames;
+    use proftab::analysis::timeorder::time_layout;
+    use proftab::analysis::tree::tree_from_stacks;
+
+    let p = read_path(Format::Massif, &fixture("massif/alloc.massif.out")).profile;
+    let frames = Frames::new(&p);
+    let (tree, map) = tree_from_stacks(&p, &frames);
+    let depth1 = |vt: &str, filter: &SampleFilter| -> Vec<(String, f64)> {
+        let vt = p.value_type_index(vt).unwrap();
+        let l = time_layout(&p, vt, filter, &tree, &map);
+        assert!(!l.is_time);
+        let b = l.boxes(&tree, &Viewport::all());
+        (0..b.node.len())
+            .filter(|&i| b.depth[i] == 1)
+            .map(|i| {
+                let frame = tree.frame[b.node[i] as usize] as usize;
+                (frames.name[frame].clone(), b.width[i])
+            })
+            .collect()
+    };
+    let want: Vec<(String, f64)> = snapshot_totals(&p)
+        .into_iter()
+        .filter(|(_, v)| v[1] > 0.0)
+        .map(|(n, v)| (format!("snapshot {n}"), v[1]))
+        .collect();
+    assert_eq!(depth1(massif::MEM_HEAP, &SampleFilter::default()), want);
+
+    let facet = facets(&p)
+        .into_iter()
+        .find(|f| f.source == FacetSource::Column(massif::SAMPLE_SNAPSHOT.to_owned()))
+        .unwrap();
+    assert_eq!(facet.name, "snapshot");
+    let peak = proftab_peak(&fixture("massif/alloc.massif.out"));
+    let only_peak = SampleFilter {
+        samples: Some(facet_mask(&p, &facet.source, &peak.number.to_string())),
+        ..SampleFilter::default()
+    };
+    let heap: f64 = depth1(massif::HEAP, &only_peak).iter().map(|b| b.1).sum();
+    assert_eq!(heap, peak.heap);
+    let peak_heap: f64 = depth1(massif::PEAK_HEAP, &SampleFilter::default())
+        .iter()
+        .map(|b| b.1)
+        .sum();
+    assert_eq!(peak_heap, peak.heap);
+}
