@@ -1,9 +1,11 @@
 //! valgrind massif output (`massif`), judged by `ms_print` and msparser's goldens.
 //!
-//! * `ms_print --threshold=0` (every node printed) of each file: its peak snapshot number and
-//!   useful-heap bytes equal meta `massif.peak_snapshot` and the `peak_heap` total, and per
-//!   function the bytes of the peak tree's allocation sites (self) and of the subtrees under its
-//!   outermost nodes (total) equal `proftab top --type peak_heap`. The committed ms_print output
+//! * `ms_print --threshold=0` (every node printed) of each file (the `.bz2` one unpacked): every
+//!   detailed snapshot's tree, per function, equals the `heap` samples of that `.snapshot`; its
+//!   peak snapshot number and useful-heap bytes equal meta `massif.peak_snapshot` and the
+//!   `peak_heap` total, and per function the bytes of the peak tree's allocation sites (self)
+//!   and of the subtrees under its outermost nodes (total) equal `proftab top --type
+//!   peak_heap`. The committed ms_print output
 //!   of the recorded fixture is judged the same way without the tool.
 //! * msparser's JSON goldens (corpus-new): every snapshot's time, heap, extra and stacks equal
 //!   the snapshot samples, and the peak's number.
@@ -22,8 +24,7 @@ use std::process::Command;
 
 use proftab::formats::{bz2, massif, read_any, Format};
 use proftab::model::{Profile, SampleIndex};
-use support::cli::have_tool;
-use support::corpus::{corpus_new, fixture};
+use support::corpus::{corpus_new, fixture, scratch_dir};
 use support::importers::{
     assert_only_detector, check_golden_fixtures, check_pprof_conversion_all_types,
     check_robustness, golden_text, top_rows,
@@ -53,6 +54,20 @@ fn all_inputs() -> Vec<PathBuf> {
     v
 }
 
+/// [`all_inputs`] and the `.bz2` file of corpus-new unpacked (by proftab's bzip2 layer) into a
+/// scratch folder, for the tools that read plain files.
+fn judged_inputs() -> Vec<PathBuf> {
+    let mut v = all_inputs();
+    if let Some(path) = bz2_file() {
+        let packed = std::fs::read(&path).unwrap();
+        let text = bz2::bunzip2_capped(&packed, 1 << 30, "bzip2").unwrap();
+        let out = scratch_dir("massif").join("duchainify.massif.out");
+        std::fs::write(&out, text).unwrap();
+        v.push(out);
+    }
+    v
+}
+
 fn bz2_file() -> Option<PathBuf> {
     corpus_new("massif")
         .into_iter()
@@ -62,6 +77,19 @@ fn bz2_file() -> Option<PathBuf> {
 #[test]
 fn fixtures_read_to_their_golden_views() {
     check_golden_fixtures(Format::Massif, &fixtures(), "massif", ".massif.out");
+}
+
+/// True when `ms_print` runs (its `--version` prints `ms_print-3.19.0` to stderr and exits
+/// 255, so `support::cli::have_tool` would not see it); else a `SKIP:` note.
+fn have_ms_print() -> bool {
+    let ok = Command::new("ms_print")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stderr).starts_with("ms_print"));
+    if !ok {
+        eprintln!("SKIP: massif judge: `ms_print` is not installed");
+    }
+    ok
 }
 
 /// What ms_print shows of the peak snapshot: its number, useful-heap bytes, and per function
@@ -90,20 +118,38 @@ fn function_of(details: &str) -> String {
     }
 }
 
-/// Parses `ms_print --threshold=0` output.
-fn ms_print_peak(text: &str) -> Peak {
-    let detailed = text
+/// The detailed snapshots `ms_print` lists and the peak among them.
+fn ms_print_detailed(text: &str) -> (Vec<i64>, i64) {
+    let line = text
         .lines()
         .find(|l| l.trim_start().starts_with("Detailed snapshots:"))
         .unwrap();
-    let number: i64 = detailed
-        .split(['[', ',', ']'])
-        .find_map(|f| f.trim().strip_suffix(" (peak)"))
-        .unwrap()
-        .parse()
-        .unwrap();
+    let list = line.split_once('[').unwrap().1.trim_end_matches(']');
+    let mut peak = None;
+    let numbers = list
+        .split(',')
+        .map(|f| {
+            let f = f.trim();
+            let n = f.trim_end_matches(" (peak)").parse().unwrap();
+            if f.ends_with(" (peak)") {
+                peak = Some(n);
+            }
+            n
+        })
+        .collect();
+    (numbers, peak.unwrap())
+}
+
+fn ms_print_number(s: &str) -> f64 {
+    s.replace(',', "").parse().unwrap()
+}
+
+/// Snapshot `number` as `ms_print --threshold=0` prints it: its useful-heap bytes and per
+/// function (self, total) from its tree: self = the bytes of the allocation sites (the root's
+/// children) naming the function, total = the bytes of the nodes naming it that have no
+/// ancestor naming it.
+fn ms_print_tree(text: &str, number: i64) -> (f64, BTreeMap<String, (f64, f64)>) {
     let lines: Vec<&str> = text.lines().collect();
-    let num = |s: &str| -> f64 { s.replace(',', "").parse().unwrap() };
     let row = lines
         .iter()
         .position(|l| {
@@ -111,7 +157,7 @@ fn ms_print_peak(text: &str) -> Peak {
             f.len() == 6 && f[0].parse::<i64>() == Ok(number)
         })
         .unwrap();
-    let heap = num(lines[row].split_whitespace().nth(3).unwrap());
+    let heap = ms_print_number(lines[row].split_whitespace().nth(3).unwrap());
     // The tree: from the root line (no arrow) to the next ruler.
     let mut path: Vec<String> = Vec::new();
     let mut functions: BTreeMap<String, (f64, f64)> = BTreeMap::new();
@@ -126,7 +172,7 @@ fn ms_print_peak(text: &str) -> Peak {
         let rest = &line[arrow + 2..];
         let (_, rest) = rest.split_once("% (").unwrap();
         let (bytes, details) = rest.split_once("B) ").unwrap();
-        let (bytes, name) = (num(bytes), function_of(details));
+        let (bytes, name) = (ms_print_number(bytes), function_of(details));
         path.truncate(depth - 1);
         let e = functions.entry(name.clone()).or_default();
         if depth == 1 {
@@ -138,11 +184,44 @@ fn ms_print_peak(text: &str) -> Peak {
         path.push(name);
     }
     functions.retain(|_, v| *v != (0.0, 0.0));
+    (heap, functions)
+}
+
+/// The peak as `ms_print --threshold=0` shows it.
+fn ms_print_peak(text: &str) -> Peak {
+    let (_, number) = ms_print_detailed(text);
+    let (heap, functions) = ms_print_tree(text, number);
     Peak {
         number,
         heap,
         functions,
     }
+}
+
+/// Per function (self, total) of the `heap` samples of snapshot `number`, from the stacks.
+fn snapshot_functions(p: &Profile, number: i64) -> BTreeMap<String, (f64, f64)> {
+    let snap = p.samples.ext.int(massif::SAMPLE_SNAPSHOT).unwrap();
+    let heap = p
+        .value_column(p.value_type_index(massif::HEAP).unwrap())
+        .unwrap();
+    let mut out: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for s in (0..p.num_samples()).filter(|&s| i64::from(snap[s]) == number) {
+        let v = heap.get(s).unwrap();
+        let names: Vec<String> = p
+            .frames_leaf_first(p.sample_stack(SampleIndex(s as u32)))
+            .map(|l| p.frame_display_name(l))
+            .collect();
+        if v == 0.0 {
+            continue;
+        }
+        out.entry(names[0].clone()).or_default().0 += v;
+        for (i, name) in names.iter().enumerate() {
+            if !names[..i].contains(name) {
+                out.entry(name.clone()).or_default().1 += v;
+            }
+        }
+    }
+    out
 }
 
 /// The same as proftab gives it: meta, the `peak_heap` total and `proftab top`.
@@ -171,12 +250,40 @@ fn peak_tree_matches_the_committed_ms_print_output() {
     assert_eq!(proftab_peak(&path), want);
 }
 
+/// Every detailed snapshot, selected by `samples..snapshot`, holds ms_print's tree in `heap`.
 #[test]
-fn peak_tree_matches_ms_print() {
-    if !have_tool("ms_print", "massif judge") {
+fn every_detailed_tree_matches_ms_print() {
+    if !have_ms_print() {
         return;
     }
-    for path in all_inputs() {
+    let mut trees = 0;
+    for path in judged_inputs() {
+        let out = Command::new("ms_print")
+            .arg("--threshold=0")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ms_print {}", path.display());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let p = read_path(Format::Massif, &path).profile;
+        for n in ms_print_detailed(&text).0 {
+            let (heap, want) = ms_print_tree(&text, n);
+            let got = snapshot_functions(&p, n);
+            assert_eq!(got, want, "{} snapshot {n}", path.display());
+            let sum: f64 = got.iter().map(|(_, v)| v.0).sum();
+            assert_eq!(sum, heap, "{} snapshot {n}", path.display());
+            trees += 1;
+        }
+    }
+    assert!(trees > 100, "{trees} trees");
+}
+
+#[test]
+fn peak_tree_matches_ms_print() {
+    if !have_ms_print() {
+        return;
+    }
+    for path in judged_inputs() {
         let text = std::fs::read_to_string(&path).unwrap();
         if !text.contains("heap_tree=peak") {
             continue;
