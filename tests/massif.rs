@@ -270,7 +270,7 @@ fn every_detailed_tree_matches_ms_print() {
             let (heap, want) = ms_print_tree(&text, n);
             let got = snapshot_functions(&p, n);
             assert_eq!(got, want, "{} snapshot {n}", path.display());
-            let sum: f64 = got.iter().map(|(_, v)| v.0).sum();
+            let sum: f64 = got.values().map(|v| v.0).sum();
             assert_eq!(sum, heap, "{} snapshot {n}", path.display());
             trees += 1;
         }
