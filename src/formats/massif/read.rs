@@ -267,8 +267,8 @@ impl<'a> Reader<'a> {
         if root.bytes as f64 != snap.heap {
             warnings.add(NAME, "root", || {
                 format!(
-                    "the tree of snapshot {} holds {} bytes, its mem_heap_B {} \
-                     (the samples keep the tree)",
+                    "trees whose bytes differ from their snapshot's mem_heap_B were kept as \
+                     they are (first: snapshot {}, {} bytes against {})",
                     snap.number, root.bytes, snap.heap
                 )
             });
