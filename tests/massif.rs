@@ -415,7 +415,7 @@ fn pprof_conversion_matches_go_tool_pprof() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::Massif, "massif"), 6);
+    assert_eq!(check_invalid_fixtures(Format::Massif, "massif"), 7);
 }
 
 #[test]

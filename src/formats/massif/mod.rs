@@ -28,7 +28,7 @@
 //!   `locations..address`; `(in object)` → `locations..object`; `???` → a function named by
 //!   the address (`0x4d3286`, as for DHAT); `in N places, all below massif's threshold (…)` → a frame of that name.
 //! * Meta `massif.desc`, `massif.cmd`, `massif.time_unit`, `massif.peak_snapshot`,
-//!   `massif.alloc_fns` (the root's text).
+//!   `massif.alloc_fns` (each distinct root text).
 //! * Warnings: header lines not understood, a node smaller than its children, a tree whose root
 //!   differs from `mem_heap_B`, more than one peak. Errors: a malformed field or node line, a
 //!   tree cut short, no snapshot.

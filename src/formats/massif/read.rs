@@ -119,7 +119,8 @@ struct Reader<'a> {
     snapshots: usize,
     peaks: Vec<i32>,
     detailed: usize,
-    alloc_fns: Option<String>,
+    /// The distinct texts of the trees' roots, in order of appearance.
+    alloc_fns: Vec<String>,
 }
 
 impl<'a> Reader<'a> {
@@ -139,7 +140,7 @@ impl<'a> Reader<'a> {
             snapshots: 0,
             peaks: Vec::new(),
             detailed: 0,
-            alloc_fns: None,
+            alloc_fns: Vec::new(),
         }
     }
 
@@ -261,8 +262,8 @@ impl<'a> Reader<'a> {
     ) -> Result<(), ReadError> {
         self.detailed += 1;
         let root = next_node(lines, snap.number)?;
-        if self.alloc_fns.is_none() {
-            self.alloc_fns = Some(root.text.to_owned());
+        if !self.alloc_fns.iter().any(|t| t == root.text) {
+            self.alloc_fns.push(root.text.to_owned());
         }
         if root.bytes as f64 != snap.heap {
             warnings.add(NAME, "root", || {
@@ -399,8 +400,8 @@ impl<'a> Reader<'a> {
         if self.snapshots == 0 {
             return Err(ReadError::whole(NAME, "the file has no snapshot"));
         }
-        if let Some(text) = self.alloc_fns.take() {
-            self.b.set_meta("massif.alloc_fns", &text);
+        for text in std::mem::take(&mut self.alloc_fns) {
+            self.b.add_meta("massif.alloc_fns", &text);
         }
         if self.peaks.len() > 1 {
             let peaks = self.peaks.clone();
