@@ -92,6 +92,17 @@ fn have_ms_print() -> bool {
     ok
 }
 
+/// `ms_print --threshold=0 FILE` (every node printed).
+fn ms_print(path: &Path) -> String {
+    let out = Command::new("ms_print")
+        .arg("--threshold=0")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ms_print {}", path.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// What ms_print shows of the peak snapshot: its number, useful-heap bytes, and per function
 /// (self, total) computed from its tree.
 #[derive(Debug, PartialEq)]
@@ -258,13 +269,7 @@ fn every_detailed_tree_matches_ms_print() {
     }
     let mut trees = 0;
     for path in judged_inputs() {
-        let out = Command::new("ms_print")
-            .arg("--threshold=0")
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "ms_print {}", path.display());
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = ms_print(&path);
         let p = read_path(Format::Massif, &path).profile;
         for n in ms_print_detailed(&text).0 {
             let (heap, want) = ms_print_tree(&text, n);
@@ -288,13 +293,7 @@ fn peak_tree_matches_ms_print() {
         if !text.contains("heap_tree=peak") {
             continue;
         }
-        let out = Command::new("ms_print")
-            .arg("--threshold=0")
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "ms_print {}", path.display());
-        let want = ms_print_peak(&String::from_utf8_lossy(&out.stdout));
+        let want = ms_print_peak(&ms_print(&path));
         assert_eq!(proftab_peak(&path), want, "{}", path.display());
     }
 }

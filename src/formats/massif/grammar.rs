@@ -60,16 +60,20 @@ pub(super) fn node_line(line: &str) -> Option<NodeLine<'_>> {
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Frame<'l> {
     /// `0xADDR: fn (file:line)`, `0xADDR: fn (in object)`, `0xADDR: ???`.
-    Code {
-        address: u64,
-        /// `None` for `???`.
-        function: Option<&'l str>,
-        file: Option<&'l str>,
-        line: i32,
-        object: Option<&'l str>,
-    },
+    Code(Code<'l>),
     /// Anything else (below-threshold entries, the allocation functions): named by its text.
     Named(&'l str),
+}
+
+/// A code frame's parts.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Code<'l> {
+    pub address: u64,
+    /// `None` for `???`.
+    pub function: Option<&'l str>,
+    pub file: Option<&'l str>,
+    pub line: i32,
+    pub object: Option<&'l str>,
 }
 
 pub(super) fn frame(text: &str) -> Frame<'_> {
@@ -98,13 +102,13 @@ pub(super) fn frame(text: &str) -> Frame<'_> {
     }
     // A name that is only a place, e.g. `0x1: (in /lib/x.so)`, is unknown as `???` is.
     let function = (!name.is_empty() && name != "???").then_some(name);
-    Frame::Code {
+    Frame::Code(Code {
         address,
         function,
         file,
         line,
         object,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -117,34 +121,34 @@ mod tests {
         assert_eq!((n.children, n.bytes), (2, 12000));
         assert_eq!(
             frame(n.text),
-            Frame::Code {
+            Frame::Code(Code {
                 address: 0x804841d,
                 function: Some("g"),
                 file: Some("prog.c"),
                 line: 9,
                 object: None
-            }
+            })
         );
         let f = frame("0x4D3286: ??? (in /usr/bin/python2.7)");
         assert_eq!(
             f,
-            Frame::Code {
+            Frame::Code(Code {
                 address: 0x4d3286,
                 function: None,
                 file: None,
                 line: 0,
                 object: Some("/usr/bin/python2.7")
-            }
+            })
         );
         let f = frame("0x1: A::f(int) (a b.cpp:7)");
         assert!(matches!(
             f,
-            Frame::Code {
+            Frame::Code(Code {
                 function: Some("A::f(int)"),
                 file: Some("a b.cpp"),
                 line: 7,
                 ..
-            }
+            })
         ));
         let t = "in 5 places, all below massif's threshold (01.00%)";
         assert_eq!(frame(t), Frame::Named(t));

@@ -357,17 +357,12 @@ impl<'a> Reader<'a> {
             return l;
         }
         let loc = match grammar::frame(text) {
-            Frame::Code {
-                address,
-                function,
-                file,
-                line,
-                object,
-            } => {
+            Frame::Code(code) => {
+                let (address, file) = (code.address, code.file);
                 // `???`: a function named by the address, as the DHAT reader does (an
                 // address-only location would be `<unknown>` to `go tool pprof`).
                 let unknown;
-                let name = match function {
+                let name = match code.function {
                     Some(name) => name,
                     None => {
                         unknown = format!("{address:#x}");
@@ -375,10 +370,10 @@ impl<'a> Reader<'a> {
                     }
                 };
                 let f = self.b.function_named(name, file);
-                let loc = self.b.add_location(Some(f), line.max(0));
+                let loc = self.b.add_location(Some(f), code.line.max(0));
                 self.b
                     .set_location_ext(loc, ext::locations::ADDRESS, Cell::U64(Some(address)));
-                if let Some(o) = object {
+                if let Some(o) = code.object {
                     let id = self.b.intern(o);
                     self.b
                         .set_location_ext(loc, ext::locations::OBJECT, Cell::Chr(id));
