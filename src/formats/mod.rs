@@ -6,6 +6,7 @@
 //! format means adding its module and one [`FormatSpec`] line to [`registry`]; the CLI, the wasm
 //! API and the viewer's export menu pick it up from there.
 
+pub mod bz2;
 pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;
@@ -20,6 +21,7 @@ pub mod heaptrack;
 pub mod inline;
 pub mod instruments;
 pub(crate) mod json_scan;
+pub mod massif;
 pub mod otlp;
 pub mod papyrus;
 pub mod perf_script;
@@ -99,10 +101,12 @@ pub enum Format {
     Pstats,
     /// heaptrack's data files (`heaptrack.APP.PID.zst`/`.gz`, after `heaptrack_interpret`).
     Heaptrack,
+    /// valgrind massif output (`valgrind --tool=massif`).
+    Massif,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 26] = [
+pub const ALL_FORMATS: [Format; 27] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -129,6 +133,7 @@ pub const ALL_FORMATS: [Format; 26] = [
     Format::V8Prof,
     Format::Pstats,
     Format::Heaptrack,
+    Format::Massif,
 ];
 
 impl Format {
@@ -161,6 +166,7 @@ impl Format {
             Format::V8Prof => "v8-prof",
             Format::Pstats => "pstats",
             Format::Heaptrack => "heaptrack",
+            Format::Massif => "massif",
         }
     }
 
@@ -194,6 +200,7 @@ impl Format {
             Format::V8Prof => &[],
             Format::Pstats => &[],
             Format::Heaptrack => &[],
+            Format::Massif => &[],
         }
     }
 

@@ -143,6 +143,12 @@ const REGISTRY: &[FormatSpec] = &[
         None,
     ),
     spec(
+        Format::Massif,
+        Some(massif::detect),
+        Some(massif::read),
+        None,
+    ),
+    spec(
         Format::Instruments,
         Some(instruments::detect),
         Some(instruments::read),
@@ -208,24 +214,49 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     if let Some(format) = detect(bytes) {
         return read_as(format, bytes, options);
     }
-    if gzip::is_gzip(bytes) {
-        // Any format may come gzipped: inflate once (capped) and look at what is inside.
-        let inner = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, "gzip")?;
+    if let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) {
+        // Any format may come compressed: decompress once (capped) and look at what is inside.
+        let inner = (layer.decompress)(bytes, options.limits.max_decompressed_bytes, layer.name)?;
         if let Some(format) = detect(&inner) {
             return read_as(format, &inner, options);
         }
-        return Err(unrecognized(&inner, "gzip-compressed data"));
-    }
-    if zstd::is_zstd(bytes) {
-        // The same for zstd (heaptrack writes `.zst`).
-        let inner = zstd::unzstd_capped(bytes, options.limits.max_decompressed_bytes, "zstd")?;
-        if let Some(format) = detect(&inner) {
-            return read_as(format, &inner, options);
-        }
-        return Err(unrecognized(&inner, "zstd-compressed data"));
+        return Err(unrecognized(&inner, layer.description));
     }
     Err(unrecognized(bytes, "input"))
 }
+
+/// A compression any format may arrive in: its magic test and its capped decoder.
+struct Compression {
+    /// The name errors of the decoder carry.
+    name: &'static str,
+    /// What the "unrecognized format" message calls the decompressed bytes.
+    description: &'static str,
+    is: fn(&[u8]) -> bool,
+    decompress: fn(&[u8], usize, &'static str) -> Result<Vec<u8>, ReadError>,
+}
+
+/// The compressions [`read_any`] undoes: gzip (pprof and most `.gz` files), zstd (heaptrack's
+/// `.zst`), bzip2 (massif files are often kept as `.bz2`).
+const COMPRESSIONS: &[Compression] = &[
+    Compression {
+        name: "gzip",
+        description: "gzip-compressed data",
+        is: gzip::is_gzip,
+        decompress: gzip::gunzip_capped,
+    },
+    Compression {
+        name: "zstd",
+        description: "zstd-compressed data",
+        is: zstd::is_zstd,
+        decompress: zstd::unzstd_capped,
+    },
+    Compression {
+        name: "bzip2",
+        description: "bzip2-compressed data",
+        is: bz2::is_bzip2,
+        decompress: bz2::bunzip2_capped,
+    },
+];
 
 /// The error for input no registered format recognizes; `what` names it in the message.
 fn unrecognized(bytes: &[u8], what: &str) -> ReadError {

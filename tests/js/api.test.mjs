@@ -240,6 +240,7 @@ describe("formats", () => {
         "v8-prof",
         "pstats",
         "heaptrack",
+        "massif",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");
