@@ -29,6 +29,7 @@ pub(crate) mod protowire;
 pub(crate) mod read_common;
 mod registry;
 pub mod rprof;
+pub mod sniff;
 pub mod speedscope;
 pub mod stackprof;
 pub mod tables_json;
