@@ -29,6 +29,7 @@ pub(crate) mod protowire;
 pub(crate) mod read_common;
 mod registry;
 pub mod rprof;
+pub mod safari;
 pub mod sniff;
 pub mod speedscope;
 pub mod stackprof;
@@ -93,10 +94,12 @@ pub enum Format {
     GhcProf,
     /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
     V8Prof,
+    /// Safari Web Inspector timeline recording (JSON export with sampled JavaScript stacks).
+    Safari,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 24] = [
+pub const ALL_FORMATS: [Format; 25] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -121,6 +124,7 @@ pub const ALL_FORMATS: [Format; 24] = [
     Format::Papyrus,
     Format::GhcProf,
     Format::V8Prof,
+    Format::Safari,
 ];
 
 impl Format {
@@ -151,6 +155,7 @@ impl Format {
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
             Format::V8Prof => "v8-prof",
+            Format::Safari => "safari",
         }
     }
 
@@ -182,6 +187,7 @@ impl Format {
             Format::Papyrus => &[],
             Format::GhcProf => &[],
             Format::V8Prof => &[],
+            Format::Safari => &[],
         }
     }
 

@@ -100,6 +100,12 @@ const REGISTRY: &[FormatSpec] = &[
         None,
     ),
     spec(
+        Format::Safari,
+        Some(safari::detect),
+        Some(safari::read),
+        None,
+    ),
+    spec(
         Format::GhcProf,
         Some(ghc_prof::detect),
         Some(ghc_prof::read),
