@@ -135,7 +135,9 @@ fn unrecognized_text_says_what_each_likely_reader_found_wrong() {
             continue;
         }
         let bytes = std::fs::read(&path).unwrap();
-        let err = read_any(&bytes, &options(None)).expect_err(&name).to_string();
+        let err = read_any(&bytes, &options(None))
+            .expect_err(&name)
+            .to_string();
         // The list of readable formats that ends the message grows with every reader: checked
         // here, left out of the recorded text.
         let (head, list) = err.split_once("; proftab reads ").expect(&err);

@@ -17,7 +17,8 @@
 //! offset (mangled C++/Rust names are kept as they are: perf demangles C++ itself unless asked
 //! not to, and proftab does not demangle), `filename` the DSO as printed (`[kernel.kallsyms]`,
 //! `/usr/lib/libc.so.6`, `/tmp/a.out (deleted)`; NA for `[unknown]`; an inlined frame, printed
-//! without DSO, has its caller's). Location columns:
+//! without DSO, has the DSO of the frame it is inlined into: the next frame at its address; a
+//! frame marked inlined without one is kept as not inlined and without DSO, with a warning). Location columns:
 //! `.address` (u64, the printed address), `.frame_type` (`kernel` for kernel DSOs, else
 //! `native`), `.inlined` (TRUE for `--inline` frames); `locations.line` is the `+srcline`
 //! line, 0 when not printed.
