@@ -8,7 +8,8 @@
 //! without a row are simply not named in the error.
 
 use super::{
-    callgrind, collapsed, goroutine_dump, instruments, papyrus, perf_script, pmcstat, rprof, Format,
+    callgrind, collapsed, goroutine_dump, instruments, papyrus, perf_script, pmcstat, rprof,
+    safari, speedscope, Format,
 };
 
 /// What a detector makes of a prefix.
@@ -48,7 +49,7 @@ impl Sniff {
 const BINARY_CHECK_BYTES: usize = 4096;
 
 /// True when the first bytes hold control characters no text profile has (anything but tab,
-/// line ends and form feed): binary data, of which no text format has anything to say.
+/// line ends and form feed): binary data, of which no text or JSON format has anything to say.
 fn looks_binary(bytes: &[u8]) -> bool {
     let head = bytes.get(..BINARY_CHECK_BYTES).unwrap_or(bytes);
     String::from_utf8_lossy(head)
@@ -60,7 +61,8 @@ fn looks_binary(bytes: &[u8]) -> bool {
 pub type SniffFn = fn(&[u8]) -> Sniff;
 
 /// Readers that can say why they refused, the most plausible first when their progress ties
-/// (the line formats without a header before those whose header did not fit).
+/// (the line formats without a header before those whose header did not fit, then JSON
+/// formats whose distinctive key was there).
 pub const SNIFFERS: &[(Format, SniffFn)] = &[
     (Format::Collapsed, collapsed::sniff),
     (Format::PerfScript, perf_script::sniff),
@@ -70,6 +72,8 @@ pub const SNIFFERS: &[(Format, SniffFn)] = &[
     (Format::Papyrus, papyrus::sniff),
     (Format::Instruments, instruments::sniff),
     (Format::Rprof, rprof::sniff),
+    (Format::Safari, safari::sniff),
+    (Format::Speedscope, speedscope::sniff),
 ];
 
 /// At most this many readers are named in the error.
@@ -77,7 +81,7 @@ pub const MAX_NAMED: usize = 4;
 
 /// `format: why` of the readers that refused `bytes` for a nameable reason, most plausible
 /// first (greatest progress, then [`SNIFFERS`] order), at most [`MAX_NAMED`]. None for binary
-/// data: every row is a text format.
+/// data: every row is a text or JSON format.
 pub fn likely_refusals(bytes: &[u8]) -> Vec<String> {
     if looks_binary(bytes) {
         return Vec::new();

@@ -22,6 +22,7 @@
 mod read;
 
 use super::json_scan;
+use super::sniff::Sniff;
 
 pub use read::read;
 
@@ -31,23 +32,38 @@ pub const NAME: &str = "safari";
 /// True for a JSON object whose `recording` is an object with a `sampleStackTraces` array and
 /// a `sampleDurations` array.
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// [`detect`], saying why not when the object has a `recording`.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     if json_scan::first_significant_byte(bytes) != Some(b'{') {
-        return false;
+        return Sniff::Foreign;
     }
     let Some(top) = json_scan::top_level_members(bytes) else {
-        return false;
+        return Sniff::Foreign;
     };
     let Some(recording) = json_scan::member(&top, "recording") else {
-        return false;
+        return Sniff::Foreign;
     };
     let open = json_scan::skip_ws(bytes, recording.value.start);
-    if bytes.get(open) != Some(&b'{') {
-        return false;
+    let members = match bytes.get(open) {
+        Some(b'{') => json_scan::object_members(bytes, open),
+        _ => None,
+    };
+    let Some(m) = members else {
+        return Sniff::near(1, "`recording` is not an object");
+    };
+    if !json_scan::member_starts_with(bytes, &m, "sampleStackTraces", b'[') {
+        return Sniff::near(
+            1,
+            "`recording` has no `sampleStackTraces` array (recorded without JavaScript samples?)",
+        );
     }
-    json_scan::object_members(bytes, open).is_some_and(|m| {
-        json_scan::member_starts_with(bytes, &m, "sampleStackTraces", b'[')
-            && json_scan::member_starts_with(bytes, &m, "sampleDurations", b'[')
-    })
+    match json_scan::member_starts_with(bytes, &m, "sampleDurations", b'[') {
+        true => Sniff::Fits,
+        false => Sniff::near(2, "`recording` has no `sampleDurations` array"),
+    }
 }
 
 #[cfg(test)]
