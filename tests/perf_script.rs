@@ -176,8 +176,100 @@ fn self_samples_per_symbol_equal_perf_report() {
             }
         }
         assert_eq!(total(&p, "samples"), want_total, "{what}: total");
-        assert_eq!(got, want, "{what}: self samples per symbol");
+        assert_eq!(
+            self_by_host_symbol(&p),
+            want,
+            "{what}: self samples per symbol"
+        );
+        if !has_inlined_frames(&p) {
+            // Without inlining, proftab top's self column is perf report's.
+            assert_eq!(got, want, "{what}: self samples per function");
+        }
     }
+}
+
+fn is_inlined(p: &Profile, loc: proftab::model::LocationIndex) -> bool {
+    matches!(
+        p.locations.ext.cell(ext::locations::INLINED, loc.idx()),
+        Some(Cell::Lgl(Some(true)))
+    )
+}
+
+fn has_inlined_frames(p: &Profile) -> bool {
+    (0..p.locations.line.len()).any(|i| is_inlined(p, proftab::model::LocationIndex(i as u32)))
+}
+
+/// Samples per symbol as perf report counts them: each sample charged to the symbol its
+/// address is in, its innermost frame that is not inlined.
+fn self_by_host_symbol(p: &Profile) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for s in 0..p.num_samples() {
+        let stack = p.sample_stack(SampleIndex(s as u32));
+        if let Some(loc) = p.frames_leaf_first(stack).find(|&l| !is_inlined(p, l)) {
+            let f = p.location_function(loc).unwrap();
+            *out.entry(p.str(p.functions.name[f.idx()]).to_owned())
+                .or_insert(0.0) += 1.0;
+        }
+    }
+    out
+}
+
+/// `perf script --inline` of an -O2 build (tests/fixtures/perf-script/README.md): the inlined
+/// functions are frames of their own, marked `.inlined`, between the function they are
+/// inlined into and their callees; `proftab top` charges them their own self samples, which
+/// with their host's add up to perf report's count for the host symbol.
+#[test]
+fn inlined_frames_are_frames_of_their_own() {
+    let path = fixture("perf-script/inline.txt");
+    let p = read_path(Format::PerfScript, &path).profile;
+    let vt = p.value_type_index("samples").unwrap();
+    let rows: BTreeMap<String, f64> = function_table(&p, vt, None)
+        .rows
+        .into_iter()
+        .map(|r| (r.name, r.self_value))
+        .collect();
+    let inlined: std::collections::BTreeSet<String> = (0..p.locations.line.len())
+        .map(|i| proftab::model::LocationIndex(i as u32))
+        .filter(|&l| is_inlined(&p, l))
+        .map(|l| {
+            p.str(p.functions.name[p.location_function(l).unwrap().idx()])
+                .to_owned()
+        })
+        .collect();
+    assert!(
+        inlined.contains("mix") && inlined.contains("step"),
+        "{inlined:?}"
+    );
+    assert!(!inlined.contains("churn") && !inlined.contains("walk"));
+    let (_, want) = parse_report(&std::fs::read_to_string(judge(&path)).unwrap());
+    let self_of = |n: &str| rows.get(n).copied().unwrap_or(0.0);
+    assert!(self_of("mix") > 0.0, "mix has no self samples of its own");
+    // Every sample whose leaf is inlined is charged, by perf report, to churn or walk.
+    let user = ["mix", "step", "churn", "walk"]
+        .map(self_of)
+        .iter()
+        .sum::<f64>();
+    assert_eq!(user, want["churn"] + want["walk"]);
+    // In every sample, an inlined frame sits right above (is a callee of) a frame at its
+    // address, the function it is inlined into. perf's `__libc_start_main_impl (inlined)`
+    // has none (it is `__libc_start_main` under its debug-info name): not inlined, no DSO.
+    let address =
+        |l: proftab::model::LocationIndex| p.locations.ext.cell(ext::locations::ADDRESS, l.idx());
+    for s in 0..p.num_samples() {
+        let frames: Vec<_> = p
+            .frames_leaf_first(p.sample_stack(SampleIndex(s as u32)))
+            .collect();
+        for w in frames.windows(2) {
+            if is_inlined(&p, w[0]) {
+                assert_eq!(
+                    address(w[0]),
+                    address(w[1]),
+                    "inlined frame away from its host"
+                );
+            }
+        }
+    }
+    assert!(!inlined.contains("__libc_start_main_impl"));
 }
 
 #[test]

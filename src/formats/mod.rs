@@ -33,6 +33,8 @@ pub mod pstats;
 pub(crate) mod read_common;
 mod registry;
 pub mod rprof;
+pub mod safari;
+pub mod sniff;
 pub mod speedscope;
 pub mod stackprof;
 pub mod tables_json;
@@ -103,10 +105,12 @@ pub enum Format {
     Heaptrack,
     /// valgrind massif output (`valgrind --tool=massif`).
     Massif,
+    /// Safari Web Inspector timeline recording (JSON export with sampled JavaScript stacks).
+    Safari,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 27] = [
+pub const ALL_FORMATS: [Format; 28] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -134,6 +138,7 @@ pub const ALL_FORMATS: [Format; 27] = [
     Format::Pstats,
     Format::Heaptrack,
     Format::Massif,
+    Format::Safari,
 ];
 
 impl Format {
@@ -167,6 +172,7 @@ impl Format {
             Format::Pstats => "pstats",
             Format::Heaptrack => "heaptrack",
             Format::Massif => "massif",
+            Format::Safari => "safari",
         }
     }
 
@@ -201,6 +207,7 @@ impl Format {
             Format::Pstats => &[],
             Format::Heaptrack => &[],
             Format::Massif => &[],
+            Format::Safari => &[],
         }
     }
 

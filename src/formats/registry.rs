@@ -100,6 +100,12 @@ const REGISTRY: &[FormatSpec] = &[
         None,
     ),
     spec(
+        Format::Safari,
+        Some(safari::detect),
+        Some(safari::read),
+        None,
+    ),
+    spec(
         Format::GhcProf,
         Some(ghc_prof::detect),
         Some(ghc_prof::read),
@@ -259,11 +265,17 @@ const COMPRESSIONS: &[Compression] = &[
 ];
 
 /// The error for input no registered format recognizes; `what` names it in the message.
+/// The readers that resembled it say what they found wrong, the most plausible first.
 fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
+    let refusals = sniff::likely_refusals(bytes);
+    let closest = match refusals.is_empty() {
+        true => String::new(),
+        false => format!("; {}", refusals.join("; ")),
+    };
     ReadError::whole(
         "input",
         format!(
-            "unrecognized format ({what} starts with {}); proftab reads {}",
+            "unrecognized format ({what} starts with {}){closest}; proftab reads {}",
             describe_prefix(bytes),
             readable_names().join(", ")
         ),

@@ -241,6 +241,7 @@ describe("formats", () => {
         "pstats",
         "heaptrack",
         "massif",
+        "safari",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");

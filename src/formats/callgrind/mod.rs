@@ -20,6 +20,7 @@
 mod grammar;
 mod read;
 
+use super::sniff::Sniff;
 use grammar::{classify, Line};
 pub use read::read;
 
@@ -43,6 +44,11 @@ const MAGIC: &str = "# callgrind format";
 /// either the first line is the magic `# callgrind format` or an `events:` header comes
 /// before the first `fn=` line.
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// [`detect`], saying why not once some line fitted (or the magic line was there).
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let prefix = bytes.get(..DETECT_PREFIX_BYTES).unwrap_or(bytes);
     let head = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
     // Judge the valid UTF-8 part (a cut may split a character; file names may be Latin-1).
@@ -59,24 +65,41 @@ pub fn detect(bytes: &[u8]) -> bool {
     } else {
         text
     };
+    if complete.contains('\0') {
+        return Sniff::Foreign;
+    }
     let magic = complete
         .lines()
         .next()
         .is_some_and(|l| l.trim_end() == MAGIC);
-    let (mut events, mut functions) = (false, false);
-    for line in complete.lines().take(DETECT_MAX_LINES) {
-        match classify(line) {
-            None => return false,
-            Some(Line::Header("events", v)) if !v.is_empty() => events = true,
-            Some(Line::Assign("fn", _)) => functions |= events,
-            Some(Line::Cost(_)) if !events && !magic => return false,
-            _ => {}
-        }
-        if line.contains('\0') {
-            return false;
-        }
+    let (mut events, mut functions, mut seen) = (false, false, 0usize);
+    for (i, line) in complete.lines().take(DETECT_MAX_LINES).enumerate() {
+        let why = match classify(line) {
+            None => format!("line {} is no callgrind line", i + 1),
+            Some(Line::Cost(_)) if !events && !magic => {
+                format!("line {} is a cost line before any `events:`", i + 1)
+            }
+            Some(line) => {
+                seen += usize::from(!matches!(line, Line::Skip));
+                match line {
+                    Line::Header("events", v) if !v.is_empty() => events = true,
+                    Line::Assign("fn", _) => functions |= events,
+                    _ => {}
+                }
+                continue;
+            }
+        };
+        return match magic || seen > 0 {
+            true => Sniff::near(seen, why),
+            false => Sniff::Foreign,
+        };
     }
-    magic || (events && functions)
+    match (magic || (events && functions), events) {
+        (true, _) => Sniff::Fits,
+        (false, true) => Sniff::near(seen, "no `fn=` line after `events:`"),
+        (false, false) if seen > 0 => Sniff::near(seen, "no `events:` line"),
+        _ => Sniff::Foreign,
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ mod read;
 mod write;
 
 use super::read_common::decode_text;
+use super::sniff::Sniff;
 use grammar::{has_control_chars, split_count};
 pub use read::read;
 pub use write::write;
@@ -54,11 +55,21 @@ pub const BEFORE_TYPE: &str = "before";
 const DETECT_PREFIX_BYTES: usize = 64 * 1024;
 /// Candidate lines (not blank, not comments) examined by [`detect`].
 const DETECT_MAX_LINES: usize = 100;
+/// At most one judged line in this many may fail to be `stack count` (inferno's test file
+/// with two bad lines in ten still reads, with a warning).
+const DETECT_MAX_BAD_SHARE: usize = 3;
 
-/// True when the text looks like folded stacks: not JSON, not binary, not Rprof output, not
-/// pprof's legacy text formats, and most (more than half) of the first lines are `stack count`
-/// lines.
+/// True when the text looks like folded stacks: see [`sniff`].
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// Folded stacks fit when the text is not JSON, binary, Rprof output or pprof's legacy text,
+/// nearly every one of the first lines (all but one in [`DETECT_MAX_BAD_SHARE`]) is
+/// `stack count`, and the stacks look like stacks: some has several frames (`a;b`), or none
+/// holds a space (one-frame "stacks" with spaces are prose ending in a number: a log line, a
+/// message).
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let head = bytes.get(..detect_prefix_len(bytes)).unwrap_or(bytes);
     let (text, _) = decode_text(head);
     let complete = if head.len() < bytes.len() {
@@ -71,31 +82,89 @@ pub fn detect(bytes: &[u8]) -> bool {
         || looks_like_json_or_rprof(complete)
         || super::pprof_text::starts_like_legacy_text(complete)
     {
-        return false;
+        return Sniff::Foreign;
     }
-    let (mut valid, mut invalid) = (0usize, 0usize);
-    for line in complete
+    let mut tally = Tally::default();
+    for (n, line) in complete
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         .take(DETECT_MAX_LINES)
     {
-        // A "stack" of bare numbers (`16 20`, `+3 * 12`) is a cost line of a line-oriented
-        // format such as callgrind, not frames.
-        let frames = split_count(line).filter(|(stack, _)| {
-            !stack.split_ascii_whitespace().all(|t| {
-                t == "*"
-                    || t.trim_start_matches(['+', '-'])
-                        .starts_with(|c: char| c.is_ascii_digit())
-            })
-        });
-        if frames.is_some() && !has_control_chars(line) {
-            valid += 1;
-        } else {
-            invalid += 1;
+        tally.line(n, line);
+    }
+    tally.verdict()
+}
+
+/// The lines [`sniff`] judged.
+#[derive(Default)]
+struct Tally {
+    valid: usize,
+    invalid: usize,
+    /// The first line that is not `stack count`, and what is wrong with it.
+    first_bad: Option<(usize, &'static str)>,
+    several_frames: bool,
+    spaced_frame: bool,
+}
+
+impl Tally {
+    fn line(&mut self, n: usize, line: &str) {
+        let problem = match split_count(line) {
+            None => Some("has no sample count"),
+            // A "stack" of bare numbers (`16 20`, `+3 * 12`) is a cost line of a
+            // line-oriented format such as callgrind, not frames.
+            Some((stack, _)) if stack.split_ascii_whitespace().all(is_number_token) => {
+                Some("holds only numbers")
+            }
+            Some(_) if has_control_chars(line) => Some("holds control characters"),
+            Some((stack, _)) => {
+                self.several_frames |= stack.contains(';');
+                self.spaced_frame |= stack.contains([' ', '\t']);
+                None
+            }
+        };
+        match problem {
+            None => self.valid += 1,
+            Some(p) => {
+                self.invalid += 1;
+                self.first_bad.get_or_insert((n, p));
+            }
         }
     }
-    valid > invalid
+
+    fn verdict(self) -> Sniff {
+        let Some((n, problem)) = self.first_bad.filter(|_| {
+            self.valid == 0 || self.invalid * DETECT_MAX_BAD_SHARE > self.valid + self.invalid
+        }) else {
+            if self.valid > 0 && !self.several_frames && self.spaced_frame {
+                return Sniff::near(
+                    self.valid,
+                    "no stack has several frames (`a;b`) and frames hold spaces: text, not stacks",
+                );
+            }
+            return match self.valid {
+                0 => Sniff::Foreign,
+                _ => Sniff::Fits,
+            };
+        };
+        let mut why = format!("line {n} {problem}");
+        if self.valid > 0 {
+            let judged = self.valid + self.invalid;
+            why.push_str(&format!(
+                " ({} of the first {judged} lines are not `stack count`)",
+                self.invalid
+            ));
+        }
+        Sniff::near(self.valid, why)
+    }
+}
+
+/// `12`, `+3`, `-1`, `*`: a token of a cost line.
+fn is_number_token(t: &str) -> bool {
+    t == "*"
+        || t.trim_start_matches(['+', '-'])
+            .starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Bytes [`detect`] examines: [`DETECT_PREFIX_BYTES`], or up to the end of the first line

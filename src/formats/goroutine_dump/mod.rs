@@ -35,6 +35,7 @@
 mod grammar;
 mod reader;
 
+use super::sniff::Sniff;
 use super::{Parsed, ReadError, ReadOptions};
 
 /// Format name in messages.
@@ -71,19 +72,37 @@ const DETECT_PREFIX_BYTES: usize = 64 * 1024;
 /// or `goroutine N gp=`), or a panic / fatal error / signal line followed, before any line that
 /// is not part of such a message, by a goroutine header.
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// [`detect`], saying why not: a first line that starts like a header but is none, or a panic
+/// message without a goroutine header after it.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let head = bytes.get(..DETECT_PREFIX_BYTES).unwrap_or(bytes);
     if head.contains(&0) {
-        return false;
+        return Sniff::Foreign;
     }
     let text = String::from_utf8_lossy(head);
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let Some(first) = lines.next() else {
-        return false;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((i, first)) = lines.next() else {
+        return Sniff::Foreign;
     };
     if is_header_start(first) {
-        return true;
+        return Sniff::Fits;
     }
-    grammar::is_panic_start(first) && lines.any(is_header_start)
+    if grammar::is_panic_start(first) {
+        return match lines.any(|(_, l)| is_header_start(l)) {
+            true => Sniff::Fits,
+            false => Sniff::near(2, "a panic message with no `goroutine N [STATE]:` after it"),
+        };
+    }
+    match first.starts_with("goroutine ") {
+        true => Sniff::near(1, format!("line {} is not `goroutine N [STATE]:`", i + 1)),
+        false => Sniff::Foreign,
+    }
 }
 
 /// `goroutine N [` or `goroutine N gp=`: the start of a header, as [`detect`] requires it.

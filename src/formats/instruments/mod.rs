@@ -25,6 +25,7 @@
 mod grammar;
 mod read;
 
+use super::sniff::Sniff;
 pub use read::read;
 
 /// Format name used in errors and warnings.
@@ -33,22 +34,43 @@ pub const NAME: &str = "instruments";
 /// Bytes [`detect`] examines.
 const DETECT_PREFIX_BYTES: usize = 4096;
 
-/// True when the first line is a tab-separated header with a symbol-name column and a known
-/// weight column, and the next line's weight cell is a quantity with its percentage
-/// (`12.00 ms   50.0%`).
+/// True when the text fits Instruments' deep copy: see [`sniff`].
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// The text fits when the first line is a tab-separated header with a symbol-name column and a
+/// known weight column, and the next line's weight cell is a quantity with its percentage
+/// (`12.00 ms   50.0%`).
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
     let mut lines = text.lines();
-    let (Some(header), Some(row)) = (lines.next(), lines.next()) else {
-        return false;
+    let Some(header) = lines.next() else {
+        return Sniff::Foreign;
     };
     let Some(columns) = grammar::Columns::from_header(header) else {
-        return false;
+        return match header.contains('\t') && header.contains("Weight") {
+            true => Sniff::near(
+                1,
+                "line 1 names no symbol column and no known weight column",
+            ),
+            false => Sniff::Foreign,
+        };
+    };
+    let Some(row) = lines.next() else {
+        return Sniff::near(2, "the header is followed by no row");
     };
     let cells: Vec<&str> = row.split('\t').collect();
-    cells
+    match cells
         .get(columns.total)
-        .is_some_and(|c| grammar::total_cell(c).is_some())
+        .and_then(|c| grammar::total_cell(c))
+    {
+        Some(_) => Sniff::Fits,
+        None => Sniff::near(
+            2,
+            "line 2 has no weight with its share (`12.00 ms   50.0%`)",
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@
 
 mod read;
 
+use super::sniff::Sniff;
 pub use read::read;
 
 /// Format name used in errors and warnings.
@@ -30,16 +31,36 @@ pub const LOCATION_FORM: &str = ".form";
 /// Bytes [`detect`] examines.
 const DETECT_PREFIX_BYTES: usize = 4096;
 
-/// True when the first line is `NAME log opened (PLATFORM)` and the next non-blank line an
-/// event line.
+/// True when the log fits Papyrus' grammar: see [`sniff`].
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// The log fits when the first line is `NAME log opened (PLATFORM)` and the next non-blank line
+/// an event line.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
-    let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
-    let opened = lines.next().and_then(read::log_opened).is_some();
-    opened
-        && lines
-            .find(|l| !l.trim().is_empty())
-            .is_some_and(|l| read::event(l).is_some())
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let Some((_, first)) = lines.next() else {
+        return Sniff::Foreign;
+    };
+    if read::log_opened(first).is_none() {
+        return match first.contains(" log opened") {
+            true => Sniff::near(1, "line 1 is not `NAME log opened (PLATFORM)`"),
+            false => Sniff::Foreign,
+        };
+    }
+    match lines.find(|(_, l)| !l.trim().is_empty()) {
+        Some((_, l)) if read::event(l).is_some() => Sniff::Fits,
+        Some((m, _)) => Sniff::near(
+            2,
+            format!("line {m} is not an event `TIME:EVENT:STACK:DEPTH:FORM:SCRIPT..FUNCTION`"),
+        ),
+        None => Sniff::near(2, "the `log opened` line is followed by no event"),
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@
 //! offset (mangled C++/Rust names are kept as they are: perf demangles C++ itself unless asked
 //! not to, and proftab does not demangle), `filename` the DSO as printed (`[kernel.kallsyms]`,
 //! `/usr/lib/libc.so.6`, `/tmp/a.out (deleted)`; NA for `[unknown]`; an inlined frame, printed
-//! without DSO, has its caller's). Location columns:
+//! without DSO, has the DSO of the frame it is inlined into: the next frame at its address; a
+//! frame marked inlined without one is kept as not inlined and without DSO, with a warning). Location columns:
 //! `.address` (u64, the printed address), `.frame_type` (`kernel` for kernel DSOs, else
 //! `native`), `.inlined` (TRUE for `--inline` frames); `locations.line` is the `+srcline`
 //! line, 0 when not printed.
@@ -31,6 +32,7 @@ mod grammar;
 mod read;
 
 use super::read_common::detect_prefix_text;
+use super::sniff::Sniff;
 use super::{Parsed, ReadError, ReadOptions};
 
 /// Format name in messages.
@@ -48,25 +50,59 @@ pub const SAMPLE_EVENT: &str = ".event";
 /// Bytes of the input [`detect`] looks at.
 const DETECT_PREFIX_BYTES: usize = 64 * 1024;
 
-/// True when the first line that is neither blank nor a `#` comment is a sample header
-/// (`COMM PID … TIME: …` or `… EVENT:`) and the next line that is not blank is an indented
-/// frame line (`ADDR SYMBOL (DSO)`), or the header itself ends with such a frame.
+/// True when the output fits `perf script`'s grammar: see [`sniff`].
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// The output fits when the first line that is neither blank nor a `#` comment is a sample
+/// header with a pid or a time (`COMM PID … TIME: …`) and the next line that is not blank is
+/// an indented frame line (`ADDR SYMBOL (DSO)`), or the header itself ends with such a frame.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let Some(text) = detect_prefix_text(bytes, DETECT_PREFIX_BYTES) else {
-        return false;
+        return Sniff::Foreign;
     };
+    if super::json_scan::opens_object(bytes) {
+        return Sniff::Foreign;
+    }
     let mut lines = text
         .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
-    let Some(header) = lines.next().and_then(grammar::parse_header) else {
-        return false;
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+    let Some((n, first)) = lines.next() else {
+        return Sniff::Foreign;
     };
-    if !header.rest.is_empty() {
-        return header.time.is_some() && grammar::parse_frame(header.rest).is_some();
+    let Some(header) = grammar::parse_header(first) else {
+        return Sniff::near(
+            0,
+            format!("line {n} is not a sample header (`COMM PID TIME: EVENT:`)"),
+        );
+    };
+    if header.pid.is_none() && header.time.is_none() {
+        return Sniff::near(
+            0,
+            format!("line {n} is not a sample header (no pid, no time)"),
+        );
     }
-    lines
-        .next()
-        .is_some_and(|l| l.starts_with(char::is_whitespace) && grammar::parse_frame(l).is_some())
+    if !header.rest.is_empty() {
+        return match header.time.is_some() && is_plausible_frame(header.rest) {
+            true => Sniff::Fits,
+            false => Sniff::near(1, format!("line {n}: the sample header ends in no frame")),
+        };
+    }
+    match lines.next() {
+        Some((_, l)) if l.starts_with(char::is_whitespace) && is_plausible_frame(l) => Sniff::Fits,
+        Some((m, _)) => Sniff::near(1, format!("line {m} is not a frame (`ADDR SYMBOL (DSO)`)")),
+        None => Sniff::near(1, "the sample header is followed by no frame"),
+    }
+}
+
+/// A frame with an address, or with a DSO without spaces (`(primary key)` ends prose).
+fn is_plausible_frame(text: &str) -> bool {
+    grammar::parse_frame(text).is_some_and(|f| {
+        f.address.is_some() || f.inlined || f.dso.is_some_and(|d| !d.contains(' '))
+    })
 }
 
 /// Reads `perf script` output.

@@ -200,7 +200,7 @@ impl<'a> Reader<'a> {
 
     /// Turns the sample being read, if any, into a sample of the profile.
     fn end_sample(&mut self) -> Result<(), ReadError> {
-        let Some(p) = self.current.take() else {
+        let Some(mut p) = self.current.take() else {
             return Ok(());
         };
         check_sample_limit(&self.b, Format::PerfScript, self.limits.max_samples)?;
@@ -214,10 +214,33 @@ impl<'a> Reader<'a> {
             ));
         }
         let mut locs = self.b.take_scratch();
-        // An inlined frame is printed without DSO: it has its caller's (the next frame's).
-        let mut dso = None;
-        for f in p.frames.iter().rev() {
-            dso = f.frame.dso.or(if f.frame.inlined { dso } else { None });
+        // An inlined frame is printed without DSO: it has the DSO of the function it is
+        // inlined into, the next frame at the same address (perf prints a chain innermost
+        // first, every frame at the chain's address). A frame marked inlined with no such
+        // frame is the chain's function itself, which perf marks so when the debug info names
+        // it otherwise than the symbol table (`__libc_start_main_impl` for
+        // `__libc_start_main`): it is kept as not inlined, its DSO unknown.
+        let mut host: Option<(Option<&str>, Option<u64>)> = None;
+        for f in p.frames.iter_mut().rev() {
+            let dso = match (f.frame.inlined, host) {
+                (true, Some((dso, address))) if address == f.frame.address => dso,
+                (inlined, _) => {
+                    if inlined {
+                        f.frame.inlined = false;
+                        self.warnings.add(FORMAT, "hostless-inlined", || {
+                            format!(
+                                "frames marked inlined without a frame at their address to be \
+                                 inlined into (first in the sample at line {}; perf marks a \
+                                 function so when its debug-info name differs from its symbol) \
+                                 were kept as functions of their own, without DSO",
+                                p.line
+                            )
+                        });
+                    }
+                    host = Some((f.frame.dso, f.frame.address));
+                    f.frame.dso
+                }
+            };
             locs.push(self.location(f, dso));
         }
         locs.reverse();

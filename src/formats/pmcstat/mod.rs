@@ -26,6 +26,7 @@
 
 mod read;
 
+use super::sniff::Sniff;
 pub use read::read;
 
 /// Format name used in errors and warnings.
@@ -34,21 +35,37 @@ pub const NAME: &str = "pmcstat";
 /// Bytes [`detect`] examines.
 const DETECT_PREFIX_BYTES: usize = 4096;
 
-/// True when the first non-blank line is an event header (`@ EVENT [N samples]`) and the first
-/// line that is a row of the grammar comes before any other non-blank, non-comment line.
+/// True when the output fits `pmcstat -G`'s grammar: see [`sniff`].
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// The output fits when the first non-blank line is an event header (`@ EVENT [N samples]`)
+/// and the first line that is a row of the grammar comes before any other non-blank,
+/// non-comment line.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
-    let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
-    let Some(first) = lines.by_ref().find(|l| !l.trim().is_empty()) else {
-        return false;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let Some((n, first)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
+        return Sniff::Foreign;
     };
     if read::event_header(first).is_none() {
-        return false;
+        return match first.starts_with("@ ") {
+            true => Sniff::near(1, format!("line {n} is not `@ EVENT [N samples]`")),
+            false => Sniff::Foreign,
+        };
     }
-    lines
-        .filter(|l| !l.trim().is_empty() && !read::is_comment(l))
-        .take(1)
-        .any(|l| read::row(l).is_some())
+    match lines.find(|(_, l)| !l.trim().is_empty() && !read::is_comment(l)) {
+        Some((_, l)) if read::row(l).is_some() => Sniff::Fits,
+        Some((m, _)) => Sniff::near(
+            2,
+            format!("line {m} is not a row `SHARE% [COUNT] FUNCTION`"),
+        ),
+        None => Sniff::near(2, "the event header is followed by no row"),
+    }
 }
 
 #[cfg(test)]

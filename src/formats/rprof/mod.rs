@@ -52,6 +52,7 @@ mod read;
 pub mod tokens;
 mod write;
 
+use super::sniff::Sniff;
 pub use header::Header;
 pub use read::read;
 pub use write::write;
@@ -92,6 +93,11 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// True when the first line is an Rprof header (`[memory profiling: ][GC profiling: ]
 /// [line profiling: ]sample.interval=N`).
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// [`detect`], saying why not when the first line is a header with a bad interval.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     let head = bytes
         .get(..bytes.len().min(DETECT_PREFIX_BYTES))
@@ -101,7 +107,11 @@ pub fn detect(bytes: &[u8]) -> bool {
         None => head,
     };
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    Header::parse(line).is_ok()
+    match Header::parse(line) {
+        Ok(_) => Sniff::Fits,
+        Err(header::HeaderProblem::BadInterval(why)) => Sniff::near(1, format!("line 1: {why}")),
+        Err(header::HeaderProblem::NotAHeader) => Sniff::Foreign,
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ mod write;
 mod write_evented;
 
 use super::json_scan;
+use super::sniff::Sniff;
 use crate::model::ext;
 
 pub use read::read;
@@ -90,12 +91,24 @@ const KNOWN_PROFILE_KEYS: [&str; 8] = [
 
 /// True when the input is a JSON object whose `$schema` is speedscope's file-format schema.
 pub fn detect(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Fits)
+}
+
+/// [`detect`], saying why not when the object has another `$schema`.
+pub fn sniff(bytes: &[u8]) -> Sniff {
     if json_scan::first_significant_byte(bytes) != Some(b'{') {
-        return false;
+        return Sniff::Foreign;
     }
-    json_scan::top_level_members(bytes)
+    match json_scan::top_level_members(bytes)
         .and_then(|m| json_scan::member_str(bytes, &m, "$schema"))
-        .is_some_and(|s| is_schema(&s))
+    {
+        Some(s) if is_schema(&s) => Sniff::Fits,
+        Some(s) => Sniff::near(
+            1,
+            format!("`$schema` is {s:?}, not speedscope's file-format-schema.json"),
+        ),
+        None => Sniff::Foreign,
+    }
 }
 
 fn is_schema(s: &str) -> bool {

@@ -1,0 +1,148 @@
+//! Detection refuses rather than guesses (issue #10, item 8).
+//!
+//! * Every real file of the shared corpora (`corpus/<format>/`, `corpus-new/<format>/`) is
+//!   claimed by its own format's detector and by no other one. A corpus-new folder whose format
+//!   proftab does not read yet is claimed by none.
+//! * Text that is no profile — `tests/fixtures/sniff/*` (a README, CSV, logs, source code,
+//!   near misses of each text grammar) and the scripts, sources and notes beside the fixtures —
+//!   is refused by every detector, and `read_any` says why, per likely reader:
+//!   `tests/fixtures/sniff/<file>.expected` holds the full message up to the list of readable
+//!   formats that ends it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use proftab::formats::{gzip, read_any, readable_names, registry, Format};
+use support::corpus::*;
+use support::golden;
+use support::profile::options;
+
+/// The formats whose detectors claim `bytes`.
+fn claimants(bytes: &[u8]) -> Vec<&'static str> {
+    registry()
+        .iter()
+        .filter(|s| s.detect.is_some_and(|d| d(bytes)))
+        .map(|s| s.format.name())
+        .collect()
+}
+
+/// Files beside real ones that describe them (expected outputs of other tools).
+fn is_side_file(path: &Path) -> bool {
+    let name = file_name(path);
+    name.ends_with(".expected") || name.ends_with(".expected.txt") || name == "PROVENANCE.md"
+}
+
+/// `(folder, file)` of every real corpus file, both corpora.
+fn corpus_files_by_folder() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let old = corpus_folders().into_iter().filter(|f| f != "invalid");
+    for folder in old {
+        for path in files_under(&corpus().join(&folder)) {
+            out.push((folder.clone(), path));
+        }
+    }
+    for folder in corpus_new_folders() {
+        for path in corpus_new(&folder) {
+            if !is_side_file(&path) {
+                out.push((folder.clone(), path));
+            }
+        }
+    }
+    out
+}
+
+/// The decompressed bytes of a gzipped file (what `read_any` looks at), else the bytes.
+fn content(bytes: Vec<u8>) -> Vec<u8> {
+    if gzip::is_gzip(&bytes) {
+        if let Ok(inner) = gzip::gunzip_capped(&bytes, 1 << 30, "gzip") {
+            return inner;
+        }
+    }
+    bytes
+}
+
+#[test]
+fn every_corpus_file_is_claimed_by_its_own_detector_only() {
+    let files = corpus_files_by_folder();
+    assert!(
+        files.len() >= 100,
+        "corpus looks incomplete: {}",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    for (folder, path) in &files {
+        let bytes = content(std::fs::read(path).unwrap());
+        let readable = Format::from_name(folder).filter(|f| f.can_read());
+        let expected: Vec<&str> = readable.map(|f| f.name()).into_iter().collect();
+        let got = claimants(&bytes);
+        if got != expected {
+            failures.push(format!(
+                "{folder}/{}: claimed by {got:?}, expected {expected:?}",
+                file_name(path)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Non-profile text files beside the fixtures: notes, scripts, sources, expected outputs.
+fn side_files_of_fixtures() -> Vec<PathBuf> {
+    const ENDINGS: &[&str] = &[
+        ".md",
+        ".c",
+        ".sh",
+        ".py",
+        ".js",
+        ".cjs",
+        ".go",
+        ".R",
+        ".expected",
+        ".annotate.txt",
+    ];
+    files_under(&fixtures())
+        .into_iter()
+        .filter(|p| !p.starts_with(fixture("sniff")))
+        .filter(|p| {
+            let name = file_name(p);
+            ENDINGS.iter().any(|e| name.ends_with(e)) && !name.ends_with(".pb.gz")
+        })
+        .collect()
+}
+
+#[test]
+fn text_that_is_no_profile_is_refused_by_every_detector() {
+    let mut files = files_in(&fixture("sniff"));
+    files.retain(|p| !file_name(p).ends_with(".expected"));
+    assert!(files.len() >= 10, "tests/fixtures/sniff looks empty");
+    files.extend(side_files_of_fixtures());
+    let mut failures = Vec::new();
+    for path in &files {
+        let got = claimants(&std::fs::read(path).unwrap());
+        if !got.is_empty() {
+            failures.push(format!("{}: claimed by {got:?}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn unrecognized_text_says_what_each_likely_reader_found_wrong() {
+    for path in files_in(&fixture("sniff")) {
+        let name = file_name(&path);
+        if name.ends_with(".expected") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let err = read_any(&bytes, &options(None))
+            .expect_err(&name)
+            .to_string();
+        // The list of readable formats that ends the message grows with every reader: checked
+        // here, left out of the recorded text.
+        let (head, list) = err.split_once("; proftab reads ").expect(&err);
+        assert_eq!(list, readable_names().join(", "), "{name}");
+        let expected = path.with_file_name(format!("{name}.expected"));
+        golden::check(&expected, &format!("{head}\n"));
+    }
+}
