@@ -14,7 +14,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use proftab::formats::{gzip, read_any, readable_names, registry, Format};
+use proftab::formats::{self, read_any, readable_names, registry, Format};
 use support::corpus::*;
 use support::golden;
 use support::profile::options;
@@ -53,14 +53,12 @@ fn corpus_files_by_folder() -> Vec<(String, PathBuf)> {
     out
 }
 
-/// The decompressed bytes of a gzipped file (what `read_any` looks at), else the bytes.
+/// The decompressed bytes of a compressed file (what `read_any` looks at), else the bytes.
 fn content(bytes: Vec<u8>) -> Vec<u8> {
-    if gzip::is_gzip(&bytes) {
-        if let Ok(inner) = gzip::gunzip_capped(&bytes, 1 << 30, "gzip") {
-            return inner;
-        }
+    match formats::decompress(&bytes, 1 << 30) {
+        Ok(Some((inner, _))) => inner,
+        _ => bytes,
     }
-    bytes
 }
 
 #[test]

@@ -46,7 +46,9 @@ pub mod zstd;
 
 use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
-pub use registry::{detect, read_any, read_as, readable_names, registry, writable_names, write_as};
+pub use registry::{
+    decompress, detect, read_any, read_as, readable_names, registry, writable_names, write_as,
+};
 
 /// Every format proftab knows, readable or writable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

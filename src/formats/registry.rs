@@ -220,13 +220,12 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     if let Some(format) = detect(bytes) {
         return read_as(format, bytes, options);
     }
-    if let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) {
-        // Any format may come compressed: decompress once (capped) and look at what is inside.
-        let inner = (layer.decompress)(bytes, options.limits.max_decompressed_bytes, layer.name)?;
+    // Any format may come compressed: decompress once (capped) and look at what is inside.
+    if let Some((inner, description)) = decompress(bytes, options.limits.max_decompressed_bytes)? {
         if let Some(format) = detect(&inner) {
             return read_as(format, &inner, options);
         }
-        return Err(unrecognized(&inner, layer.description));
+        return Err(unrecognized(&inner, description));
     }
     Err(unrecognized(bytes, "input"))
 }
@@ -263,6 +262,17 @@ const COMPRESSIONS: &[Compression] = &[
         decompress: bz2::bunzip2_capped,
     },
 ];
+
+/// `bytes` decompressed, with what the "unrecognized format" message calls them, when they
+/// start with the magic of a compression in [`COMPRESSIONS`]; `None` when they do not. The
+/// output is capped at `cap` bytes (an error past it).
+pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static str)>, ReadError> {
+    let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) else {
+        return Ok(None);
+    };
+    let inner = (layer.decompress)(bytes, cap, layer.name)?;
+    Ok(Some((inner, layer.description)))
+}
 
 /// The error for input no registered format recognizes; `what` names it in the message.
 /// The readers that resembled it say what they found wrong, the most plausible first.
