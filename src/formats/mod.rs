@@ -18,6 +18,7 @@ pub mod gzip;
 pub mod heapprofile;
 pub mod inline;
 pub mod instruments;
+pub mod jfr;
 pub(crate) mod json_scan;
 pub mod otlp;
 pub mod papyrus;
@@ -92,10 +93,12 @@ pub enum Format {
     GhcProf,
     /// V8's `--prof` tick log, preprocessed to JSON (`node --prof-process --preprocess`).
     V8Prof,
+    /// Java Flight Recorder recordings (`.jfr`).
+    Jfr,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 24] = [
+pub const ALL_FORMATS: [Format; 25] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -120,6 +123,7 @@ pub const ALL_FORMATS: [Format; 24] = [
     Format::Papyrus,
     Format::GhcProf,
     Format::V8Prof,
+    Format::Jfr,
 ];
 
 impl Format {
@@ -150,6 +154,7 @@ impl Format {
             Format::Papyrus => "papyrus",
             Format::GhcProf => "ghc-prof",
             Format::V8Prof => "v8-prof",
+            Format::Jfr => "jfr",
         }
     }
 
@@ -181,6 +186,7 @@ impl Format {
             Format::Papyrus => &[],
             Format::GhcProf => &[],
             Format::V8Prof => &[],
+            Format::Jfr => &[],
         }
     }
 

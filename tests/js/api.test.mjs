@@ -238,6 +238,7 @@ describe("formats", () => {
         "papyrus",
         "ghc-prof",
         "v8-prof",
+        "jfr",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");
