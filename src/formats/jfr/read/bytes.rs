@@ -60,7 +60,12 @@ impl<'a> Bytes<'a> {
 
     /// An error at the current position.
     pub fn error(&self, message: impl Into<String>) -> ReadError {
-        ReadError::new(NAME, Place::Byte((self.base + self.pos) as u64), message)
+        self.error_at(self.pos, message)
+    }
+
+    /// An error at `pos` (relative to the chunk start).
+    pub fn error_at(&self, pos: usize, message: impl Into<String>) -> ReadError {
+        ReadError::new(NAME, Place::Byte((self.base + pos) as u64), message)
     }
 
     /// The next `n` bytes.
@@ -140,12 +145,15 @@ impl<'a> Bytes<'a> {
     /// A length or count: an `int` that is not negative and not larger than the bytes left
     /// (every element takes at least `min_size` bytes; 0 bounds the count by the bytes left).
     pub fn count(&mut self, min_size: usize) -> Result<usize, ReadError> {
+        let at = self.pos;
         let n = self.int()?;
-        let n = usize::try_from(n).map_err(|_| self.error(format!("a negative count ({n})")))?;
+        let n =
+            usize::try_from(n).map_err(|_| self.error_at(at, format!("a negative count ({n})")))?;
         if n.saturating_mul(min_size.max(1)) > self.remaining() {
-            return Err(self.error(format!(
-                "a count ({n}) larger than the bytes left in the chunk"
-            )));
+            return Err(self.error_at(
+                at,
+                format!("a count ({n}) larger than the bytes left in the event"),
+            ));
         }
         Ok(n)
     }
@@ -188,10 +196,7 @@ impl<'a> Bytes<'a> {
                 let b = self.take(n)?;
                 Ok(JfrString::Text(b.iter().map(|&c| char::from(c)).collect()))
             }
-            other => {
-                self.pos = at;
-                Err(self.error(format!("unknown string encoding {other}")))
-            }
+            other => Err(self.error_at(at, format!("unknown string encoding {other}"))),
         }
     }
 }

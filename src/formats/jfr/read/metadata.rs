@@ -121,11 +121,12 @@ fn element(b: &mut Bytes, strings: &[String], depth: usize) -> Result<Element, R
         )));
     }
     let index = |b: &mut Bytes| -> Result<usize, ReadError> {
+        let at = b.pos();
         let i = b.int()?;
         usize::try_from(i)
             .ok()
             .filter(|&i| i < strings.len())
-            .ok_or_else(|| b.error(format!("metadata string index {i} out of range")))
+            .ok_or_else(|| b.error_at(at, format!("metadata string index {i} out of range")))
     };
     let name = index(b)?;
     let n = b.count(2)?;
