@@ -1,6 +1,6 @@
-//! Java Flight Recorder recordings (`.jfr`, JFR format 1.x and 2.x as JDK 9 to 25 and
-//! async-profiler write them): one or more chunks, each a header, a metadata event describing
-//! every type, constant pools (checkpoints) and events.
+//! Java Flight Recorder recordings (`.jfr`, JFR format 1.x and 2.x; tested on JDK 17 and 21
+//! recordings): one or more chunks, each a header, a metadata event describing every type,
+//! constant pools (checkpoints) and events.
 //!
 //! Reading (a reader of its own: the `jfrs` crate loops forever on an event of size 0 and
 //! allocates whatever count a file states, see docs/formats/jfr.md):

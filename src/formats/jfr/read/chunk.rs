@@ -52,6 +52,7 @@ impl<'a> Chunk<'a> {
         let end = frame.offset + frame.size;
         let mut b = Bytes::new(&self.data[..end], self.base, self.header.compressed);
         b.seek(frame.offset)?;
+        b.set_budget(frame.size);
         b.int()?;
         b.long()?;
         Ok(b)

@@ -56,6 +56,7 @@ pub fn value(b: &mut Bytes, types: &Types, class: i64, depth: usize) -> Result<V
     if depth > MAX_VALUE_DEPTH {
         return Err(b.error(format!("values nested deeper than {MAX_VALUE_DEPTH}")));
     }
+    b.spend()?;
     let Some(c) = types.get(&class) else {
         return Err(b.error(format!("type id {class} is not in the chunk's metadata")));
     };
@@ -165,5 +166,38 @@ impl<'a> Lookup<'a> {
             },
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::metadata::{Class, Field};
+    use super::*;
+
+    fn class(name: &str, fields: Vec<Field>) -> Class {
+        Class {
+            name: name.to_owned(),
+            primitive: None,
+            fields,
+        }
+    }
+
+    #[test]
+    fn empty_objects_cannot_multiply_without_bound() {
+        let mut types = Types::default();
+        types.insert(1, class("Empty", Vec::new()));
+        let many = (0..2000)
+            .map(|i| Field {
+                name: format!("f{i}"),
+                class: 1,
+                pool: false,
+                array: false,
+            })
+            .collect();
+        types.insert(2, class("Wide", many));
+        let e = value(&mut Bytes::new(&[0], 0, true), &types, 2, 0).unwrap_err();
+        assert!(e.message.contains("values per byte"), "{e}");
+        let ok = value(&mut Bytes::new(&[0; 300], 0, true), &types, 2, 0);
+        assert!(ok.is_ok());
     }
 }
