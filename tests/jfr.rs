@@ -22,10 +22,10 @@ use std::process::Command;
 
 use proftab::formats::{jfr, read_as, Format, ReadOptions};
 use proftab::model::{ColumnData, Profile};
-use support::corpus::{corpus_new, fixture};
+use support::corpus::{corpus_new, fixture, scratch_dir};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
-    top_rows,
+    golden_text, top_rows,
 };
 use support::profile::{assert_valid, read_path};
 use support::rng::Rng;
@@ -35,7 +35,17 @@ use support::text::check_invalid_fixtures;
 const STRUCTURE_EVENTS: [&str; 2] = ["jdk.Metadata", "jdk.CheckPoint"];
 
 fn fixtures() -> Vec<PathBuf> {
-    vec![fixture("jfr").join("work.jfr")]
+    ["work.jfr", "small.jfr", "small-raw.jfr"]
+        .iter()
+        .map(|f| fixture("jfr").join(f))
+        .collect()
+}
+
+/// The recordings the JVM wrote: the fixture and the corpus.
+fn recorded() -> Vec<PathBuf> {
+    let mut v = vec![fixture("jfr").join("work.jfr")];
+    v.extend(corpus_new("jfr"));
+    v
 }
 
 fn all_inputs() -> Vec<PathBuf> {
@@ -122,12 +132,48 @@ fn event_counts_equal_jfr_summary() {
         &summary_counts(&committed),
         "work.jfr (committed summary)",
     );
-    for path in all_inputs() {
+    // `jfr summary` reads the hand-built small.jfr too (not small-raw.jfr: the JDK reads
+    // compressed integers only).
+    let mut inputs = recorded();
+    inputs.push(fixture("jfr").join("small.jfr"));
+    for path in inputs {
         let Some(report) = jfr_tool(&["summary", path.to_str().unwrap()]) else {
             return;
         };
         let p = read_path(Format::Jfr, &path).profile;
         check_counts(&p, &summary_counts(&report), &path.display().to_string());
+    }
+}
+
+#[test]
+fn fixed_size_integers_read_as_compressed_ones() {
+    let small = read_path(Format::Jfr, &fixture("jfr").join("small.jfr")).profile;
+    let raw = read_path(Format::Jfr, &fixture("jfr").join("small-raw.jfr")).profile;
+    let mut a = golden_text(&small);
+    let b = golden_text(&raw);
+    // Only the header's minor version differs (2.0 and 2.1).
+    a = a.replace("meta jfr.version=2.0", "meta jfr.version=2.1");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn chunks_are_read_one_after_another() {
+    // A recording is a sequence of self-contained chunks: two copies of the fixture make a
+    // two-chunk recording, which `jfr summary` reads too.
+    let bytes = std::fs::read(&fixtures()[0]).unwrap();
+    let path = scratch_dir("jfr").join("two-chunks.jfr");
+    std::fs::write(&path, [bytes.as_slice(), bytes.as_slice()].concat()).unwrap();
+    let one = read_path(Format::Jfr, &fixtures()[0]).profile;
+    let two = read_path(Format::Jfr, &path).profile;
+    assert_eq!(two.num_samples(), 2 * one.num_samples());
+    let chunks = two
+        .meta
+        .key
+        .iter()
+        .position(|k| two.str(*k) == "jfr.chunks");
+    assert_eq!(two.str(two.meta.value[chunks.unwrap()]), "2");
+    if let Some(report) = jfr_tool(&["summary", path.to_str().unwrap()]) {
+        check_counts(&two, &summary_counts(&report), "two chunks");
     }
 }
 
@@ -155,7 +201,7 @@ fn method_name(frame: &serde_json::Value) -> String {
 
 #[test]
 fn execution_samples_equal_jfr_print_per_method_and_thread() {
-    for path in all_inputs() {
+    for path in recorded() {
         let Some(events) = jfr_events(&path, "jdk.ExecutionSample") else {
             return;
         };
@@ -213,7 +259,7 @@ fn iso_seconds(d: &str) -> f64 {
 
 #[test]
 fn weights_and_durations_equal_jfr_print() {
-    for path in all_inputs() {
+    for path in recorded() {
         let p = read_path(Format::Jfr, &path).profile;
         let total = |t: &str| {
             p.value_type_index(t)
@@ -270,18 +316,64 @@ fn detection_refuses_other_formats_and_prefixes_never_panic() {
 
 #[test]
 fn corrupted_bytes_give_errors_or_profiles_never_panics() {
-    let bytes = std::fs::read(&fixtures()[0]).unwrap();
     let mut rng = Rng(0x1f2);
     let options = ReadOptions::default();
-    for i in 0..120 {
-        let mut b = bytes.clone();
-        for _ in 0..1 + rng.below(4) {
-            let at = rng.below(b.len());
-            b[at] = rng.next() as u8;
+    for path in fixtures() {
+        let bytes = std::fs::read(&path).unwrap();
+        for i in 0..120 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(b.len());
+                b[at] = rng.next() as u8;
+            }
+            let what = format!("{} corruption {i}", path.display());
+            match read_as(Format::Jfr, &b, &options) {
+                Ok(parsed) => assert_valid(&parsed.profile, &what),
+                Err(e) => assert_eq!(e.format, "jfr", "{what}: {e}"),
+            }
         }
-        match read_as(Format::Jfr, &b, &options) {
-            Ok(parsed) => assert_valid(&parsed.profile, &format!("corruption {i}")),
-            Err(e) => assert_eq!(e.format, "jfr", "corruption {i}: {e}"),
-        }
+    }
+}
+
+#[test]
+fn small_recording_keeps_threads_frame_types_and_bytecode_indices() {
+    for name in ["small.jfr", "small-raw.jfr"] {
+        let p = read_path(Format::Jfr, &fixture("jfr").join(name)).profile;
+        let Some(ColumnData::Chr(threads)) = p.samples.ext.get(".thread_name") else {
+            panic!("{name}: no thread names");
+        };
+        let threads: Vec<&str> = threads.iter().map(|t| p.str(*t)).collect();
+        // The second thread has an empty Java name: its OS name, from the string pool.
+        assert_eq!(
+            threads,
+            ["main", "main", "worker-os", "worker-os", "worker-os"],
+            "{name}"
+        );
+        let Some(ColumnData::Int(tids)) = p.samples.ext.get(".tid") else {
+            panic!("{name}: no tids");
+        };
+        assert_eq!(tids, &[11, 11, 12, 12, 12], "{name}");
+        let Some(ColumnData::Chr(kinds)) = p.locations.ext.get(".frame_type") else {
+            panic!("{name}: no frame types");
+        };
+        let kinds: Vec<&str> = kinds.iter().map(|k| p.str(*k)).collect();
+        assert_eq!(kinds, ["JIT compiled", "Interpreted", "Inlined"], "{name}");
+        let Some(ColumnData::Lgl(inlined)) = p.locations.ext.get(".inlined") else {
+            panic!("{name}: no inlined column");
+        };
+        assert_eq!(inlined, &[Some(false), Some(false), Some(true)], "{name}");
+        let Some(ColumnData::Int(bci)) = p.locations.ext.get(".bytecode_index") else {
+            panic!("{name}: no bytecode indices");
+        };
+        assert_eq!(bci, &[3, 0, 4], "{name}");
+        let systems: Vec<&str> = p.functions.system_name.iter().map(|s| p.str(*s)).collect();
+        assert_eq!(
+            systems,
+            [
+                "com.example.App.work(I)J",
+                "com.example.App.main([Ljava/lang/String;)V"
+            ],
+            "{name}"
+        );
     }
 }

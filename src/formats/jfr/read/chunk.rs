@@ -58,10 +58,11 @@ impl<'a> Chunk<'a> {
         Ok(b)
     }
 
-    /// Nanoseconds since the Unix epoch of a tick count of this chunk's clock.
-    pub fn epoch_nanos(&self, ticks: i64) -> f64 {
-        let since = ticks.wrapping_sub(self.header.start_ticks) as f64;
-        self.header.start_nanos as f64 + since * 1e9 / self.header.ticks_per_second as f64
+    /// Nanoseconds from the epoch time `t0_nanos` to a tick count of this chunk's clock
+    /// (integer differences first: epoch nanoseconds exceed f64's exact range).
+    pub fn nanos_since(&self, t0_nanos: i64, ticks: i64) -> f64 {
+        let chunk = self.header.start_nanos.wrapping_sub(t0_nanos) as f64;
+        chunk + self.span_nanos(ticks.wrapping_sub(self.header.start_ticks))
     }
 
     /// Nanoseconds of a span of ticks.

@@ -175,7 +175,7 @@ impl Reader<'_> {
         let s = self.b.add_sample(self.source, stack.flatten());
         self.b.set_value(s, vt, weight);
         if let Some(t) = look.field(&v, "startTime").and_then(Value::as_long) {
-            let secs = (chunk.epoch_nanos(t) - self.t0_nanos) / 1e9;
+            let secs = chunk.nanos_since(self.t0_nanos, t) / 1e9;
             self.b
                 .set_sample_ext(s, ext::samples::TIME, Cell::Dbl(secs));
         }

@@ -48,7 +48,7 @@ struct Reader<'o> {
     options: &'o ReadOptions,
     source: SourceIndex,
     /// Epoch nanoseconds of the first chunk's start: `.time` counts from here.
-    t0_nanos: f64,
+    t0_nanos: i64,
     value_types: HashMap<String, ValueTypeIndex>,
     /// Every event, by type name (as `jfr summary`).
     counts: BTreeMap<String, usize>,
@@ -78,7 +78,7 @@ impl<'o> Reader<'o> {
             b,
             options,
             source,
-            t0_nanos: first.start_nanos as f64,
+            t0_nanos: first.start_nanos,
             value_types: HashMap::default(),
             counts: BTreeMap::new(),
             dropped: BTreeMap::new(),
