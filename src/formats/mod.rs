@@ -20,6 +20,7 @@ pub mod heapprofile;
 pub mod heaptrack;
 pub mod inline;
 pub mod instruments;
+pub mod jfr;
 pub(crate) mod json_scan;
 pub mod massif;
 pub mod otlp;
@@ -109,10 +110,12 @@ pub enum Format {
     Massif,
     /// Safari Web Inspector timeline recording (JSON export with sampled JavaScript stacks).
     Safari,
+    /// Java Flight Recorder recordings (`.jfr`).
+    Jfr,
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 28] = [
+pub const ALL_FORMATS: [Format; 29] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -141,6 +144,7 @@ pub const ALL_FORMATS: [Format; 28] = [
     Format::Heaptrack,
     Format::Massif,
     Format::Safari,
+    Format::Jfr,
 ];
 
 impl Format {
@@ -175,6 +179,7 @@ impl Format {
             Format::Heaptrack => "heaptrack",
             Format::Massif => "massif",
             Format::Safari => "safari",
+            Format::Jfr => "jfr",
         }
     }
 
@@ -210,6 +215,7 @@ impl Format {
             Format::Heaptrack => &[],
             Format::Massif => &[],
             Format::Safari => &[],
+            Format::Jfr => &[],
         }
     }
 

@@ -44,6 +44,7 @@ const fn spec(
 
 /// The rows of [`registry`].
 const REGISTRY: &[FormatSpec] = &[
+    spec(Format::Jfr, Some(jfr::detect), Some(jfr::read), None),
     spec(
         Format::TablesJson,
         Some(tables_json::detect),

@@ -242,6 +242,7 @@ describe("formats", () => {
         "heaptrack",
         "massif",
         "safari",
+        "jfr",
       ],
     );
     const pprof = list.find((f) => f.name === "pprof");
