@@ -298,13 +298,7 @@ fn sort_rows(rows: &mut [LineRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{rprof, ReadOptions};
-
-    fn read(text: &str) -> Profile {
-        rprof::read(text.as_bytes(), &ReadOptions::default())
-            .unwrap()
-            .profile
-    }
+    use crate::analysis::fixtures::rprof_profile as read;
 
     /// The line table of the `samples` type (one tick per Rprof line).
     fn ticks(rprof_text: &str) -> LineTable {

@@ -171,14 +171,8 @@ pub fn source_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::fixtures::rprof_profile as read;
     use crate::analysis::lines::line_table;
-    use crate::formats::{rprof, ReadOptions};
-
-    fn read(text: &str) -> Profile {
-        rprof::read(text.as_bytes(), &ReadOptions::default())
-            .unwrap()
-            .profile
-    }
 
     const TEXT: &str = concat!(
         "memory profiling: line profiling: sample.interval=10000\n",

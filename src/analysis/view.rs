@@ -454,7 +454,6 @@ mod tests {
     /// `sim` drops the sample outside it and the frames above it.
     #[test]
     fn line_table_follows_transforms() {
-        use crate::formats::{rprof, ReadOptions};
         let text = concat!(
             "line profiling: sample.interval=10000\n",
             "#File 1: w.R\n",
@@ -462,9 +461,7 @@ mod tests {
             "\"c\" 1#6 \"sim\" 1#26 \"main\" \n",
             "1#9 \"f\" 1#27 \"main\" \n",
         );
-        let p = rprof::read(text.as_bytes(), &ReadOptions::default())
-            .unwrap()
-            .profile;
+        let p = crate::analysis::fixtures::rprof_profile(text);
         let vt = p.value_type_index("samples").unwrap();
         let mut v = View::new(p);
         let rows = |v: &View| {
