@@ -161,3 +161,26 @@ test("a dropped .R alone is not an error; the profile dropped next finds it", as
   assert.equal((await sourceRows(page)).length, WORKLOAD_LINES.length);
   assert.deepEqual(problems, []);
 });
+
+test("a folder of sources from Add folder…; two equally good matches are called ambiguous", async () => {
+  const { page, problems } = await readyPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await dropFiles(page, "body", [file(COMBINED)]);
+  await drawn(page);
+  await page.click("#source-tab");
+  await sourceShown(page);
+  assert.match(await page.textContent("#source-note"), /^Drop workload\.R /);
+  // The fixtures' folder: only its source files are taken (the .out profiles are not loaded).
+  await page.setInputFiles("#source-folder", RPROF);
+  await page.waitForFunction((n) => document.querySelectorAll("#source-table tbody tr").length === n, WORKLOAD_LINES.length);
+  assert.equal(await page.textContent("#source-note"), "Text from rprof/workload.R.");
+  assert.deepEqual(await page.evaluate(() => window.__proftab.state.info.formats), ["rprof"]);
+  // The same base name dropped alone matches as well as the folder's copy: ambiguous.
+  await dropFiles(page, "body", [file(WORKLOAD)]);
+  await page.waitForFunction(() => document.getElementById("source-note").textContent.startsWith("Ambiguous"));
+  assert.equal(
+    await page.textContent("#source-note"),
+    "Ambiguous: several dropped files match workload.R equally well (rprof/workload.R, workload.R), so none is shown.",
+  );
+  assert.deepEqual(problems, []);
+});

@@ -160,7 +160,8 @@ function framesAt(i) {
 function showNote(file, src) {
   let text = "";
   if (data.file < 0) text = "No sample has a source line (the profile records functions only).";
-  else if (src?.ambiguous) text = `Several dropped files match ${file}: ${src.ambiguous.join(", ")}. Drop only one of them.`;
+  else if (src?.ambiguous)
+    text = `Ambiguous: several dropped files match ${file} equally well (${src.ambiguous.join(", ")}), so none is shown.`;
   else if (!src) text = `Drop ${file || "the source file"} (or a folder holding it) to see its text.`;
   else if (src.path !== file) text = `Text from ${src.path}.`;
   $("source-note").textContent = text;
