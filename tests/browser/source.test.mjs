@@ -42,11 +42,11 @@ function sourceRows(page) {
   return page.evaluate(() => {
     const types = window.__proftab.state.info.valueTypes.map((t) => t.type);
     return [...document.querySelectorAll("#source-table tbody tr")].map((tr) => {
-      // Per value type in order, its self and total cells.
+      // Per value type in order, its self and total cells (none on a line without cost).
       const cells = [...tr.querySelectorAll("td[data-value]")];
       const values = {};
       types.forEach((t, k) => {
-        values[t] = [Number(cells[2 * k].dataset.value), Number(cells[2 * k + 1].dataset.value)];
+        values[t] = cells.length ? [Number(cells[2 * k].dataset.value), Number(cells[2 * k + 1].dataset.value)] : [0, 0];
       });
       const text = tr.querySelector("td.code").textContent;
       return { line: Number(tr.dataset.line), text, values, hot: tr.classList.contains("hot") };

@@ -107,45 +107,90 @@ function render() {
         data.lines[a] - data.lines[b],
     )
     .map((i) => data.lines[i]);
-  const body = document.createElement("tbody");
-  for (const { line, text } of rowsOf(data.text, costOf)) {
-    const i = costOf.get(line);
-    const tr = document.createElement("tr");
-    tr.dataset.line = String(line);
-    tr.setAttribute("aria-selected", String(line === S.sourceLine));
-    tr.tabIndex = -1;
-    const td = (value, cls) => {
-      const c = document.createElement("td");
-      c.textContent = value;
-      c.className = cls;
-      tr.append(c);
-      return c;
-    };
-    td(String(line), "num lineno");
-    td(data.text === null ? functionsAt(i) : (text ?? ""), "code");
-    const heat = td("", "heat");
-    for (const t of types) {
-      const [s, tot] = i === undefined ? [0, 0] : [at(data.self, t.index, n, i), at(data.total, t.index, n, i)];
-      // The exact values stay in data-value (tests read them; the text is rounded).
-      td(s ? formatValue(s, t.unit) : "", "num").dataset.value = String(s);
-      td(tot ? formatValue(tot, t.unit) : "", "num").dataset.value = String(tot);
-    }
-    if (i !== undefined) {
-      const self = at(data.self, S.vt, n, i);
-      const bar = document.createElement("div");
-      bar.className = "bar";
-      bar.style.width = `${maxTotal ? (100 * at(data.total, S.vt, n, i)) / maxTotal : 0}%`;
-      heat.append(bar);
-      if (maxSelf && self >= HOT_SHARE * maxSelf) tr.classList.add("hot");
-      if (self > 0) tr.style.setProperty("--heat", String(maxSelf ? self / maxSelf : 0));
-    }
-    body.append(tr);
-  }
+  Object.assign(data, { types, maxSelf, maxTotal, rows: rowsOf(data.text, costOf) });
+  data.rowOf = new Map(data.rows.map((r, k) => [r.line, k]));
   pane.querySelector("thead").replaceChildren(...header(types));
-  pane.querySelector("tbody").replaceWith(body);
+  shownWindow = null;
+  $("source-scroll").scrollTop = 0;
+  drawWindow();
   $("source-next").disabled = data.hot.length === 0;
   showNote(file, src);
   markLine(true);
+}
+
+/** Rows drawn at once at most; longer files draw the rows in view (fixed row height). */
+const ALL_ROWS = 600;
+const ROW_H = 18;
+const MARGIN = 60;
+let shownWindow = null;
+
+/** The rows `[a, b)` around the scroll position (all of a short file). */
+function rowWindow() {
+  const n = data.rows.length;
+  if (n <= ALL_ROWS) return [0, n];
+  const box = $("source-scroll");
+  const head = $("source-table").tHead.offsetHeight;
+  const first = Math.floor((box.scrollTop - head) / ROW_H);
+  const a = Math.max(0, first - MARGIN);
+  return [a, Math.min(n, first + Math.ceil(box.clientHeight / ROW_H) + MARGIN)];
+}
+
+/** Draws the rows of the window (with spacers standing for the others) when it moved. */
+function drawWindow() {
+  const [a, b] = rowWindow();
+  if (shownWindow && shownWindow[0] === a && shownWindow[1] === b) return;
+  shownWindow = [a, b];
+  const body = document.createElement("tbody");
+  const spacer = (rows) => {
+    const tr = document.createElement("tr");
+    tr.className = "spacer";
+    tr.style.height = `${rows * ROW_H}px`;
+    return tr;
+  };
+  if (a > 0) body.append(spacer(a));
+  for (let k = a; k < b; k++) body.append(rowElement(data.rows[k]));
+  if (b < data.rows.length) body.append(spacer(data.rows.length - b));
+  $("source-table").querySelector("tbody").replaceWith(body);
+  markLine(false);
+}
+
+/** The table row of line `line` (its text `text`). */
+function rowElement({ line, text }) {
+  const { types, maxSelf, maxTotal } = data;
+  const n = data.lines.length;
+  const i = data.costOf.get(line);
+  const tr = document.createElement("tr");
+  tr.dataset.line = String(line);
+  tr.setAttribute("aria-selected", String(line === S.sourceLine));
+  tr.tabIndex = -1;
+  const td = (value, cls) => {
+    const c = document.createElement("td");
+    c.textContent = value;
+    c.className = cls;
+    tr.append(c);
+    return c;
+  };
+  td(String(line), "num lineno");
+  td(data.text === null ? functionsAt(i) : (text ?? ""), "code");
+  const heat = td("", "heat");
+  if (i === undefined) {
+    td("", "num").colSpan = 2 * types.length;
+    return tr;
+  }
+  for (const t of types) {
+    const [s, tot] = [at(data.self, t.index, n, i), at(data.total, t.index, n, i)];
+    // The exact values stay in data-value (tests read them; the text is rounded).
+    td(s ? formatValue(s, t.unit) : "", "num").dataset.value = String(s);
+    td(tot ? formatValue(tot, t.unit) : "", "num").dataset.value = String(tot);
+  }
+  const self = at(data.self, S.vt, n, i);
+  const bar = document.createElement("div");
+  bar.className = "bar";
+  bar.style.width = `${maxTotal ? (100 * at(data.total, S.vt, n, i)) / maxTotal : 0}%`;
+  heat.append(bar);
+  if (maxSelf && self >= HOT_SHARE * maxSelf) tr.classList.add("hot");
+  if (self > 0) tr.style.setProperty("--heat", String(maxSelf ? self / maxSelf : 0));
+  return tr;
 }
 
 /** Names of the functions seen at row `i` (without source text). */
@@ -172,14 +217,22 @@ function showNote(file, src) {
  * its functions in the flame graph, scrolls to it and, with `focus`, focuses it.
  */
 function markLine(scroll, focus = false) {
+  const k = data?.rowOf?.get(S.sourceLine);
+  const inDom = () => $("source-table").querySelector(`tbody tr[data-line="${S.sourceLine}"]`);
+  if (scroll && k !== undefined && !inDom()) {
+    // A long file draws only the rows in view: scroll there first.
+    const box = $("source-scroll");
+    box.scrollTop = $("source-table").tHead.offsetHeight + k * ROW_H - box.clientHeight / 2;
+    drawWindow();
+  }
   const body = $("source-table").querySelector("tbody");
   for (const tr of body.querySelectorAll('tr[tabindex="0"]')) {
     tr.setAttribute("aria-selected", "false");
     tr.tabIndex = -1;
   }
-  const tr = S.sourceLine ? body.querySelector(`tr[data-line="${S.sourceLine}"]`) : null;
+  const tr = S.sourceLine ? inDom() : null;
   tr?.setAttribute("aria-selected", "true");
-  const focusable = tr || body.firstElementChild;
+  const focusable = tr || body.querySelector("tr[data-line]");
   if (focusable) focusable.tabIndex = 0;
   if (tr && focus) tr.focus({ preventScroll: !scroll });
   const i = data?.costOf?.get(S.sourceLine);
@@ -197,15 +250,22 @@ export function nextHotLine(back = false) {
 
 /** Moves the chosen line to the row `step` rows away. */
 function moveLine(step) {
-  const rows = [...$("source-table").querySelectorAll("tbody tr")];
-  if (!rows.length) return;
-  const k = rows.findIndex((tr) => tr.dataset.line === String(S.sourceLine));
-  const next = rows[Math.min(rows.length - 1, Math.max(0, k < 0 ? 0 : k + step))];
-  setSourceLine(Number(next.dataset.line));
+  if (!data?.rows.length) return;
+  const k = data.rowOf.get(S.sourceLine);
+  setSourceLine(data.rows[Math.min(data.rows.length - 1, Math.max(0, k === undefined ? 0 : k + step))].line);
 }
 
+let scrollQueued = false;
+$("source-scroll").addEventListener("scroll", () => {
+  if (scrollQueued || !data?.rows) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    drawWindow();
+  });
+});
 $("source-table").addEventListener("click", (e) => {
-  const tr = e.target.closest("tbody tr");
+  const tr = e.target.closest("tbody tr[data-line]");
   if (tr) setSourceLine(Number(tr.dataset.line));
 });
 $("source-scroll").addEventListener("keydown", (e) => {
