@@ -40,7 +40,8 @@ async function sourceShown(page) {
  */
 function sourceRows(page) {
   return page.evaluate(() => {
-    const types = window.__proftab.state.info.valueTypes.map((t) => t.type);
+    // The value types in the order of their columns.
+    const types = [...document.querySelectorAll("#source-table thead th.vt")].map((th) => th.textContent);
     return [...document.querySelectorAll("#source-table tbody tr")].map((tr) => {
       // Per value type in order, its self and total cells (none on a line without cost).
       const cells = [...tr.querySelectorAll("td[data-value]")];
@@ -113,6 +114,10 @@ test("source tab: lines of workload.R with time and memory as summaryRprof, next
     [...judge.keys()].sort((a, b) => a - b),
   );
   await page.click("#source-only-cost");
+  // The screenshot with memory as the value type: its columns first, then time.
+  await page.selectOption("#value-type", { label: "memory_increase (bytes)" });
+  await page.waitForFunction(() => document.querySelector("#source-table thead th.vt")?.textContent === "memory_increase");
+  assert.equal(await page.textContent("#source-table thead th.chosen"), "memory_increase");
   await page.click(`#source-table tr[data-line="${hottest}"]`);
   await page.waitForTimeout(400);
   fs.mkdirSync(path.join(ROOT, "docs/img"), { recursive: true });

@@ -84,7 +84,8 @@ function header(types) {
 function render() {
   fillPicker();
   const pane = $("source-table");
-  const types = S.info.valueTypes.map((t, index) => ({ ...t, index }));
+  // The chosen value type's columns first, then the others in the profile's order.
+  const types = S.info.valueTypes.map((t, index) => ({ ...t, index })).sort((a, b) => (b.index === S.vt) - (a.index === S.vt));
   const file = data.file >= 0 ? data.files[data.file] : "";
   const src = file ? sourceFor(file) : null;
   data.text = src?.text ?? null;
