@@ -189,3 +189,28 @@ test("a folder of sources from Add folder…; two equally good matches are calle
   );
   assert.deepEqual(problems, []);
 });
+
+test("the Lines table and the Source tab follow transforms: a focus on simulate keeps its lines only", async () => {
+  const { page, problems } = await readyPage("#table=lines&focus=simulate");
+  await dropFiles(page, "body", [file(COMBINED), file(WORKLOAD)]);
+  await drawn(page);
+  await page.waitForFunction(() => window.__proftab.state.lines?.labels.length > 0);
+  const { lines, shown, kept } = await page.evaluate(() => {
+    const { lines: l, totals } = window.__proftab.state;
+    const byLabel = Object.fromEntries(l.labels.map((label, i) => [label.split("  ")[0], [l.self[i], l.total[i]]]));
+    return { lines: byLabel, shown: totals[0], kept: totals[1] };
+  });
+  const judge = rByLine();
+  // main's line 26 called simulate: above the focus, gone; every focused sample runs line 5.
+  assert.ok(shown < kept, `${shown} of ${kept}`);
+  assert.equal(lines["workload.R:26"], undefined);
+  assert.equal(lines["workload.R:16"], undefined, "string_work is outside the focus");
+  assert.equal(lines["workload.R:5"][1], shown);
+  assert.equal(round(shown / 1e9, 2), judge.get(26).total);
+  await page.click("#source-tab");
+  await sourceShown(page);
+  const rows = await sourceRows(page);
+  assert.deepEqual(rows[25].values.time, [0, 0]);
+  assert.deepEqual(rows[4].values.time, lines["workload.R:5"]);
+  assert.deepEqual(problems, []);
+});

@@ -218,14 +218,8 @@ function showNote(file, src) {
  * its functions in the flame graph, scrolls to it and, with `focus`, focuses it.
  */
 function markLine(scroll, focus = false) {
-  const k = data?.rowOf?.get(S.sourceLine);
   const inDom = () => $("source-table").querySelector(`tbody tr[data-line="${S.sourceLine}"]`);
-  if (scroll && k !== undefined && !inDom()) {
-    // A long file draws only the rows in view: scroll there first.
-    const box = $("source-scroll");
-    box.scrollTop = $("source-table").tHead.offsetHeight + k * ROW_H - box.clientHeight / 2;
-    drawWindow();
-  }
+  if (scroll && !inDom()) scrollToLine(S.sourceLine);
   const body = $("source-table").querySelector("tbody");
   for (const tr of body.querySelectorAll('tr[tabindex="0"]')) {
     tr.setAttribute("aria-selected", "false");
@@ -239,6 +233,15 @@ function markLine(scroll, focus = false) {
   const i = data?.costOf?.get(S.sourceLine);
   mainView.setHighlight({ outlined: S.view === "source" && i !== undefined ? new Set(framesAt(i)) : null });
   if (tr && scroll) tr.scrollIntoView({ block: "nearest" });
+}
+
+/** Scrolls line `line` (when shown) to the middle of the pane, drawing its rows. */
+function scrollToLine(line) {
+  const k = data?.rowOf?.get(line);
+  if (k === undefined) return;
+  const box = $("source-scroll");
+  box.scrollTop = $("source-table").tHead.offsetHeight + k * ROW_H - box.clientHeight / 2;
+  drawWindow();
 }
 
 /** Chooses the next (or with `back`, the previous) hot line, hottest first. */
@@ -305,11 +308,8 @@ on("sourceChoice", () => {
 });
 on("selected", () => {
   if (S.view !== "source" || S.sourceFile || !data) return;
-  refreshSource().then(() => {
-    const line = S.selected >= 0 ? S.frames.lines[S.selected] : 0;
-    const row = line > 0 && $("source-table").querySelector(`tbody tr[data-line="${line}"]`);
-    if (row) row.scrollIntoView({ block: "center" });
-  });
+  // The selected function's file, scrolled to its line.
+  refreshSource().then(() => scrollToLine(S.selected >= 0 ? S.frames.lines[S.selected] : 0));
 });
 onSources(() => {
   if (data) render();
