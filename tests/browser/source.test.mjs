@@ -57,14 +57,20 @@ function sourceRows(page) {
 
 const round = (x, digits) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-test("source tab: lines of workload.R with time and memory as summaryRprof, next hot line, outline", async () => {
+/** A page at 1,280 × 800 with `files` dropped, on the Source tab. */
+async function sourceTabOf(files) {
   const { page, problems } = await readyPage();
   await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [file(COMBINED), file(WORKLOAD), file(RECORD)]);
+  await dropFiles(page, "body", files);
   await drawn(page);
-  assert.equal(await page.getAttribute("#source-tab", "role"), "tab");
   await page.click("#source-tab");
   await sourceShown(page);
+  return { page, problems };
+}
+
+test("source tab: lines of workload.R with time and memory as summaryRprof, next hot line, outline", async () => {
+  const { page, problems } = await sourceTabOf([file(COMBINED), file(WORKLOAD), file(RECORD)]);
+  assert.equal(await page.getAttribute("#source-tab", "role"), "tab");
   assert.equal(await page.getAttribute("#source-tab", "aria-selected"), "true");
   assert.equal(await page.$eval("#source-file", (s) => s.value), "workload.R");
   assert.equal(await page.textContent("#source-note"), "");
@@ -127,12 +133,7 @@ test("source tab: lines of workload.R with time and memory as summaryRprof, next
 });
 
 test("source tab without the source lists the lines and names the file; the .R alone later fills it", async () => {
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [file(COMBINED)]);
-  await drawn(page);
-  await page.click("#source-tab");
-  await sourceShown(page);
+  const { page, problems } = await sourceTabOf([file(COMBINED)]);
   assert.match(await page.textContent("#source-note"), /^Drop workload\.R /);
   const rows = await sourceRows(page);
   const judge = rByLine();
@@ -168,12 +169,7 @@ test("a dropped .R alone is not an error; the profile dropped next finds it", as
 });
 
 test("a folder of sources from Add folder…; two equally good matches are called ambiguous", async () => {
-  const { page, problems } = await readyPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await dropFiles(page, "body", [file(COMBINED)]);
-  await drawn(page);
-  await page.click("#source-tab");
-  await sourceShown(page);
+  const { page, problems } = await sourceTabOf([file(COMBINED)]);
   assert.match(await page.textContent("#source-note"), /^Drop workload\.R /);
   // The fixtures' folder: only its source files are taken (the .out profiles are not loaded).
   await page.setInputFiles("#source-folder", RPROF);
