@@ -19,7 +19,7 @@ let data = null;
 let onlyCost = false;
 let generation = 0;
 
-/** The profile's file to show: the chosen one, else the selected function's ("" = the heaviest). */
+/** The profile's file to show: the chosen one, else the selected function's ("" = the hottest). */
 function wantedFile() {
   if (S.sourceFile) return S.sourceFile;
   return S.selected >= 0 ? S.frames.files[S.selected] || "" : "";
@@ -29,10 +29,22 @@ function wantedFile() {
 export async function refreshSource() {
   if (S.view !== "source" || !S.loaded || !S.table) return;
   const g = ++generation;
-  const r = await call("source", { file: wantedFile() });
+  let r = await call("source", { file: wantedFile() });
+  // By default the hottest file: the most self value (the worker orders by total, which
+  // favours the file of the outermost frames).
+  const hottest = wantedFile() ? -1 : hottestFile(r);
+  if (hottest >= 0 && hottest !== r.file && g === generation) r = await call("source", { file: r.files[hottest] });
   if (g !== generation) return;
   data = r;
   render();
+}
+
+/** The file with the most self value in the chosen type (-1 for none). */
+function hottestFile(r) {
+  const n = r.files.length;
+  let best = -1;
+  for (let i = 0; i < n; i++) if (best < 0 || r.fileSelf[S.vt * n + i] > r.fileSelf[S.vt * n + best]) best = i;
+  return best;
 }
 
 /** Value of type `t` of row `i` of a by-type column of `n` rows. */
