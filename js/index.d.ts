@@ -182,11 +182,43 @@ export declare class Profile {
   /** As `write`, with what the format could not hold. */
   writeWithWarnings(format: string, valueType?: string | null, sourceId?: number | null): { bytes: Uint8Array; warnings: Warning[] };
 
+  /** Self and total per source line of every function whose name `pattern` (a regular
+   * expression) matches, as `proftab list` computes them, for the value type named
+   * `valueType` (default: the profile's default value type). On the stacks as read: call
+   * `pruned()` first for the stacks `go tool pprof` shows. Throws on a bad pattern or an
+   * unknown value type. */
+  sourceLines(pattern: string, valueType?: string | null): SourceLines;
+
   /** A new Profile with the stacks `go tool pprof` shows: a pprof file's `drop_frames` /
    * `keep_frames` (meta `pprof.profile.drop_frames` / `keep_frames`) applied, or an unchanged
    * copy when it has none. An expression that does not compile prunes nothing and adds a
    * warning. This profile keeps the raw stacks. Free both. */
   pruned(): Profile;
+}
+
+/** `Profile.sourceLines()`: `proftab list` as typed columns, one row per function (by name,
+ * then file) and one per line of a function (by function, then line number). */
+export interface SourceLines {
+  valueType: string;
+  unit: string;
+  /** The value of all samples. */
+  total: number;
+  functionName: string[];
+  /** The function's file as the profile names it ("" when unknown). */
+  functionFile: string[];
+  /** The function's first line (0 unknown). */
+  functionStartLine: Int32Array;
+  /** Sum of the function's lines' self. */
+  functionSelf: Float64Array;
+  /** Value of the samples with the function at a line anywhere in the stack, once each. */
+  functionTotal: Float64Array;
+  /** The row of the function columns each line belongs to. */
+  lineFunction: Uint32Array;
+  line: Int32Array;
+  /** Value of the samples whose innermost frame at a line is this line of the function. */
+  lineSelf: Float64Array;
+  /** Value of the samples with this line of the function in the stack, once each. */
+  lineTotal: Float64Array;
 }
 
 /** Every format proftab knows (same as `Profile.formats()`). */

@@ -24,4 +24,8 @@ pub mod wasm;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_tree;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm_list;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_source;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_view;

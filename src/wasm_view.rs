@@ -110,8 +110,10 @@ fn selection(sources: &[u32], side: &str) -> Result<Vec<SourceIndex>, JsError> {
     Ok(rows.into_iter().map(SourceIndex).collect())
 }
 
-fn summary_to_js(s: &DiffSummary, width: f64) -> Object {
+fn summary_to_js(s: &DiffSummary, width: f64, (base_shown, new_shown): (f64, f64)) -> Object {
     let o = Object::new();
+    set(&o, "baseShown", base_shown);
+    set(&o, "newShown", new_shown);
     set(&o, "baseTotal", s.base_total);
     set(&o, "newTotal", s.new_total());
     set(&o, "newTotalRaw", s.new_total_raw);
@@ -466,7 +468,8 @@ impl Viewer {
     /// under whatever options are set later. `normalized`: scale the comparison to the
     /// baseline's total. `size_by_base`: box widths from the baseline instead of the
     /// comparison. Returns `{baseTotal, newTotal, newTotalRaw, scale, baseSamples, newSamples,
-    /// width}` (`width`: the root box's width after transforms). Fails on an empty selection,
+    /// width, baseShown, newShown}` (`width`: the root box's width after transforms;
+    /// `baseShown`, `newShown`: both sides' totals after transforms, the comparison scaled). Fails on an empty selection,
     /// an unknown source, identical selections, or a side without values of the type.
     pub fn compare(
         &mut self,
@@ -497,7 +500,7 @@ impl Viewer {
             ));
         }
         let dv = state.compute(&self.view)?;
-        let summary = summary_to_js(dv.summary(), dv.width());
+        let summary = summary_to_js(dv.summary(), dv.width(), dv.shown_totals());
         state.view = Some(dv);
         self.compare = Some(state);
         Ok(summary)

@@ -280,4 +280,9 @@ fn check_other_views(name: &str, view: &mut View) {
         close(view.totals().shown, totals.total[top]),
         "{name}: focus total"
     );
+    // The lines follow the transforms: their total is the focused view's.
+    assert!(
+        close(view.line_table().total, view.totals().shown),
+        "{name}: line table total under a focus"
+    );
 }

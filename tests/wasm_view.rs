@@ -361,3 +361,59 @@ fn pruned_pprof_function_table_equals_top() {
     assert!(!got.contains_key("runtime.mallocgc") && !got.contains_key("bar(int)"));
     assert_eq!(v.totals().to_vec(), vec![127.0; 3]);
 }
+
+/// The Source tab's query: files, lines, every value type (type t of line i at t * lines + i),
+/// the frames at each line; a transform applies (hiding `sim` removes its line).
+#[wasm_bindgen_test]
+fn source_lists_a_file_s_lines_in_every_value_type() {
+    let mut v = viewer(&[LINES]);
+    let s = v.source("");
+    let files: Vec<String> = get(&s, "files")
+        .dyn_into::<Array>()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_string().unwrap())
+        .collect();
+    assert_eq!(files, ["w.R"]);
+    assert_eq!(get(&s, "file").as_f64(), Some(0.0));
+    let lines = get(&s, "lines")
+        .dyn_into::<js_sys::Int32Array>()
+        .unwrap()
+        .to_vec();
+    assert_eq!(lines, [5, 9]);
+    let types: Array = get(&v.info(), "valueTypes").dyn_into().unwrap();
+    let time = types
+        .iter()
+        .position(|t| get(t.unchecked_ref(), "type").as_string().as_deref() == Some("time"))
+        .unwrap();
+    let self_w = f64s(&s, "self");
+    assert_eq!(self_w.len(), 2 * types.length() as usize);
+    // Ticks of 10 ms in nanoseconds: two samples at line 5, one at line 9.
+    assert_eq!(&self_w[2 * time..2 * time + 2], [2e7, 1e7]);
+    assert_eq!(f64s(&s, "totals")[time], 4e7);
+    let names = frame_names(&v);
+    let at: Vec<&str> = u32s(&s, "frames")
+        .iter()
+        .map(|&f| names[f as usize].as_str())
+        .collect();
+    assert_eq!(at, ["sim", "f"]);
+    assert_eq!(u32s(&s, "frameStart"), [0, 1, 2]);
+    let sim = names.iter().position(|n| n == "sim").unwrap() as u32;
+    v.set_options(time as u32, 0, &[], f64::NAN, f64::NAN, &[1, sim], -1, "")
+        .unwrap();
+    let hidden = v.source("w.R");
+    let lines = get(&hidden, "lines")
+        .dyn_into::<js_sys::Int32Array>()
+        .unwrap()
+        .to_vec();
+    assert_eq!(lines, [9]);
+}
+
+#[wasm_bindgen_test]
+fn is_profile_tells_source_text_from_profiles() {
+    use proftab::wasm_source::is_profile;
+    assert!(is_profile(STACKS.as_bytes()));
+    assert!(is_profile(LINES.as_bytes()));
+    assert!(!is_profile(b"x <- c(1, 2)\nprint(sum(x))\n"));
+    assert!(!is_profile(b"package main\n\nfunc main() {}\n"));
+}

@@ -45,7 +45,7 @@ export class FlameView {
     this.data = null;
     this.generation = 0;
     this.pending = false;
-    this.highlight = { flags: null, selected: -1, selectedNode: -1 };
+    this.highlight = { flags: null, selected: -1, selectedNode: -1, outlined: null };
     this.drawTimes = [];
     this.hoverIndex = -1;
     this.dark = false;
@@ -327,7 +327,7 @@ export class FlameView {
     const textColor = style.getPropertyValue("--frame-text").trim() || "#000";
     const mergedColor = style.getPropertyValue("--merged").trim() || "#bbb";
     const dimColor = style.getPropertyValue("--dimmed").trim() || "#ddd";
-    const { flags, selected, selectedNode } = this.highlight;
+    this.highlight = { flags: null, selected: -1, selectedNode: -1, outlined: null };
     const boxColor = this.o.boxColor;
     const colorOf = boxColor ? (_frame, i) => boxColor(b, i) : (frame) => this.o.color(frame);
     ctx.font = LABEL_FONT;
@@ -410,7 +410,8 @@ export class FlameView {
         // graph, where the root's change is the change of the whole selection).
         fill(isRoot && !boxColor ? mergedColor : flags && !flags[frame] && !isRoot ? dimColor : colorOf(frame, i));
         ctx.fillRect(left, y, Math.max(right - left - (pw > 3 ? 1 : 0), 1), ROW - 1);
-        if (!isRoot && (selectedNode >= 0 ? node === selectedNode : frame === selected)) selectedRects.push([left, y, right - left - 1]);
+        if (!isRoot && ((selectedNode >= 0 ? node === selectedNode : frame === selected) || outlined?.has(frame)))
+          selectedRects.push([left, y, right - left - 1]);
         if (right - left > this.charW * 3 + 6) labels.push(i, left, right, y);
       }
       flush();

@@ -4,12 +4,17 @@
 import { $ } from "./dom.js";
 import { closeMenu } from "./menu.js";
 import { hideError, hideProgress, onCancel, setFlamegraphDrawn, setPageState, showError, showProgress, showWarnings } from "./messages.js";
+import { addSources, isSourceName, sourceCount } from "./sources.js";
 import { applyOptions, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
 import { searchText } from "./toolbar.js";
 import { zoomTo } from "./views/index.js";
 import { CANCELLED, call, cancel } from "./worker-client.js";
 
-/** Loads `{files}` (File objects) or `{urls}` and shows the result. */
+/**
+ * Loads `{files}` (File objects, with `paths` for those dropped in a folder) or `{urls}` and
+ * shows the result. Files of source text (see sources.js) are kept for the Source tab; when
+ * there are only those, the profile shown stays.
+ */
 export async function load(what) {
   hideError();
   closeMenu();
@@ -24,6 +29,13 @@ export async function load(what) {
     hideProgress();
     showError(e.message);
     setPageState(S.loaded ? "shown" : e.message === CANCELLED ? "ready" : "error");
+    return;
+  }
+  addSources(r.sources);
+  if (!r.info) {
+    hideProgress();
+    setPageState(S.loaded ? "shown" : "ready");
+    showSourcesKept();
     return;
   }
   showProgress({ phase: "layout", text: "Drawing…" });
@@ -46,6 +58,14 @@ function cancelLoad() {
   cancel();
   setLoaded(false);
   setPageState("ready");
+}
+
+/** On the empty page: how many source files wait for a profile. */
+function showSourcesKept() {
+  const n = sourceCount();
+  $("sources-kept").hidden = n === 0;
+  $("sources-kept").textContent =
+    `${n} source file${n === 1 ? "" : "s"} kept: drop the profile to see ${n === 1 ? "its" : "their"} lines with costs (Source tab).`;
 }
 
 /** The example profiles of the empty page (examples/index.json, written by the build). */
@@ -75,11 +95,14 @@ export function loadFromAddress() {
   if (urls.length) load({ urls: urls.map((u) => new URL(u, location.href).href) });
 }
 
-for (const id of ["file-input", "file-input-2"]) {
+// The pickers; the Source tab's folder input (webkitdirectory) gives relative paths and only
+// its source files are taken.
+for (const id of ["file-input", "file-input-2", "source-input", "source-folder"]) {
   $(id).addEventListener("change", (e) => {
-    const files = [...e.target.files];
+    const folder = e.target.webkitdirectory;
+    const files = [...e.target.files].filter((f) => !folder || isSourceName(f.name)).slice(0, folder ? MAX_FOLDER_FILES : undefined);
     e.target.value = "";
-    if (files.length) load({ files });
+    if (files.length) load({ files, paths: files.map((f) => f.webkitRelativePath || f.name) });
   });
 }
 onCancel(cancelLoad);
@@ -101,9 +124,38 @@ window.addEventListener("drop", (e) => {
   e.preventDefault();
   depth = 0;
   $("drop-overlay").hidden = true;
+  // Entries must be taken during the event; folders are walked afterwards.
+  const items = [...(e.dataTransfer?.items || [])];
+  const entries = items.map((it) => it.webkitGetAsEntry?.()).filter(Boolean);
   const files = [...(e.dataTransfer?.files || [])];
-  if (files.length) load({ files });
+  if (entries.some((en) => en.isDirectory)) droppedEntries(entries).then((what) => what.files.length && load(what));
+  else if (files.length) load({ files });
 });
+
+/** At most this many files are taken from dropped folders. */
+const MAX_FOLDER_FILES = 5000;
+
+/** The files of dropped entries with their paths; from folders, only source files. */
+async function droppedEntries(entries) {
+  const out = { files: [], paths: [] };
+  const walk = async (entry, top) => {
+    if (out.files.length >= MAX_FOLDER_FILES) return;
+    if (entry.isFile) {
+      if (!top && !isSourceName(entry.name)) return;
+      out.files.push(await new Promise((ok, fail) => entry.file(ok, fail)));
+      out.paths.push(entry.fullPath.replace(/^\//, ""));
+      return;
+    }
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await new Promise((ok, fail) => reader.readEntries(ok, fail));
+      if (!batch.length) break;
+      for (const child of batch) await walk(child, false);
+    }
+  };
+  for (const entry of entries) await walk(entry, true);
+  return out;
+}
 
 on("loaded", () => {
   document.body.classList.toggle("loaded", S.loaded);

@@ -12,6 +12,7 @@
 //   tableMode  S.tableMode changed                          compare  S.compare's choices
 //   compareResult  S.compare.result (arg: error text or null)  timeDomain  the time view's range
 //   palette    S.compare.palette / S.diffColors          treeCompare  S.treeCompare changed
+//   sourceChoice  S.sourceFile / S.sourceLine (the Source tab's file and line)
 // Invariants: `S.loaded` implies `S.info`, `S.frames`, `S.table` (after the first options) are
 // those of the worker's current profile; frame ids index `S.frames` and every per-frame array.
 import { diffColors, frameColors } from "./colors.js";
@@ -61,12 +62,16 @@ export const S = {
   // is the worker's last answer ({summary, baseSelf, baseTotal, newSelf, newTotal}).
   compare: { base: [0], new: [1], normalized: true, sizeByBase: false, palette: "rb", result: null },
   diffColors: [],
+  // The Source tab: the profile's file shown ("" = the selected function's, else the
+  // heaviest) and the chosen line (0 = none).
+  sourceFile: "",
+  sourceLine: 0,
 };
 
 /** Timings of the last load, for tests and benchmarks (test-hook.js). */
 export const timings = { loadStart: 0, firstDrawMs: 0, parseMs: 0, analyseMs: 0, optionsMs: 0 };
 
-export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree"];
+export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree", "source"];
 
 // ---------------------------------------------------------------- listeners
 
@@ -149,6 +154,8 @@ function applyHash() {
     treeCompare: h.treeCompare,
     timeRange: h.timeRange,
     transforms: h.transforms,
+    sourceFile: h.sourceFile,
+    sourceLine: h.sourceLine,
   });
   Object.assign(S.compare, h.compare);
   S.diffColors = diffColors(S.compare.palette, S.dark);
@@ -382,6 +389,21 @@ export function selectFrame(frame, from, path = null) {
 export function toggleTreeCompare() {
   S.treeCompare = !S.treeCompare && canCompare();
   emit("treeCompare");
+  scheduleHash();
+}
+
+/** The Source tab shows the profile's file `file` ("" for the default). */
+export function setSourceFile(file) {
+  S.sourceFile = file;
+  S.sourceLine = 0;
+  emit("sourceChoice");
+  scheduleHash();
+}
+
+/** The Source tab's chosen line (0 for none). */
+export function setSourceLine(line) {
+  S.sourceLine = line;
+  emit("sourceChoice");
   scheduleHash();
 }
 

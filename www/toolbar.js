@@ -1,6 +1,6 @@
-// The toolbar (#toolbar) and the bar under it (#bar): view tabs, value type, source, the
-// order / icicle / bottom-up toggles, search, export, theme, the sample filter (#facet) and the
-// status line. Controls call state.js; the listeners below show the state they depend on.
+// The toolbar (#toolbar, one row down to 1,024 px) and the bar under it (#bar): view tabs,
+// value type, source, the view options menu (order / icicle / bottom-up), search, export,
+// theme, the sample filter (#facet) and the status line. Controls call state.js; the listeners below show the state they depend on.
 import { $, fillSelect, option } from "./dom.js";
 import { exportAs } from "./export.js";
 import { formatValue, percent } from "./format.js";
@@ -40,6 +40,33 @@ $("facet").addEventListener("change", (e) => {
   chooseFacet(i, k);
 });
 $("order").addEventListener("click", toggleOrder);
+// The view options (#view-menu) open under #view-options, a disclosure button: Enter, Space
+// or a click opens them and focuses the first; arrows move, Escape or Tab out closes them.
+function showViewMenu(open, focusFirst = false) {
+  $("view-menu").hidden = !open;
+  $("view-options").setAttribute("aria-expanded", String(open));
+  if (open && focusFirst) $("view-menu").querySelector("button").focus();
+}
+$("view-options").addEventListener("click", (e) => showViewMenu($("view-menu").hidden, e.detail === 0));
+$("view-menu").addEventListener("keydown", (e) => {
+  const items = [...$("view-menu").querySelectorAll("button")];
+  const k = items.indexOf(document.activeElement);
+  if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+    e.preventDefault();
+    e.stopPropagation();
+    items[(k + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length].focus();
+  } else if (e.key === "Escape") {
+    e.stopPropagation();
+    showViewMenu(false);
+    $("view-options").focus();
+  }
+});
+$("view-options-box").addEventListener("focusout", (e) => {
+  if (!$("view-options-box").contains(e.relatedTarget)) showViewMenu(false);
+});
+window.addEventListener("mousedown", (e) => {
+  if (!$("view-options-box").contains(e.target)) showViewMenu(false);
+});
 $("icicle").addEventListener("click", toggleIcicle);
 $("bottom-up").addEventListener("click", toggleBottomUp);
 let searchTimer = 0;

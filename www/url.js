@@ -8,6 +8,7 @@
 //   filter=<facet>=<value>  search=<query>  table=lines  focus|hide|rec|drec=<function>
 //   hidematch=<pattern>  range=<t0>,<t1>  zoom=<a>,<b> (fractions of the domain)
 //   base=0&new=1,2  absolute=1  width=base  palette=cb   (Compare mode only)
+//   file=<profile's file name>  line=<n>   (the Source tab's file and line)
 import { TRANSFORMS } from "./transforms.js";
 
 /**
@@ -32,6 +33,8 @@ export function toHash(s, { label, zoom = null }) {
   }
   if (s.timeRange) h.set("range", s.timeRange.map((x) => x.toPrecision(10)).join(","));
   if (s.view === "compare") compareToHash(h, s.compare);
+  if (s.sourceFile) h.set("file", s.sourceFile);
+  if (s.sourceLine > 0) h.set("line", String(s.sourceLine));
   if (zoom) h.set("zoom", `${zoom[0].toPrecision(8)},${zoom[1].toPrecision(8)}`);
   return h.toString();
 }
@@ -66,6 +69,8 @@ export function fromHash(hash, p) {
     compare: compareFromHash(h, p.sourceCount),
     transforms: transformsFromHash(h, p.nameIndex),
     zoom: zoomFromHash(h.get("zoom")),
+    sourceFile: h.get("file") || "",
+    sourceLine: Math.max(0, Number.parseInt(h.get("line") || "0", 10) || 0),
   };
   if (h.has("view")) out.view = h.get("view");
   const vt = p.valueTypes.findIndex((t) => t.type === h.get("type"));

@@ -1,6 +1,7 @@
 // The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
 // queries with typed-array columns. The page never parses; it only draws what comes back.
-import init, { LoadedFiles, Viewer } from "./pkg/proftab.js";
+import init, { isProfile, LoadedFiles, Viewer } from "./pkg/proftab.js";
+import { isSourceName, MAX_SOURCE_BYTES } from "./sources.js";
 import { treeHandlers } from "./worker-tree.js";
 
 const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) });
@@ -71,10 +72,12 @@ const transfer = (o) =>
     .map((v) => v.buffer);
 
 const handlers = {
-  async load({ files, urls }) {
+  async load({ files, urls, paths }) {
     await ready;
     const bytes = [];
     const names = [];
+    // Source text: files with a source extension the registry does not take for a profile.
+    const sources = [];
     if (urls) {
       for (const u of urls) {
         bytes.push(await fetchAll(u));
@@ -82,10 +85,16 @@ const handlers = {
       }
     } else {
       for (let i = 0; i < files.length; i++) {
-        bytes.push(await readAll(files[i], i, files.length));
+        const b = await readAll(files[i], i, files.length);
+        if (isSourceName(files[i].name) && !isProfile(b)) {
+          if (b.length <= MAX_SOURCE_BYTES) sources.push({ path: paths?.[i] || files[i].name, text: new TextDecoder().decode(b) });
+          continue;
+        }
+        bytes.push(b);
         names.push(files[i].name);
       }
     }
+    if (!bytes.length && sources.length) return { sources };
     const size = bytes.reduce((s, b) => s + b.length, 0);
     progress("parsing", size, size, 0, 1);
     const t0 = performance.now();
@@ -97,7 +106,15 @@ const handlers = {
     const analyseMs = performance.now() - t0 - parseMs;
     if (viewer) viewer.free();
     viewer = next;
-    return { info: viewer.info(), frames: frameData(), facets: viewer.facets(), writable: Viewer.writable_formats(), parseMs, analyseMs };
+    return {
+      info: viewer.info(),
+      frames: frameData(),
+      facets: viewer.facets(),
+      writable: Viewer.writable_formats(),
+      parseMs,
+      analyseMs,
+      sources,
+    };
   },
   options({ valueType, order, sources, t0, t1, transforms, facet, facetValue }) {
     viewer.set_options(valueType, order, new Uint8Array(sources), t0, t1, new Uint32Array(transforms), facet, facetValue);
@@ -107,6 +124,9 @@ const handlers = {
   },
   lines() {
     return viewer.line_table();
+  },
+  source({ file }) {
+    return viewer.source(file);
   },
   flame({ x0, x1, minWidth, maxDepth }) {
     return viewer.flame(x0, x1, minWidth, maxDepth);

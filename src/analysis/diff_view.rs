@@ -129,6 +129,12 @@ impl DiffView {
         self.size_by
     }
 
+    /// Both sides' totals after the transforms (the comparison scaled): what a focus or a hide
+    /// leaves of [`DiffSummary::base_total`] and [`DiffSummary::new_total`].
+    pub fn shown_totals(&self) -> (f64, f64) {
+        (self.base.grand_total(), self.new.grand_total())
+    }
+
     /// The width of the root box: the sized side's total after transforms.
     pub fn width(&self) -> f64 {
         self.sized().0.grand_total()
@@ -273,6 +279,10 @@ mod tests {
         let (focused, _) = view(&[Transform::Focus(a)], SizeBy::New);
         assert_eq!(focused.width(), 7.0);
         assert_eq!(focused.base().grand_total(), 6.0);
+        // The summary's totals stay those of the selections; the shown totals are the focus's.
+        assert_eq!(focused.shown_totals(), (6.0, 7.0));
+        assert_eq!(focused.summary().base_total, 12.0);
+        assert_eq!(v.shown_totals(), (12.0, 24.0));
     }
 
     #[test]

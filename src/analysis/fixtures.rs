@@ -32,3 +32,11 @@ pub(crate) fn path_stack(b: &mut ProfileBuilder, path: &[&str]) -> Option<StackI
         .collect();
     b.stack_root_first(&locations)
 }
+
+/// The profile of an Rprof text (the tests of line and source tables count its ticks by hand).
+pub(crate) fn rprof_profile(text: &str) -> Profile {
+    use crate::formats::{rprof, ReadOptions};
+    rprof::read(text.as_bytes(), &ReadOptions::default())
+        .expect("a valid Rprof text")
+        .profile
+}

@@ -14,7 +14,7 @@
 use crate::analysis::functions::heaviest_first;
 use crate::formats::rprof::{COL_TOPLEVEL_FILE, COL_TOPLEVEL_LINE};
 use crate::hash::HashMap;
-use crate::model::{decode_opt, LocationIndex, Profile, StackIndex, StringId, ValueTypeIndex};
+use crate::model::{decode_opt, LocationIndex, Profile, StringId, ValueTypeIndex};
 
 /// A source line: the file (a string id, NA when unknown) and the line number (≥ 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,6 +171,24 @@ impl Rows {
     }
 }
 
+/// Which frames of the profile's stacks still count after a view's transforms (see
+/// [`crate::analysis::view::View::kept_frames`]): a transformed stack is a subsequence of the
+/// original, so the lines of the kept frames are the lines of the transformed profile.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeptFrames {
+    /// Per stack node: whether its frame stays in the transformed stacks.
+    pub stack: Vec<bool>,
+    /// Whether an Rprof sample's top-level line still counts (a focus re-roots the stacks
+    /// below it, so it does not).
+    pub toplevel: bool,
+}
+
+impl KeptFrames {
+    fn keeps(kept: Option<&KeptFrames>, stack_node: usize) -> bool {
+        kept.is_none_or(|k| k.stack.get(stack_node).copied().unwrap_or(true))
+    }
+}
+
 /// Samples of the same stack and top-level line, as [`for_each_line_group`] visits them.
 pub(crate) struct LineGroup<'a> {
     /// The frames at a line, leaf first, with their lines.
@@ -191,11 +209,13 @@ impl LineGroup<'_> {
 
 /// Calls `visit(group_number, group)` for every group of the samples of `vt` selected by
 /// `keep` (all when `None`) that share a stack and a top-level line, in a fixed order: what a
-/// line counts "once per sample" it counts once per group.
+/// line counts "once per sample" it counts once per group. With `kept`, only the frames it
+/// keeps are the group's frames.
 pub(crate) fn for_each_line_group(
     p: &Profile,
     vt: ValueTypeIndex,
     keep: Option<&dyn Fn(usize) -> bool>,
+    kept: Option<&KeptFrames>,
     mut visit: impl FnMut(usize, &LineGroup<'_>),
 ) {
     let weights = weights_by_stack_and_toplevel(p, vt, keep);
@@ -204,13 +224,18 @@ pub(crate) fn for_each_line_group(
     let mut frames = Vec::new();
     for (group, &((stack, toplevel), value)) in groups.iter().enumerate() {
         frames.clear();
-        frames.extend(
-            p.frames_leaf_first(decode_opt(stack).map(StackIndex))
-                .filter_map(|loc| Some((loc, location_line(p, loc)?))),
-        );
+        let mut node = decode_opt(stack);
+        while let Some(s) = node.map(|s| s as usize) {
+            let loc = p.stacks.location[s];
+            if KeptFrames::keeps(kept, s) {
+                frames.extend(location_line(p, loc).map(|line| (loc, line)));
+            }
+            // prefix < s (a model invariant) ends the walk.
+            node = decode_opt(p.stacks.prefix[s]).filter(|&q| (q as usize) < s);
+        }
         let g = LineGroup {
             frames: &frames,
-            toplevel,
+            toplevel: toplevel.filter(|_| kept.is_none_or(|k| k.toplevel)),
             value,
         };
         visit(group, &g);
@@ -223,9 +248,20 @@ pub fn line_table(
     vt: ValueTypeIndex,
     keep: Option<&dyn Fn(usize) -> bool>,
 ) -> LineTable {
+    line_table_kept(p, vt, keep, None)
+}
+
+/// [`line_table`] of the frames `kept` keeps (the lines of a transformed view; all frames
+/// when `None`).
+pub fn line_table_kept(
+    p: &Profile,
+    vt: ValueTypeIndex,
+    keep: Option<&dyn Fn(usize) -> bool>,
+    kept: Option<&KeptFrames>,
+) -> LineTable {
     let mut rows = Rows::default();
     let mut total = 0.0;
-    for_each_line_group(p, vt, keep, |group, g| {
+    for_each_line_group(p, vt, keep, kept, |group, g| {
         let w = g.value;
         total += w;
         for &(loc, line) in g.frames {
@@ -262,13 +298,7 @@ fn sort_rows(rows: &mut [LineRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{rprof, ReadOptions};
-
-    fn read(text: &str) -> Profile {
-        rprof::read(text.as_bytes(), &ReadOptions::default())
-            .unwrap()
-            .profile
-    }
+    use crate::analysis::fixtures::rprof_profile as read;
 
     /// The line table of the `samples` type (one tick per Rprof line).
     fn ticks(rprof_text: &str) -> LineTable {

@@ -21,6 +21,7 @@ pub mod lines;
 pub mod sandwich;
 pub mod search;
 pub mod source;
+pub mod source_files;
 pub mod summary;
 pub mod timeorder;
 pub mod transform;

@@ -158,7 +158,7 @@ pub fn source_listing(
         entries: Vec::new(),
     };
     let mut total = 0.0;
-    for_each_line_group(p, vt, keep, |group, g| {
+    for_each_line_group(p, vt, keep, None, |group, g| {
         total += g.value;
         if g.value == 0.0 {
             return;

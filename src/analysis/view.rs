@@ -14,15 +14,18 @@ use crate::analysis::calltree::TreeSource;
 use crate::analysis::filter::{weigh, SampleFilter};
 use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
-use crate::analysis::lines::{line_table, LineTable};
+use crate::analysis::lines::{line_table_kept, KeptFrames, LineTable};
 use crate::analysis::sandwich::{
     callees, callers, first_occurrences, frame_totals, inverted, FrameTotals, WeighedTree,
 };
 use crate::analysis::search::{matched_total, Matcher};
+use crate::analysis::source_files::{source_files, SourceFiles};
 use crate::analysis::timeorder::{time_layout, TimeLayout};
 use crate::analysis::transform::{apply_all, Transform};
-use crate::analysis::tree::{tree_from_stacks, CallTree, Children, NodeMap, Order, Weights};
-use crate::model::{Profile, ValueTypeIndex};
+use crate::analysis::tree::{
+    tree_from_stacks, CallTree, Children, NodeMap, Order, Weights, DROPPED, ROOT,
+};
+use crate::model::{decode_opt, Profile, ValueTypeIndex};
 
 /// What the user chose.
 #[derive(Clone, Debug, PartialEq)]
@@ -155,11 +158,68 @@ impl View {
         &self.totals
     }
 
-    /// The source-line table of the chosen value type over the samples the filter keeps
-    /// (transforms, which rewrite the call tree by function, do not apply to lines).
+    /// The source-line table of the chosen value type over the samples the filter keeps, of
+    /// the stacks as the transforms leave them (see [`View::kept_frames`]).
     pub fn line_table(&self) -> LineTable {
-        let keep = self.options.filter.predicate(&self.profile);
-        line_table(&self.profile, self.options.value_type, Some(&keep))
+        let keep = self.sample_predicate();
+        let kept = self.kept_frames();
+        line_table_kept(
+            &self.profile,
+            self.options.value_type,
+            Some(&keep),
+            kept.as_ref(),
+        )
+    }
+
+    /// Every file's lines with self and total of every value type, as [`View::line_table`]
+    /// counts them (filter and transforms apply); files heaviest first in the chosen type.
+    pub fn source_files(&self) -> SourceFiles {
+        let keep = self.sample_predicate();
+        let kept = self.kept_frames();
+        source_files(
+            &self.profile,
+            Some(&keep),
+            kept.as_ref(),
+            self.options.value_type,
+        )
+    }
+
+    /// The samples the view counts: those the filter keeps whose stack the transforms do not
+    /// drop (a focus drops the samples outside the focused function).
+    pub fn sample_predicate(&self) -> impl Fn(usize) -> bool + '_ {
+        let filter = self.options.filter.predicate(&self.profile);
+        let (map, stacks) = (self.map(), &self.profile.samples.stack);
+        move |s| {
+            filter(s)
+                && stacks
+                    .get(s)
+                    .is_some_and(|&st| map.node_of_stack(st) != DROPPED)
+        }
+    }
+
+    /// The frames the transforms keep, `None` without transforms. Every transform keeps a
+    /// subsequence of a stack's frames: a stack node's frame stays when it lands on a node of
+    /// its own in the transformed tree, not on its caller's node (hidden, collapsed) nor
+    /// dropped (outside a focus).
+    pub fn kept_frames(&self) -> Option<KeptFrames> {
+        self.transformed.as_ref()?;
+        let (map, st) = (self.map(), &self.profile.stacks);
+        let stack = (0..st.prefix.len())
+            .map(|s| {
+                let node = map.node_of_stack(s as u32);
+                let caller = decode_opt(st.prefix[s]).map_or(ROOT, |q| map.node_of_stack(q));
+                node != DROPPED && node != caller
+            })
+            .collect();
+        let focus = self
+            .options
+            .transforms
+            .iter()
+            .any(|t| matches!(t, Transform::Focus(_)));
+        Some(KeptFrames {
+            stack,
+            toplevel: !focus,
+        })
     }
 
     /// Totals of the current view.
@@ -413,5 +473,50 @@ mod tests {
         assert_eq!(callers.width[1], 40.0);
         let t = v.time_order(&Viewport::all());
         assert!(!t.is_empty());
+    }
+
+    /// Counted by hand: hiding `sim` charges its lines to `main`'s calling line; a focus on
+    /// `sim` drops the sample outside it and the frames above it.
+    #[test]
+    fn line_table_follows_transforms() {
+        let text = concat!(
+            "line profiling: sample.interval=10000\n",
+            "#File 1: w.R\n",
+            "\"rnorm\" 1#5 \"sim\" 1#26 \"main\" \n",
+            "\"c\" 1#6 \"sim\" 1#26 \"main\" \n",
+            "1#9 \"f\" 1#27 \"main\" \n",
+        );
+        let p = crate::analysis::fixtures::rprof_profile(text);
+        let vt = p.value_type_index("samples").unwrap();
+        let mut v = View::new(p);
+        let rows = |v: &View| {
+            let mut r: Vec<(String, f64, f64)> = v
+                .line_table()
+                .rows
+                .iter()
+                .map(|r| (r.label(), r.self_value, r.total_value))
+                .collect();
+            r.sort_by(|a, b| a.0.cmp(&b.0));
+            r
+        };
+        let row = |l: &str, s: f64, t: f64| (l.to_owned(), s, t);
+        let sim = v.frames().find("sim").unwrap();
+        let options = |transforms| ViewOptions {
+            value_type: vt,
+            transforms,
+            ..ViewOptions::default()
+        };
+        v.set_options(options(vec![]));
+        assert_eq!(rows(&v).len(), 5);
+        v.set_options(options(vec![Transform::Hide(sim)]));
+        let expect = [
+            row("w.R:26", 2.0, 2.0),
+            row("w.R:27", 0.0, 1.0),
+            row("w.R:9", 1.0, 1.0),
+        ];
+        assert_eq!(rows(&v), expect);
+        v.set_options(options(vec![Transform::Focus(sim)]));
+        assert_eq!(rows(&v), [row("w.R:5", 1.0, 1.0), row("w.R:6", 1.0, 1.0)]);
+        assert_eq!(v.line_table().total, v.totals().shown);
     }
 }

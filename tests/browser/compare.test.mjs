@@ -182,3 +182,21 @@ test("compare mode: a file compared with itself shows no change; state from the 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("compare mode: the summary says what a focus leaves of each side", async () => {
+  const { page, problems } = await readyPage("#view=compare&focus=main.hotNew");
+  await dropFiles(page, "body", [file(DIFF_BASE), file(DIFF_NEW)]);
+  await settled(page);
+  await compared(page);
+  const s = await page.evaluate(() => window.__proftab.state.compare.result.summary);
+  // main.hotNew is only in the comparison: the focus leaves nothing of the baseline.
+  assert.equal(s.baseShown, 0);
+  assert.ok(s.newShown > 0 && s.newShown < s.newTotal, `${s.newShown} of ${s.newTotal}`);
+  assert.equal(s.baseTotal > 0, true);
+  const text = await page.textContent("#compare-summary");
+  assert.match(text, /^Shown: baseline 0 · comparison .+ \(new\) — of Baseline .+ in [\d,]+ samples · comparison /);
+  // Without the focus the summary is the selections' totals alone.
+  await page.click("#chips .chip button");
+  await page.waitForFunction(() => !document.getElementById("compare-summary").textContent.startsWith("Shown"));
+  assert.deepEqual(problems, []);
+});

@@ -326,6 +326,11 @@ test("two files at once are combined, one source each", async (t) => {
   await page.close();
 });
 
+/** Opens the toolbar's view options (order, icicle, bottom-up) when they are closed. */
+async function openViewMenu(page) {
+  if (await page.isHidden("#view-menu")) await page.click("#view-options");
+}
+
 test("view state lives in the URL hash and is restored", async (_t) => {
   const hash = "#view=flame&order=alpha&icicle=1&search=big&focus=math%2Fbig.nat.add";
   const { page, problems } = await readyPage(hash);
@@ -340,6 +345,7 @@ test("view state lives in the URL hash and is restored", async (_t) => {
   await page.click("#chips .chip button");
   await page.waitForFunction(() => !location.hash.includes("focus="));
   assert.doesNotMatch(await page.textContent("#status"), /of all/);
+  await openViewMenu(page);
   await page.click("#icicle");
   await page.waitForFunction(() => !location.hash.includes("icicle="));
   assert.deepEqual(problems, []);
@@ -434,6 +440,7 @@ test("bottom-up: the inverted flame graph has each function's self value in its 
   const rows = await tableRows(page, 3);
   const topDown = await page.evaluate(() => window.__proftab.rowFrames(1));
   const pixels = await pixelSum(page, "#main-canvas");
+  await openViewMenu(page);
   await page.click("#bottom-up");
   await page.waitForFunction((before) => JSON.stringify(window.__proftab.rowFrames(1)) !== before, JSON.stringify(topDown));
   await page.waitForTimeout(250);
@@ -446,6 +453,7 @@ test("bottom-up: the inverted flame graph has each function's self value in its 
   assert.notEqual(await pixelSum(page, "#main-canvas"), pixels);
   await page.waitForFunction(() => location.hash.includes("bottomup=1"));
   await screenshot(page, "viewer-bottom-up-pprof");
+  await openViewMenu(page);
   await page.click("#bottom-up");
   await page.waitForFunction((before) => JSON.stringify(window.__proftab.rowFrames(1)) === before, JSON.stringify(topDown));
   assert.deepEqual(problems, []);

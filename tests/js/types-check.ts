@@ -1,6 +1,6 @@
 // Compiled (never run) by types.test.mjs with tsc --strict against the package's
 // js/index.d.ts, as a TypeScript user of "proftab" would.
-import { type ExtColumn, formats, INT_NA, type Info, NO_INDEX, Profile } from "proftab";
+import { type ExtColumn, formats, INT_NA, type Info, NO_INDEX, Profile, type SourceLines } from "proftab";
 
 const p: Profile = Profile.parse(new Uint8Array([1, 2, 3]), "x.pb.gz");
 const format: string = p.format;
@@ -28,13 +28,18 @@ const readable: string[] = formats()
   .map((f) => f.name);
 const sameList = Profile.formats();
 const na: boolean = lines[0] === INT_NA || prefix[0] === NO_INDEX;
+const listed: SourceLines = p.sourceLines("^main\\.", "cpu");
+const lineSelf: Float64Array = listed.lineSelf;
+const ofFunction: string | undefined = listed.functionName[listed.lineFunction[0] ?? 0];
 p.free();
 
 // @ts-expect-error numSamples is read-only
 p.numSamples = 3;
 // @ts-expect-error write takes a format name
 p.write(42);
+// @ts-expect-error sourceLines takes a pattern
+p.sourceLines(/main/);
 // @ts-expect-error there is no public constructor
 new Profile();
 
-void [format, n, firstType, uri, strings, names, values, bytes, warningText, readable, sameList, na];
+void [format, n, firstType, uri, strings, names, values, bytes, warningText, readable, sameList, na, lineSelf, ofFunction];

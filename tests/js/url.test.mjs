@@ -34,6 +34,8 @@ function state(fields) {
     transforms: [],
     timeRange: null,
     compare: { base: [0], new: [1, 2], normalized: true, sizeByBase: false, palette: "rb" },
+    sourceFile: "",
+    sourceLine: 0,
     ...fields,
   };
 }
@@ -54,6 +56,8 @@ function expected(s, zoom = null) {
     timeRange: s.timeRange,
     transforms: s.transforms,
     zoom,
+    sourceFile: s.sourceFile,
+    sourceLine: s.sourceLine,
     ...(s.query ? { query: s.query } : {}),
     compare: s.view === "compare" ? { ...s.compare } : { normalized: true, sizeByBase: false, palette: "rb" },
   };
@@ -85,6 +89,15 @@ test("every field round-trips, names and patterns with URL syntax included", () 
   });
   const hash = toHash(s, { label, zoom: [0.125, 0.5] });
   assert.deepEqual(fromHash(`#${hash}`, PROFILE), expected(s, [0.125, 0.5]));
+});
+
+test("the Source tab's file and line round-trip", () => {
+  const s = state({ view: "source", sourceFile: "/home/u/pkg/a b&c.go", sourceLine: 42 });
+  const hash = toHash(s, { label });
+  assert.equal(hash, "view=source&type=samples&file=%2Fhome%2Fu%2Fpkg%2Fa+b%26c.go&line=42");
+  assert.deepEqual(fromHash(hash, PROFILE), expected(s));
+  const bad = fromHash("view=source&line=-3", PROFILE);
+  assert.deepEqual([bad.sourceFile, bad.sourceLine], ["", 0]);
 });
 
 test("compare state round-trips in Compare mode only", () => {

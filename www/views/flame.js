@@ -26,7 +26,7 @@ export const mainView = new FlameView(
 registerCrumbs("flame", mainView);
 
 on("view", () => {
-  $("main-box").hidden = S.view !== "flame";
+  $("main-box").hidden = S.view !== "flame" && S.view !== "source";
 });
 on("toggles", () => {
   mainView.inverted = S.icicle;

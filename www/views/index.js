@@ -10,12 +10,14 @@ import { crumbView } from "./crumbs.js";
 import "./calltree.js";
 import { mainView } from "./flame.js";
 import { calleesView, callersView, refreshSandwich } from "./sandwich.js";
+import { refreshSource } from "./source.js";
 import "./table.js";
 import { refreshTime, timeView } from "./time.js";
 
 export const allViews = [mainView, timeView, callersView, calleesView, compareView];
 
-/** The FlameViews of S.view (the first is the one keys, export and tests address). */
+/** The FlameViews of S.view (the first is the one keys, export and tests address); the
+ * Source view has the flame graph under its lines. */
 export function activeViews() {
   if (S.view === "time") return [timeView];
   if (S.view === "sandwich") return [callersView, calleesView];
@@ -34,6 +36,7 @@ async function refreshActive() {
   if (S.view === "time") await refreshTime();
   else if (S.view === "sandwich") refreshSandwich();
   else if (S.view === "compare" && S.table) await refreshCompare();
+  else if (S.view === "source") await refreshSource();
 }
 
 new ResizeObserver(() => {
