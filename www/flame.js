@@ -327,7 +327,7 @@ export class FlameView {
     const textColor = style.getPropertyValue("--frame-text").trim() || "#000";
     const mergedColor = style.getPropertyValue("--merged").trim() || "#bbb";
     const dimColor = style.getPropertyValue("--dimmed").trim() || "#ddd";
-    this.highlight = { flags: null, selected: -1, selectedNode: -1, outlined: null };
+    const { flags, selected, selectedNode, outlined } = this.highlight;
     const boxColor = this.o.boxColor;
     const colorOf = boxColor ? (_frame, i) => boxColor(b, i) : (frame) => this.o.color(frame);
     ctx.font = LABEL_FONT;
