@@ -21,6 +21,7 @@ pub mod instruments;
 pub(crate) mod json_scan;
 pub mod otlp;
 pub mod papyrus;
+pub mod perf_data;
 pub mod perf_script;
 pub mod pmcstat;
 pub mod pprof;
@@ -72,6 +73,8 @@ pub enum Format {
     GoroutineDump,
     /// Linux `perf script` text output.
     PerfScript,
+    /// Linux `perf.data` (what `perf record` writes).
+    PerfData,
     /// Node / Chrome `.heapprofile` (V8 sampling heap profiler).
     Heapprofile,
     /// Chrome trace event format: duration (`B`/`E`) and complete (`X`) events.
@@ -95,7 +98,7 @@ pub enum Format {
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 24] = [
+pub const ALL_FORMATS: [Format; 25] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -110,6 +113,7 @@ pub const ALL_FORMATS: [Format; 24] = [
     Format::Cpuprofile,
     Format::GoroutineDump,
     Format::PerfScript,
+    Format::PerfData,
     Format::Heapprofile,
     Format::TraceEvent,
     Format::Callgrind,
@@ -140,6 +144,7 @@ impl Format {
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
             Format::PerfScript => "perf-script",
+            Format::PerfData => "perf-data",
             Format::Heapprofile => "heapprofile",
             Format::TraceEvent => "trace-event",
             Format::Callgrind => "callgrind",
@@ -171,6 +176,7 @@ impl Format {
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
             Format::PerfScript => &[],
+            Format::PerfData => &[".data"],
             Format::Heapprofile => &[".heapprofile"],
             Format::TraceEvent => &[],
             Format::Callgrind => &[],
