@@ -16,11 +16,12 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use proftab::analysis::functions::function_table;
 use proftab::formats::{self, perf_data, pprof, Format, ReadOptions, WriteOptions};
 use proftab::model::{ext, Cell, SampleIndex};
+use support::cli::run_json;
 use support::corpus::{corpus_new, file_name, files_in, fixture, scratch_dir};
 use support::go::go_top;
 use support::profile::{assert_valid, read_path};
@@ -178,6 +179,71 @@ fn totals_per_event_equal_perf_report() {
     }
 }
 
+/// Self samples per symbol of a `perf report --sort dso,sym -n` text (summed over events),
+/// with the DSO of each symbol.
+fn report_rows(text: &str) -> BTreeMap<String, (String, f64)> {
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() < 5 || !words[0].ends_with('%') {
+            continue;
+        }
+        let name = words[4..].join(" ");
+        let n: f64 = words[1].parse().unwrap();
+        rows.entry(name).or_insert((words[2].to_owned(), 0.0)).1 += n;
+    }
+    rows
+}
+
+/// `proftab top --json FILE --symbols DIR ARGS…` (symbolised as the CLI does): self per name.
+fn cli_top(path: &Path, args: &[&str]) -> BTreeMap<String, f64> {
+    let dir = fixture("perf-data");
+    let mut all = vec!["top", path.to_str().unwrap(), "--json", "--symbols"];
+    all.push(dir.to_str().unwrap());
+    all.extend_from_slice(args);
+    let json = run_json(env!("CARGO_BIN_EXE_proftab"), &all);
+    json["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["self"].as_f64().unwrap() != 0.0)
+        .map(|r| {
+            let name = r["name"].as_str().unwrap().to_owned();
+            (name, r["self"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// `proftab top` of the symbolised recording equals `perf report`: every symbol both name has
+/// the same self samples, the `work` binary's symbols (given with `--symbols`) are all named,
+/// and what proftab leaves unsymbolised (binaries or kernel of another machine) adds up to
+/// perf's rows that proftab does not name.
+#[test]
+fn symbolised_self_samples_equal_perf_report() {
+    for path in fixtures() {
+        let what = path.display().to_string();
+        let want =
+            report_rows(&std::fs::read_to_string(path.with_extension("report.txt")).unwrap());
+        let mut got = cli_top(&path, &[]);
+        let mut unmatched = 0.0;
+        for (name, (dso, n)) in &want {
+            match got.remove(name) {
+                Some(mine) => assert_eq!(mine, *n, "{what}: {name}"),
+                None if dso == "work" => panic!("{what}: {name} of work not symbolised"),
+                None => unmatched += n,
+            }
+        }
+        for (name, n) in &got {
+            assert!(
+                name.contains("+0x") || name == "[unknown]",
+                "{what}: {name} ({n}) is not in perf report"
+            );
+            unmatched -= n;
+        }
+        assert_eq!(unmatched, 0.0, "{what}: unsymbolised samples differ");
+    }
+}
+
 #[test]
 fn pprof_conversion_keeps_go_tool_pprof_top() {
     let dir = scratch_dir("perf-data");
@@ -197,6 +263,42 @@ fn pprof_conversion_keeps_go_tool_pprof_top() {
         };
         assert_matches_go_top(&p, "samples", &rows, &path.display().to_string());
         let _ = std::fs::remove_file(&out);
+    }
+}
+
+/// The symbolised conversion (`proftab convert FILE -o x.pb.gz --symbols DIR`): `go tool pprof
+/// -top` equals proftab's function table of that pprof, and its self samples proftab's `top`
+/// of the recording.
+#[test]
+fn symbolised_pprof_conversion_keeps_top() {
+    let dir = scratch_dir("perf-data-symbolised");
+    for path in fixtures() {
+        let what = path.display().to_string();
+        let out = dir.join(format!("{}.pb.gz", file_name(&path)));
+        let symbols = fixture("perf-data");
+        let args = [
+            "convert",
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--symbols",
+            symbols.to_str().unwrap(),
+        ];
+        let o = support::cli::run(env!("CARGO_BIN_EXE_proftab"), &args, None);
+        assert!(o.status.success(), "{what}: {}", support::cli::stderr(&o));
+        let p = read_path(Format::Pprof, &out).profile;
+        let vt = p.value_type_index("samples").unwrap();
+        let from_pprof: BTreeMap<String, f64> = function_table(&p, vt, None)
+            .rows
+            .into_iter()
+            .filter(|r| r.self_value != 0.0)
+            .map(|r| (r.name, r.self_value))
+            .collect();
+        assert_eq!(from_pprof, cli_top(&path, &[]), "{what}");
+        let Some(rows) = go_top(&out, "samples", "count") else {
+            return;
+        };
+        assert_matches_go_top(&p, "samples", &rows, &what);
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;
+pub mod demangle;
 pub mod dhat;
 pub mod error;
 pub mod firefox;

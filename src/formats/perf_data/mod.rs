@@ -36,6 +36,7 @@
 //! stream cut short.
 
 mod read;
+pub mod symbolize;
 
 use super::{Parsed, ReadError, ReadOptions};
 
