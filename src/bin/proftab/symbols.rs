@@ -4,13 +4,15 @@
 //! build-id cache (`~/.debug/.build-id/xx/yyyy…/elf`), in the separate debug files
 //! (`/usr/lib/debug/.build-id/xx/yyyy….debug`) and at its recorded path (only when its
 //! build-id is the recorded one, if one was recorded). Kernel frames use `/proc/kallsyms` only
-//! when the recording's kernel build-id is the running kernel's (`/sys/kernel/notes`).
+//! when the recording's kernel build-id is the running kernel's (`/sys/kernel/notes`), or, for a recording without it,
+//! when its host name and kernel release are this machine's.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use object::Object;
 use proftab::formats::perf_data::symbolize::{symbolize, Report};
+use proftab::formats::perf_data::{META_HOSTNAME, META_OS_RELEASE};
 use proftab::formats::{Format, Parsed};
 use proftab::model::ext::tables;
 use proftab::model::Profile;
@@ -103,9 +105,15 @@ fn find_binary(
     path: &str,
     build_id: Option<&str>,
 ) -> Vec<Vec<u8>> {
+    // Without a recorded build-id (pipe mode), the file at the recorded path names it.
+    let found_id = build_id
+        .is_none()
+        .then(|| std::fs::read(path).ok().and_then(|b| build_id_of(&b)))
+        .flatten();
+    let lookup_id = build_id.or(found_id.as_deref());
     let same_id = |b: &Vec<u8>| build_id.is_none_or(|id| build_id_of(b).as_deref() == Some(id));
     let name = Path::new(path).file_name();
-    let by_id = build_id.and_then(|id| index.iter().find(|(i, _)| i.as_deref() == Some(id)));
+    let by_id = lookup_id.and_then(|id| index.iter().find(|(i, _)| i.as_deref() == Some(id)));
     let by_name = || {
         index
             .iter()
@@ -116,16 +124,11 @@ fn find_binary(
         .map(|(_, p)| p.clone())
         .into_iter()
         .collect();
-    if let Some(id) = build_id.filter(|id| id.len() > 2) {
+    if let Some(id) = lookup_id.filter(|id| id.len() > 2) {
         let (head, rest) = id.split_at(2);
         if let Some(home) = std::env::var_os("HOME") {
-            candidates.push(
-                PathBuf::from(home)
-                    .join(".debug/.build-id")
-                    .join(head)
-                    .join(rest)
-                    .join("elf"),
-            );
+            let cache = PathBuf::from(home).join(".debug/.build-id");
+            candidates.push(cache.join(head).join(rest).join("elf"));
         }
         candidates.push(
             Path::new(DEBUG_BUILD_ID_DIR)
@@ -141,18 +144,32 @@ fn find_binary(
         .collect()
 }
 
-/// `/proc/kallsyms` when the profile's kernel build-id is the running kernel's.
+/// `/proc/kallsyms` when the recording was made on the running kernel: its kernel build-id is
+/// the running kernel's, or (a recording without one, as pipe mode writes) its host name and
+/// kernel release are this machine's.
 fn kernel_symbols(p: &Profile) -> Option<String> {
     let t = &p.ext_table(tables::MAPPINGS)?.columns;
     let (files, ids) = (t.chr("filename")?, t.chr("build_id")?);
-    let recorded = files
+    let (_, id) = files
         .iter()
         .zip(ids)
-        .find(|(f, _)| p.str(**f) == KERNEL_DSO)
-        .and_then(|(_, id)| p.strings.get(*id))?;
-    let notes = std::fs::read("/sys/kernel/notes").ok()?;
-    (running_build_id(&notes)? == recorded)
-        .then(|| std::fs::read_to_string("/proc/kallsyms").ok())
+        .find(|(f, _)| p.str(**f) == KERNEL_DSO)?;
+    let same = match p.strings.get(*id) {
+        Some(recorded) => {
+            let notes = std::fs::read("/sys/kernel/notes").ok()?;
+            running_build_id(&notes)? == recorded
+        }
+        None => [
+            (META_HOSTNAME, "/proc/sys/kernel/hostname"),
+            (META_OS_RELEASE, "/proc/sys/kernel/osrelease"),
+        ]
+        .iter()
+        .all(|(key, file)| {
+            let here = std::fs::read_to_string(file).unwrap_or_default();
+            p.meta_values(key).next() == Some(here.trim())
+        }),
+    };
+    same.then(|| std::fs::read_to_string("/proc/kallsyms").ok())
         .flatten()
 }
 

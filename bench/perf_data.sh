@@ -1,0 +1,27 @@
+#!/bin/sh
+# Benchmark of the perf-data reader on a recording of at least 100 MB (generated here, never
+# committed): `proftab top FILE` vs `perf report --stdio` vs `perf script | proftab top -`,
+# timed by farm-bench (median of the runs; A/B ratios pair by pair).
+#
+# Usage: sh bench/perf_data.sh [PROFTAB] [WORKDIR]
+#   PROFTAB  the proftab binary (default target/release/proftab: `cargo build --release`)
+#   WORKDIR  where the recording goes (default /tmp/proftab-perf-data-bench)
+# Needs perf, gcc and farm-bench. Results of a run are in bench/RESULTS.md's perf-data section.
+set -e
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PROFTAB=${1:-$ROOT/target/release/proftab}
+WORK=${2:-/tmp/proftab-perf-data-bench}
+mkdir -p "$WORK"
+cd "$WORK"
+gcc -g -O1 -fno-omit-frame-pointer -o work "$ROOT/tests/fixtures/perf-data/work.c"
+# 50 kHz frame-pointer samples of a ~25 s run: about 1.2 million samples, > 100 MB.
+if [ ! -s big.data ] || [ "$(stat -c %s big.data)" -lt 100000000 ]; then
+    perf record -q -g -e cpu-clock -F 50000 -o big.data ./work 3500
+fi
+ls -l big.data
+"$PROFTAB" top big.data --limit 5
+perf report -i big.data --stdio --no-children --sort sym -n -g none 2>/dev/null | grep -v '^#' | head -6
+farm-bench -n 3 --timeout 1800 -- "$PROFTAB" top big.data \
+    --vs "perf report -i $WORK/big.data --stdio --no-children --sort sym -g none"
+farm-bench -n 3 --timeout 1800 -- "$PROFTAB" top big.data \
+    --vs "sh -c 'perf script -i $WORK/big.data | $PROFTAB top -'"
