@@ -213,11 +213,12 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
                 return None;
             }
             let found = SymbolTable::from_elf_files(&binary(&m.filename, m.build_id.as_deref()));
-            if found.is_none() {
-                report.missing.push(match &m.build_id {
-                    Some(id) => format!("{} ({id})", m.filename),
-                    None => m.filename.clone(),
-                });
+            let name = match &m.build_id {
+                Some(id) => format!("{} ({id})", m.filename),
+                None => m.filename.clone(),
+            };
+            if found.is_none() && !report.missing.contains(&name) {
+                report.missing.push(name);
             }
             found
         });
@@ -247,7 +248,6 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
         symbolised_rows[row] = true;
         report.symbolised += 1;
     }
-    report.missing.dedup();
     mark_has_functions(p, &symbolised_rows);
     drop_unused_functions(p);
     report
