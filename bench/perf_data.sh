@@ -14,10 +14,13 @@ WORK=${2:-/tmp/proftab-perf-data-bench}
 mkdir -p "$WORK"
 cd "$WORK"
 gcc -g -O1 -fno-omit-frame-pointer -o work "$ROOT/tests/fixtures/perf-data/work.c"
-# 50 kHz frame-pointer samples of a ~25 s run: about 1.2 million samples, > 100 MB.
-if [ ! -s big.data ] || [ "$(stat -c %s big.data)" -lt 100000000 ]; then
-    perf record -q -g -e cpu-clock -F 50000 -o big.data ./work 3500
-fi
+# 50 kHz frame-pointer samples until the recording passes 100 MB (about 4 MB per second of
+# the workload's CPU time here; the rounds double until it is large enough).
+ROUNDS=1000
+while [ ! -s big.data ] || [ "$(stat -c %s big.data)" -lt 100000000 ]; do
+    perf record -q -g -e cpu-clock -F 50000 -o big.data ./work $ROUNDS
+    ROUNDS=$((ROUNDS * 2))
+done
 ls -l big.data
 "$PROFTAB" top big.data --limit 5
 perf report -i big.data --stdio --no-children --sort sym -n -g none 2>/dev/null | grep -v '^#' | head -6

@@ -19,7 +19,7 @@ const BRANCH_ENTRY_SIZE: usize = 24;
 /// (readable, non-empty) branch stack.
 pub(super) fn user_frames(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<Vec<u64>> {
     let mut at = branch_stack_at(raw, attr, e)?;
-    let nr = usize::try_from(e.u64(raw.get(at..at + 8)?)).ok()?;
+    let nr = usize::try_from(word(raw, at, e)?).ok()?;
     at += 8;
     if attr
         .branch_sample_format
@@ -57,14 +57,19 @@ fn branch_stack_at(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<usize>
         at += read_size(raw, at, attr.read_format, e)?;
     }
     if f.contains(SampleFormat::CALLCHAIN) {
-        let n = usize::try_from(e.u64(raw.get(at..at + 8)?)).ok()?;
-        at = at.checked_add(8 + n.checked_mul(8)?)?;
+        let n = usize::try_from(word(raw, at, e)?).ok()?;
+        at = at.checked_add(n.checked_mul(8)?)?.checked_add(8)?;
     }
     if f.contains(SampleFormat::RAW) {
-        let n = e.u32(raw.get(at..at + 4)?) as usize;
-        at = at.checked_add(4 + n)?;
+        let n = e.u32(raw.get(at..at.checked_add(4)?)?) as usize;
+        at = at.checked_add(n)?.checked_add(4)?;
     }
     f.contains(SampleFormat::BRANCH_STACK).then_some(at)
+}
+
+/// The u64 at `at`, if the body holds it.
+fn word(raw: &[u8], at: usize, e: Endian) -> Option<u64> {
+    raw.get(at..at.checked_add(8)?).map(|b| e.u64(b))
 }
 
 /// Size of the READ field at `at`.
@@ -79,8 +84,10 @@ fn read_size(raw: &[u8], at: usize, r: ReadFormat, e: Endian) -> Option<usize> {
     let per_value =
         1 + usize::from(r.contains(ReadFormat::ID)) + usize::from(r.bits() & READ_FORMAT_LOST != 0);
     if r.contains(ReadFormat::GROUP) {
-        let nr = usize::try_from(e.u64(raw.get(at..at + 8)?)).ok()?;
-        Some(8 * (1 + times + nr.checked_mul(per_value)?))
+        let nr = usize::try_from(word(raw, at, e)?).ok()?;
+        nr.checked_mul(per_value)?
+            .checked_add(1 + times)?
+            .checked_mul(8)
     } else {
         Some(8 * (times + per_value))
     }
