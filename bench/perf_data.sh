@@ -24,7 +24,9 @@ done
 ls -l big.data
 "$PROFTAB" top big.data --limit 5
 perf report -i big.data --stdio --no-children --sort sym -n -g none 2>/dev/null | grep -v '^#' | head -6
-farm-bench -n 3 --timeout 1800 -- "$PROFTAB" top big.data \
-    --vs "perf report -i $WORK/big.data --stdio --no-children --sort sym -g none"
-farm-bench -n 3 --timeout 1800 -- "$PROFTAB" top big.data \
-    --vs "sh -c 'perf script -i $WORK/big.data | $PROFTAB top -'"
+farm-bench -n 2 --warmup 0 --timeout 1800 \
+    --vs "perf report -i $WORK/big.data --stdio --no-children --sort sym -g none" \
+    -- "$PROFTAB" top big.data
+farm-bench -n 1 --warmup 0 --timeout 1800 \
+    --vs "sh -c 'perf script -i $WORK/big.data | $PROFTAB top -'" \
+    -- "$PROFTAB" top big.data
