@@ -24,6 +24,7 @@ use proftab::model::{ext, Cell, SampleIndex};
 use support::cli::run_json;
 use support::corpus::{corpus_new, file_name, files_in, fixture, scratch_dir};
 use support::go::go_top;
+use support::importers::assert_only_detector;
 use support::profile::{assert_valid, read_path};
 use support::reliability::{assert_function_tables, assert_tables_json_round_trip};
 use support::text::{
@@ -115,6 +116,7 @@ fn corpus_new_files_read_validate_and_keep_totals() {
         let what = path.display().to_string();
         let bytes = std::fs::read(path).unwrap();
         assert_eq!(formats::detect(&bytes), Some(Format::PerfData), "{what}");
+        assert_only_detector(Format::PerfData, &bytes, &what);
         let parsed = formats::read_any(&bytes, &ReadOptions::default())
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_valid(&parsed.profile, &what);

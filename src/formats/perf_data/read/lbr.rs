@@ -10,6 +10,18 @@ use linux_perf_data::linux_perf_event_reader::{
 
 use super::decompress::Endian;
 
+/// The fixed-size u64 fields before a sample's READ field, in their order.
+const FIXED_FIELDS: [SampleFormat; 9] = [
+    SampleFormat::IDENTIFIER,
+    SampleFormat::IP,
+    SampleFormat::TID,
+    SampleFormat::TIME,
+    SampleFormat::ADDR,
+    SampleFormat::ID,
+    SampleFormat::STREAM_ID,
+    SampleFormat::CPU,
+    SampleFormat::PERIOD,
+];
 /// PERF_FORMAT_LOST (not in the crate's flags).
 const READ_FORMAT_LOST: u64 = 16;
 /// Size of one branch entry (from, to, flags).
@@ -41,18 +53,10 @@ pub(super) fn user_frames(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option
 /// The offset of the branch stack in a sample's body.
 fn branch_stack_at(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<usize> {
     let f = attr.sample_format;
-    let fixed = [
-        SampleFormat::IDENTIFIER,
-        SampleFormat::IP,
-        SampleFormat::TID,
-        SampleFormat::TIME,
-        SampleFormat::ADDR,
-        SampleFormat::ID,
-        SampleFormat::STREAM_ID,
-        SampleFormat::CPU,
-        SampleFormat::PERIOD,
-    ];
-    let mut at = 8 * fixed.iter().filter(|&&flag| f.contains(flag)).count();
+    let mut at = 8 * FIXED_FIELDS
+        .iter()
+        .filter(|&&flag| f.contains(flag))
+        .count();
     if f.contains(SampleFormat::READ) {
         at += read_size(raw, at, attr.read_format, e)?;
     }
@@ -91,4 +95,44 @@ fn read_size(raw: &[u8], at: usize, r: ReadFormat, e: Endian) -> Option<usize> {
     } else {
         Some(8 * (times + per_value))
     }
+}
+
+/// True when a sample's callchain length fits in its body, computed as
+/// `linux-perf-event-reader` will read it (its READ layout included), so that its length × 8
+/// cannot overflow there (a panic in a debug build).
+pub(super) fn callchain_fits(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> bool {
+    let f = attr.sample_format;
+    if !f.contains(SampleFormat::CALLCHAIN) {
+        return true;
+    }
+    let fixed = 8 * FIXED_FIELDS
+        .iter()
+        .filter(|&&flag| f.contains(flag))
+        .count();
+    let fits = || -> Option<bool> {
+        let mut at = fixed;
+        if f.contains(SampleFormat::READ) {
+            let r = attr.read_format;
+            let times = [
+                ReadFormat::TOTAL_TIME_ENABLED,
+                ReadFormat::TOTAL_TIME_RUNNING,
+            ]
+            .iter()
+            .filter(|&&t| r.contains(t))
+            .count();
+            let id = usize::from(r.contains(ReadFormat::ID));
+            at += if r.contains(ReadFormat::GROUP) {
+                8 * (1 + times + id)
+            } else {
+                let nr = usize::try_from(word(raw, at, e)?).ok()?;
+                nr.checked_mul(1 + id)?
+                    .checked_add(1 + times)?
+                    .checked_mul(8)?
+            };
+        }
+        let n = usize::try_from(word(raw, at, e)?).ok()?;
+        let end = n.checked_mul(8)?.checked_add(at)?.checked_add(8)?;
+        Some(end <= raw.len())
+    };
+    fits().unwrap_or(false)
 }

@@ -13,7 +13,7 @@ mod threads;
 
 use std::io::Cursor;
 
-use linux_perf_data::linux_perf_event_reader::{EventRecord, SampleRecord};
+use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 
 use super::{header_kind, FORMAT, META_FIRST_TIME};
@@ -72,8 +72,15 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     meta::header_meta(&mut r.b, &perf_file, endian);
     while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
         if let PerfFileRecord::EventRecord { attr_index, record } = record {
+            let raw = record.data.as_slice();
+            let sample = record.record_type == RecordType::SAMPLE;
+            let attr = r.events.get(attr_index).map(|e| &e.attr);
+            if sample && attr.is_some_and(|a| !lbr::callchain_fits(&raw, a, endian)) {
+                r.unparsed += 1;
+                continue;
+            }
             match record.parse() {
-                Ok(parsed) => r.record(attr_index, parsed, record.data.as_slice().as_ref())?,
+                Ok(parsed) => r.record(attr_index, parsed, raw.as_ref())?,
                 Err(_) => r.unparsed += 1,
             }
         }
