@@ -10,6 +10,7 @@ pub mod bz2;
 pub mod callgrind;
 pub mod collapsed;
 pub mod cpuprofile;
+pub mod demangle;
 pub mod dhat;
 pub mod error;
 pub mod firefox;
@@ -25,6 +26,7 @@ pub(crate) mod json_scan;
 pub mod massif;
 pub mod otlp;
 pub mod papyrus;
+pub mod perf_data;
 pub mod perf_script;
 pub mod pmcstat;
 pub mod pprof;
@@ -82,6 +84,8 @@ pub enum Format {
     GoroutineDump,
     /// Linux `perf script` text output.
     PerfScript,
+    /// Linux `perf.data` (what `perf record` writes).
+    PerfData,
     /// Node / Chrome `.heapprofile` (V8 sampling heap profiler).
     Heapprofile,
     /// Chrome trace event format: duration (`B`/`E`) and complete (`X`) events.
@@ -115,7 +119,7 @@ pub enum Format {
 }
 
 /// All formats, in the order used to list them.
-pub const ALL_FORMATS: [Format; 29] = [
+pub const ALL_FORMATS: [Format; 30] = [
     Format::TablesJson,
     Format::TablesJsonV1,
     Format::Pprof,
@@ -130,6 +134,7 @@ pub const ALL_FORMATS: [Format; 29] = [
     Format::Cpuprofile,
     Format::GoroutineDump,
     Format::PerfScript,
+    Format::PerfData,
     Format::Heapprofile,
     Format::TraceEvent,
     Format::Callgrind,
@@ -165,6 +170,7 @@ impl Format {
             Format::Cpuprofile => "cpuprofile",
             Format::GoroutineDump => "goroutine-dump",
             Format::PerfScript => "perf-script",
+            Format::PerfData => "perf-data",
             Format::Heapprofile => "heapprofile",
             Format::TraceEvent => "trace-event",
             Format::Callgrind => "callgrind",
@@ -201,6 +207,7 @@ impl Format {
             Format::Cpuprofile => &[".cpuprofile"],
             Format::GoroutineDump => &[],
             Format::PerfScript => &[],
+            Format::PerfData => &[".data"],
             Format::Heapprofile => &[".heapprofile"],
             Format::TraceEvent => &[],
             Format::Callgrind => &[],

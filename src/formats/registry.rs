@@ -45,6 +45,13 @@ const fn spec(
 /// The rows of [`registry`].
 const REGISTRY: &[FormatSpec] = &[
     spec(Format::Jfr, Some(jfr::detect), Some(jfr::read), None),
+    // Binary with an 8-byte magic and a header size: claims nothing else.
+    spec(
+        Format::PerfData,
+        Some(perf_data::detect),
+        Some(perf_data::read),
+        None,
+    ),
     spec(
         Format::TablesJson,
         Some(tables_json::detect),

@@ -22,6 +22,10 @@ pub mod samples {
     pub const TID: &str = ".tid";
     /// Name of the sampled thread.
     pub const THREAD_NAME: &str = ".thread_name";
+    /// The CPU the sample was taken on (int; perf-script, perf-data).
+    pub const CPU: &str = ".cpu";
+    /// The event that took the sample, as the recorder names it (chr; perf-script, perf-data).
+    pub const EVENT: &str = ".event";
 }
 
 /// Extension columns of `locations`.

@@ -228,6 +228,7 @@ describe("formats", () => {
         "cpuprofile",
         "goroutine-dump",
         "perf-script",
+        "perf-data",
         "heapprofile",
         "trace-event",
         "callgrind",

@@ -13,6 +13,7 @@ use proftab::model::Profile;
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb};
 use crate::input::{display_name, load_combined, print_warnings, Stacks};
 use crate::output::{write_bytes, CliResult, Failure};
+use crate::symbols::{set_dirs, SYMBOLS};
 
 /// The options of `convert` and `combine`.
 const OPTIONS: &[Opt] = &[
@@ -36,9 +37,10 @@ const OPTIONS: &[Opt] = &[
         value: Some("ID"),
         help: "the source (1-based) written by single-run formats such as Rprof",
     },
+    SYMBOLS,
 ];
 
-const SYNOPSIS: &str = "IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID]";
+const SYNOPSIS: &str = "IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID] [--symbols DIR]";
 
 /// The command line of `proftab convert`.
 pub const CONVERT: Verb = Verb {
@@ -76,6 +78,7 @@ pub fn run(args: &Matches) -> CliResult {
             writable()
         )));
     }
+    set_dirs(args.value(SYMBOLS.name));
     let profile = load_combined(&args.operands, Stacks::Raw)?;
     let value_type = args.value("--type").map(str::to_owned);
     if let Some(t) = value_type.as_deref() {

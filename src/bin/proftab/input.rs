@@ -47,10 +47,13 @@ pub fn read_options(path: &str) -> ReadOptions {
 }
 
 /// Reads and parses `path` in whatever format its content shows.
+/// perf.data recordings are symbolised ([`crate::symbols`]).
 pub fn load(path: &str) -> Result<Parsed, Failure> {
     let bytes = read_bytes(path)?;
-    formats::read_any(&bytes, &read_options(path))
-        .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))
+    let mut parsed = formats::read_any(&bytes, &read_options(path))
+        .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))?;
+    crate::symbols::apply(&mut parsed);
+    Ok(parsed)
 }
 
 /// The stacks a command works on.

@@ -26,6 +26,7 @@ mod info;
 mod input;
 mod list;
 mod output;
+mod symbols;
 mod top;
 mod units;
 mod validate;

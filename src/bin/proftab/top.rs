@@ -14,12 +14,13 @@ use proftab::model::{Profile, ValueTypeIndex};
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON, LIMIT};
 use crate::input::{load_warning, Stacks};
 use crate::output::{emit, num, print_json, CliResult, Failure};
+use crate::symbols::{set_dirs, SYMBOLS};
 use crate::units::{percentage, report_unit_of, scaled_label};
 
 /// The command line of `proftab top`.
 pub const VERB: Verb = Verb {
     name: "top",
-    synopsis: "FILE [--type TYPE] [--by function|line] [--limit N] [--json]",
+    synopsis: "FILE [--type TYPE] [--by function|line] [--limit N] [--json] [--symbols DIR]",
     about: "functions by self and total value, like `go tool pprof -top`; --by line gives
 source lines (file:line), like summaryRprof(lines = \"show\")$by.line: a sample's
 self goes to its innermost frame that has a line",
@@ -36,6 +37,7 @@ self goes to its innermost frame that has a line",
         },
         LIMIT,
         JSON,
+        SYMBOLS,
     ],
     files: Files::Read,
 };
@@ -53,6 +55,7 @@ pub fn run(args: &Matches) -> CliResult {
             )))
         }
     };
+    set_dirs(args.value(SYMBOLS.name));
     let parsed = load_warning(path, Stacks::AsPprof)?;
     let p = &parsed.profile;
     let vt = chosen_value_type(p, args.value("--type"))?;

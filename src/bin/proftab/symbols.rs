@@ -1,0 +1,195 @@
+//! Symbols for perf.data recordings, found as `perf report` finds them: the I/O half of
+//! [`proftab::formats::perf_data::symbolize`]. A binary is looked up, in order, in the
+//! `--symbols DIR` folders (by build-id, then by file name; `DIR1:DIR2` for several), in perf's
+//! build-id cache (`~/.debug/.build-id/xx/yyyy…/elf`), in the separate debug files
+//! (`/usr/lib/debug/.build-id/xx/yyyy….debug`) and at its recorded path (only when its
+//! build-id is the recorded one, if one was recorded). Kernel frames use `/proc/kallsyms` only
+//! when the recording's kernel build-id is the running kernel's (`/sys/kernel/notes`), or, for a recording without it,
+//! when its host name and kernel release are this machine's.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use object::Object;
+use proftab::formats::perf_data::symbolize::{symbolize, Report};
+use proftab::formats::perf_data::{META_HOSTNAME, META_OS_RELEASE};
+use proftab::formats::{Format, Parsed};
+use proftab::model::ext::tables;
+use proftab::model::Profile;
+
+use crate::args::Opt;
+
+/// `--symbols DIR`, for the verbs that read profiles.
+pub const SYMBOLS: Opt = Opt {
+    name: "--symbols",
+    value: Some("DIR"),
+    help: "perf.data: look for binaries (by build-id, then file name) in DIR (DIR1:DIR2:…)",
+};
+
+/// Largest folder walk depth under a `--symbols` folder.
+const MAX_DEPTH: usize = 4;
+/// The distribution's separate debug files, by build-id (`xx/yyyy….debug`).
+const DEBUG_BUILD_ID_DIR: &str = "/usr/lib/debug/.build-id";
+/// The kernel's DSO name in perf-data profiles.
+const KERNEL_DSO: &str = "[kernel.kallsyms]";
+
+static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// Remembers the `--symbols` value of this run.
+pub fn set_dirs(value: Option<&str>) {
+    let dirs = value
+        .map(|v| {
+            v.split(':')
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let _ = DIRS.set(dirs);
+}
+
+/// Symbolises a perf-data profile in place; its reader's unsymbolised-frames warning is
+/// replaced by the symboliser's.
+pub fn apply(parsed: &mut Parsed) {
+    if parsed.format != Format::PerfData {
+        return;
+    }
+    let dirs = DIRS.get().cloned().unwrap_or_default();
+    let mut index: Option<Vec<(Option<String>, PathBuf)>> = None;
+    let mut find = |path: &str, build_id: Option<&str>| -> Vec<Vec<u8>> {
+        let files = index.get_or_insert_with(|| index_dirs(&dirs));
+        find_binary(files, path, build_id)
+    };
+    let kallsyms = kernel_symbols(&parsed.profile);
+    let report: Report = symbolize(&mut parsed.profile, &mut find, kallsyms.as_deref());
+    parsed
+        .warnings
+        .retain(|w| !w.message.contains("frame addresses are not symbolised"));
+    parsed.warnings.extend(report.warning());
+}
+
+/// The build-id of an ELF file, as lower-case hex.
+fn build_id_of(bytes: &[u8]) -> Option<String> {
+    let file = object::File::parse(bytes).ok()?;
+    let id = file.build_id().ok()??;
+    Some(id.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Every regular file under the `--symbols` folders with its build-id (when ELF).
+fn index_dirs(dirs: &[PathBuf]) -> Vec<(Option<String>, PathBuf)> {
+    let mut out = Vec::new();
+    let mut todo: Vec<(PathBuf, usize)> = dirs.iter().map(|d| (d.clone(), 0)).collect();
+    while let Some((dir, depth)) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() && depth < MAX_DEPTH => todo.push((path, depth + 1)),
+                Ok(t) if t.is_file() => {
+                    let id = std::fs::read(&path).ok().and_then(|b| build_id_of(&b));
+                    out.push((id, path));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The files found for the binary recorded as `path` with `build_id`: `--symbols` matches (by
+/// build-id, else by file name), perf's cache, the debug file, the recorded path.
+fn find_binary(
+    index: &[(Option<String>, PathBuf)],
+    path: &str,
+    build_id: Option<&str>,
+) -> Vec<Vec<u8>> {
+    // Without a recorded build-id (pipe mode), the file at the recorded path names it.
+    let found_id = build_id
+        .is_none()
+        .then(|| std::fs::read(path).ok().and_then(|b| build_id_of(&b)))
+        .flatten();
+    let lookup_id = build_id.or(found_id.as_deref());
+    let same_id = |b: &Vec<u8>| build_id.is_none_or(|id| build_id_of(b).as_deref() == Some(id));
+    let name = Path::new(path).file_name();
+    let by_id = lookup_id.and_then(|id| index.iter().find(|(i, _)| i.as_deref() == Some(id)));
+    let by_name = || {
+        index
+            .iter()
+            .find(|(_, p)| name.is_some() && p.file_name() == name)
+    };
+    let mut candidates: Vec<PathBuf> = by_id
+        .or_else(by_name)
+        .map(|(_, p)| p.clone())
+        .into_iter()
+        .collect();
+    if let Some(id) = lookup_id.filter(|id| id.len() > 2) {
+        let (head, rest) = id.split_at(2);
+        if let Some(home) = std::env::var_os("HOME") {
+            let cache = PathBuf::from(home).join(".debug/.build-id");
+            candidates.push(cache.join(head).join(rest).join("elf"));
+        }
+        candidates.push(
+            Path::new(DEBUG_BUILD_ID_DIR)
+                .join(head)
+                .join(format!("{rest}.debug")),
+        );
+    }
+    candidates.push(PathBuf::from(path));
+    candidates
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter(same_id)
+        .collect()
+}
+
+/// `/proc/kallsyms` when the recording was made on the running kernel: its kernel build-id is
+/// the running kernel's, or (a recording without one, as pipe mode writes) its host name and
+/// kernel release are this machine's.
+fn kernel_symbols(p: &Profile) -> Option<String> {
+    let t = &p.ext_table(tables::MAPPINGS)?.columns;
+    let (files, ids) = (t.chr("filename")?, t.chr("build_id")?);
+    let (_, id) = files
+        .iter()
+        .zip(ids)
+        .find(|(f, _)| p.str(**f) == KERNEL_DSO)?;
+    let same = match p.strings.get(*id) {
+        Some(recorded) => {
+            let notes = std::fs::read("/sys/kernel/notes").ok()?;
+            running_build_id(&notes)? == recorded
+        }
+        None => [
+            (META_HOSTNAME, "/proc/sys/kernel/hostname"),
+            (META_OS_RELEASE, "/proc/sys/kernel/osrelease"),
+        ]
+        .iter()
+        .all(|(key, file)| {
+            let here = std::fs::read_to_string(file).unwrap_or_default();
+            p.meta_values(key).next() == Some(here.trim())
+        }),
+    };
+    same.then(|| std::fs::read_to_string("/proc/kallsyms").ok())
+        .flatten()
+}
+
+/// The GNU build-id note of `/sys/kernel/notes` (ELF notes: namesz, descsz, type, name, desc,
+/// each padded to 4 bytes).
+fn running_build_id(notes: &[u8]) -> Option<String> {
+    const NT_GNU_BUILD_ID: u32 = 3;
+    let word = |at: usize| -> Option<usize> {
+        Some(u32::from_ne_bytes(notes.get(at..at + 4)?.try_into().ok()?) as usize)
+    };
+    let mut at = 0;
+    while at + 12 <= notes.len() {
+        let (namesz, descsz, kind) = (word(at)?, word(at + 4)?, word(at + 8)? as u32);
+        let name_at = at + 12;
+        let desc_at = name_at + namesz.next_multiple_of(4);
+        if kind == NT_GNU_BUILD_ID && notes.get(name_at..name_at + 3) == Some(b"GNU") {
+            let desc = notes.get(desc_at..desc_at + descsz)?;
+            return Some(desc.iter().map(|b| format!("{b:02x}")).collect());
+        }
+        at = desc_at + descsz.next_multiple_of(4);
+    }
+    None
+}

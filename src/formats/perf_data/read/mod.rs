@@ -1,0 +1,354 @@
+//! The reader, in steps: the header checked ([`guard`]), compressed records expanded
+//! ([`decompress`]), the records read in time order by `linux-perf-data` while the process
+//! state ([`threads`]) is replayed, each sample's callchain turned into frames ([`frames`],
+//! [`lbr`]), then the meta ([`meta`]) and the `mappings` table.
+
+mod decompress;
+mod events;
+mod frames;
+mod guard;
+mod lbr;
+mod meta;
+mod threads;
+
+use std::io::Cursor;
+
+use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
+use linux_perf_data::{PerfFileReader, PerfFileRecord};
+
+use super::{header_kind, FORMAT, META_FIRST_TIME};
+use crate::formats::read_common::{check_sample_limit, finish_parsed};
+use crate::formats::{Format, Limits, Parsed, ReadError, ReadOptions, Warnings};
+use crate::model::ext::{locations as loc_cols, samples as sample_cols};
+use crate::model::{
+    Cell, ColumnKind, ProfileBuilder, SampleIndex, SourceIndex, ValueTypeIndex, META_DEFAULT_TYPE,
+};
+use decompress::Endian;
+use events::Event;
+use frames::{Frames, Space};
+use threads::{Machine, Map};
+
+/// The value type every sample has: 1 per sample.
+const SAMPLES_TYPE: &str = "samples";
+/// Sample column: the CPU the sample was taken on (as perf-script names it).
+const SAMPLE_CPU: &str = crate::model::ext::samples::CPU;
+/// Sample column: the event name with its modifiers (as perf-script names it).
+const SAMPLE_EVENT: &str = crate::model::ext::samples::EVENT;
+
+fn lib_err(e: linux_perf_data::Error) -> ReadError {
+    ReadError::whole(FORMAT, e.to_string())
+}
+
+/// Reads a perf.data recording (see the module documentation of [`super`]).
+pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+    let (pipe, big) = header_kind(bytes).ok_or_else(|| {
+        ReadError::whole(
+            FORMAT,
+            "not a perf.data recording (no `PERFILE2` magic with a file or pipe header size)",
+        )
+    })?;
+    let endian = Endian { big };
+    if pipe {
+        guard::check_pipe(bytes, endian)?;
+    } else {
+        guard::check_file(bytes, endian)?;
+    }
+    let mut warnings = Warnings::default();
+    let max = options.limits.max_decompressed_bytes;
+    let expanded = decompress::expand(bytes, pipe, endian, max, &mut warnings)?;
+    let data = Cursor::new(expanded.as_deref().unwrap_or(bytes));
+    let PerfFileReader {
+        mut perf_file,
+        mut record_iter,
+    } = if pipe {
+        PerfFileReader::parse_pipe(data)
+    } else {
+        PerfFileReader::parse_file(data)
+    }
+    .map_err(lib_err)?;
+    let mut r = Reader::new(options, warnings, endian);
+    r.events = events::events(&mut r.b, &perf_file);
+    r.build_ids = meta::build_ids(&perf_file);
+    meta::header_meta(&mut r.b, &perf_file, endian);
+    while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
+        if let PerfFileRecord::EventRecord { attr_index, record } = record {
+            let raw = record.data.as_slice();
+            let sample = record.record_type == RecordType::SAMPLE;
+            let attr = r.events.get(attr_index).map(|e| &e.attr);
+            if sample && attr.is_some_and(|a| !lbr::callchain_fits(&raw, a, endian)) {
+                r.unparsed += 1;
+                continue;
+            }
+            match record.parse() {
+                Ok(parsed) => r.record(attr_index, parsed, raw.as_ref())?,
+                Err(_) => r.unparsed += 1,
+            }
+        }
+    }
+    r.finish()
+}
+
+struct Reader<'a> {
+    b: ProfileBuilder,
+    warnings: Warnings,
+    endian: Endian,
+    limits: &'a Limits,
+    source: SourceIndex,
+    samples_type: ValueTypeIndex,
+    events: Vec<Event>,
+    build_ids: meta::BuildIds,
+    machine: Machine,
+    frames: Frames,
+    first_time: Option<u64>,
+    /// Scratch: the addresses of the sample being read.
+    addrs: Vec<(u64, Space)>,
+    lost: u64,
+    unparsed: usize,
+    not_unwound: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(options: &'a ReadOptions, warnings: Warnings, endian: Endian) -> Self {
+        let mut b = ProfileBuilder::new();
+        let source = b.add_source(FORMAT, options.source_uri.as_deref(), None);
+        let samples_type = b.value_type(SAMPLES_TYPE, "count");
+        b.set_meta(META_DEFAULT_TYPE, SAMPLES_TYPE);
+        for (column, kind) in [
+            (sample_cols::THREAD_NAME, ColumnKind::Chr),
+            (sample_cols::PID, ColumnKind::Int),
+            (sample_cols::TID, ColumnKind::Int),
+            (SAMPLE_EVENT, ColumnKind::Chr),
+        ] {
+            b.declare_sample_column(column, kind);
+        }
+        let ext = &mut b.locations_mut().ext;
+        ext.get_or_create(loc_cols::ADDRESS, ColumnKind::U64);
+        ext.get_or_create(loc_cols::FRAME_TYPE, ColumnKind::Chr);
+        ext.get_or_create(loc_cols::MAPPING_ID, ColumnKind::U64);
+        Reader {
+            b,
+            warnings,
+            endian,
+            limits: &options.limits,
+            source,
+            samples_type,
+            events: Vec::new(),
+            build_ids: Default::default(),
+            machine: Machine::default(),
+            frames: Frames::default(),
+            first_time: None,
+            addrs: Vec::new(),
+            lost: 0,
+            unparsed: 0,
+            not_unwound: 0,
+        }
+    }
+
+    /// One kernel record of event `attr`; `raw` is its body (for the branch stack).
+    fn record(
+        &mut self,
+        attr: usize,
+        record: EventRecord<'_>,
+        raw: &[u8],
+    ) -> Result<(), ReadError> {
+        match record {
+            EventRecord::Sample(s) => self.sample(attr, &s, raw)?,
+            EventRecord::Comm(c) => {
+                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
+                self.machine.set_comm(c.tid, &name);
+            }
+            EventRecord::Fork(f) => self.machine.fork(f.pid, f.ppid, f.tid, f.ptid),
+            EventRecord::Mmap(m) => {
+                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
+                let kernel = m.pid == -1 || frames::space_of(m.cpu_mode) == Space::Kernel;
+                self.mmap(
+                    m.pid,
+                    kernel,
+                    (m.address, m.length, m.page_offset),
+                    &path,
+                    None,
+                );
+            }
+            EventRecord::Mmap2(m) => {
+                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
+                let kernel = m.pid == -1 || frames::space_of(m.cpu_mode) == Space::Kernel;
+                let build_id = meta::mmap2_build_id(&m.file_id);
+                self.mmap(
+                    m.pid,
+                    kernel,
+                    (m.address, m.length, m.page_offset),
+                    &path,
+                    build_id,
+                );
+            }
+            EventRecord::Lost(l) => self.lost += l.count,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// An MMAP / MMAP2 of `(start, length, pgoff)`.
+    fn mmap(
+        &mut self,
+        pid: i32,
+        kernel: bool,
+        (start, len, pgoff): (u64, u64, u64),
+        path: &str,
+        build_id: Option<String>,
+    ) {
+        let build_id = build_id.or_else(|| self.build_ids.find(path, kernel));
+        let end = start.saturating_add(len);
+        let row = self.frames.mapping_row(start, end, pgoff, path, build_id);
+        self.machine.mmap(
+            pid,
+            kernel,
+            Map {
+                start,
+                end,
+                pgoff,
+                row,
+            },
+        );
+    }
+
+    /// A sample: its frames, values and columns.
+    fn sample(&mut self, attr: usize, s: &SampleRecord<'_>, raw: &[u8]) -> Result<(), ReadError> {
+        check_sample_limit(&self.b, Format::PerfData, self.limits.max_samples)?;
+        let Some(event) = self.events.get(attr) else {
+            self.unparsed += 1;
+            return Ok(());
+        };
+        let space = frames::space_of(s.cpu_mode);
+        let mut addrs = std::mem::take(&mut self.addrs);
+        addrs.clear();
+        if let Some(chain) = &s.callchain {
+            let entries = (0..chain.len()).filter_map(|i| chain.get(i));
+            let lbr = event
+                .lbr
+                .then(|| entries.clone().position(|a| a == frames::PERF_CONTEXT_USER))
+                .flatten()
+                .and_then(|user| Some((user, lbr::user_frames(raw, &event.attr, self.endian)?)));
+            match lbr {
+                Some((user, lbr)) => {
+                    frames::callchain(entries.take(user), space, &mut addrs);
+                    addrs.extend(lbr.into_iter().map(|a| (a, Space::User)));
+                }
+                None => frames::callchain(entries, space, &mut addrs),
+            }
+        }
+        // The leaf is the sample's IP (perf's self time); the chain's first entry is where the
+        // interrupt hit, which a precise event corrects.
+        if let Some(ip) = s.ip {
+            match addrs.first_mut() {
+                Some(first) => *first = (ip, space),
+                None => addrs.push((ip, space)),
+            }
+        }
+        if event.dwarf && s.user_stack.as_ref().is_some_and(|(st, _)| !st.is_empty()) {
+            self.not_unwound += 1;
+        }
+        if addrs.len() > self.limits.max_stack_depth {
+            return Err(ReadError::whole(
+                FORMAT,
+                format!(
+                    "sample {} has more than {} frames (Limits::max_stack_depth)",
+                    self.b.num_samples() + 1,
+                    self.limits.max_stack_depth
+                ),
+            ));
+        }
+        let pid = s.pid.unwrap_or(-1);
+        let mut locs = self.b.take_scratch();
+        for &a in &addrs {
+            locs.push(self.frames.location(&mut self.b, &self.machine, pid, a));
+        }
+        self.addrs = addrs;
+        let stack = self.b.stack_leaf_first(&locs);
+        self.b.return_scratch(locs);
+        let period = s.period.or(event.fixed_period).unwrap_or(1);
+        let values = [(self.samples_type, 1.0), (event.value_type, period as f64)];
+        let sample = self.b.add_sample_with_values(self.source, stack, &values);
+        let name = event.name;
+        self.columns(sample, s, name);
+        Ok(())
+    }
+
+    fn columns(
+        &mut self,
+        sample: SampleIndex,
+        s: &SampleRecord<'_>,
+        event: crate::model::StringId,
+    ) {
+        let b = &mut self.b;
+        if let (Some(pid), Some(tid)) = (s.pid, s.tid) {
+            let comm = self.machine.comm(tid);
+            let comm = b.intern(&comm);
+            b.set_sample_ext(sample, sample_cols::THREAD_NAME, Cell::Chr(comm));
+            b.set_sample_ext(sample, sample_cols::PID, Cell::Int(pid));
+            b.set_sample_ext(sample, sample_cols::TID, Cell::Int(tid));
+        }
+        b.set_sample_ext(sample, SAMPLE_EVENT, Cell::Chr(event));
+        if let Some(cpu) = s.cpu.and_then(|c| i32::try_from(c).ok()) {
+            b.declare_sample_column(SAMPLE_CPU, ColumnKind::Int);
+            b.set_sample_ext(sample, SAMPLE_CPU, Cell::Int(cpu));
+        }
+        if let Some(t) = s.timestamp {
+            let first = *self.first_time.get_or_insert_with(|| {
+                let text = format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000);
+                b.set_meta(META_FIRST_TIME, &text);
+                t
+            });
+            b.declare_sample_column(sample_cols::TIME, ColumnKind::Dbl);
+            let secs = t.wrapping_sub(first) as i64 as f64 / 1e9;
+            b.set_sample_ext(sample, sample_cols::TIME, Cell::Dbl(secs));
+        }
+    }
+
+    fn finish(mut self) -> Result<Parsed, ReadError> {
+        if self.b.num_samples() == 0 {
+            return Err(ReadError::whole(
+                FORMAT,
+                "no sample (PERF_RECORD_SAMPLE) in the recording",
+            ));
+        }
+        self.warn();
+        self.frames.finish(&mut self.b);
+        finish_parsed(self.b, Format::PerfData, self.warnings)
+    }
+
+    /// The counted warnings.
+    fn warn(&mut self) {
+        let w = &mut self.warnings;
+        let n = self.frames.unsymbolised;
+        if n > 0 {
+            w.add(FORMAT, "unsymbolised", || {
+                format!(
+                    "{n} frame addresses are not symbolised: named `DSO+0xOFFSET` (or \
+                     `[unknown]` outside every mapping), with their address and mapping kept \
+                     for a symboliser"
+                )
+            });
+        }
+        if self.lost > 0 {
+            let lost = self.lost;
+            w.add(FORMAT, "lost", || {
+                format!("the kernel lost {lost} events while recording (PERF_RECORD_LOST)")
+            });
+        }
+        if self.unparsed > 0 {
+            let n = self.unparsed;
+            w.add(FORMAT, "unparsed", || {
+                format!("{n} records could not be parsed and were skipped")
+            });
+        }
+        if self.not_unwound > 0 {
+            let n = self.not_unwound;
+            w.add(FORMAT, "dwarf", || {
+                format!(
+                    "{n} stacks were recorded for DWARF unwinding (`--call-graph dwarf`) and \
+                     are not unwound: each keeps its leaf and the kernel's callchain"
+                )
+            });
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! The symboliser, as `perf report` names frames: it takes a profile whose locations carry an
+//! address and a mapping (what the perf-data reader leaves unsymbolised, or a pprof without
+//! functions) and a way to get the bytes of a binary (and of its separate debug file) by (path,
+//! build-id); the caller does the
+//! I/O (the CLI looks at the recorded path, perf's build-id cache and `--symbols` folders; the
+//! viewer can hand it dropped files). ELF symbol tables (`.symtab`, else `.dynsym`) are read
+//! with `object`; names are demangled ([`crate::formats::demangle`]). Kernel frames are looked
+//! up in a `/proc/kallsyms` text when the caller gives one (it checks that the recording was
+//! made on the running kernel). Builds for wasm32: no file system here.
+
+use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
+
+use super::FORMAT;
+use crate::formats::demangle::demangled_or_same;
+use crate::formats::Warning;
+use crate::hash::HashMap;
+use crate::model::ext::{locations as loc_cols, tables};
+use crate::model::{ColumnData, Profile, StringId};
+
+/// The kernel's DSO name as the reader writes it.
+const KERNEL_DSO: &str = "[kernel.kallsyms]";
+
+/// Symbols of one binary: function start addresses (sorted), their ends and names, and how a
+/// file offset maps to an address.
+#[derive(Default)]
+pub struct SymbolTable {
+    /// `(start, end, name)` sorted by start; `end` is the next symbol's start when the size is 0.
+    symbols: Vec<(u64, u64, String)>,
+    /// Loadable segments: `(file offset, file size, address)`; empty for kallsyms (addresses
+    /// are absolute).
+    segments: Vec<(u64, u64, u64)>,
+}
+
+impl SymbolTable {
+    /// The function symbols of a binary given as one or more ELF files (the binary, its
+    /// separate debug file): the symbols of the file with the most, the loadable segments of
+    /// the first whose segments have file bytes (a debug file's do not). `None` when no file
+    /// is ELF with symbols and segments.
+    pub fn from_elf_files(files: &[Vec<u8>]) -> Option<SymbolTable> {
+        let parsed: Vec<object::File<'_>> = files
+            .iter()
+            .filter_map(|b| object::File::parse(&b[..]).ok())
+            .collect();
+        let segments: Vec<(u64, u64, u64)> = parsed
+            .iter()
+            .map(|f| {
+                f.segments()
+                    .map(|seg| {
+                        let (offset, size) = seg.file_range();
+                        (offset, size, seg.address())
+                    })
+                    .filter(|&(_, size, _)| size > 0)
+                    .collect::<Vec<_>>()
+            })
+            .find(|s| !s.is_empty())?;
+        let symbols = parsed
+            .iter()
+            .map(function_symbols)
+            .max_by_key(Vec::len)
+            .filter(|s| !s.is_empty())?;
+        Some(Self::sorted(symbols, segments))
+    }
+
+    /// The text symbols of a `/proc/kallsyms` text (`ADDR TYPE NAME [MODULE]` lines).
+    pub fn from_kallsyms(text: &str) -> SymbolTable {
+        let symbols = text
+            .lines()
+            .filter_map(|line| {
+                let mut words = line.split_whitespace();
+                let addr = u64::from_str_radix(words.next()?, 16).ok()?;
+                let kind = words.next()?;
+                let name = words.next()?;
+                (addr != 0 && matches!(kind, "T" | "t" | "W" | "w"))
+                    .then(|| (addr, addr, name.to_owned()))
+            })
+            .collect();
+        Self::sorted(symbols, Vec::new())
+    }
+
+    fn sorted(mut symbols: Vec<(u64, u64, String)>, segments: Vec<(u64, u64, u64)>) -> Self {
+        symbols.sort_by_key(|s| s.0);
+        symbols.dedup_by_key(|s| s.0);
+        // A symbol without size reaches the next one.
+        for i in 0..symbols.len() {
+            if symbols[i].1 <= symbols[i].0 {
+                symbols[i].1 = symbols.get(i + 1).map_or(u64::MAX, |n| n.0);
+            }
+        }
+        SymbolTable { symbols, segments }
+    }
+
+    /// The symbol holding file offset `offset` (or absolute address, for kallsyms).
+    fn lookup(&self, offset: u64) -> Option<&str> {
+        let addr = if self.segments.is_empty() {
+            offset
+        } else {
+            let &(off, _, vaddr) = self
+                .segments
+                .iter()
+                .find(|&&(off, size, _)| offset >= off && offset - off < size)?;
+            vaddr + (offset - off)
+        };
+        let i = self.symbols.partition_point(|s| s.0 <= addr);
+        let (_, end, name) = self.symbols.get(i.checked_sub(1)?)?;
+        (addr < *end).then_some(name.as_str())
+    }
+}
+
+/// The defined function symbols of an ELF file (`.symtab`, else `.dynsym`).
+fn function_symbols(file: &object::File<'_>) -> Vec<(u64, u64, String)> {
+    let mut symbols = Vec::new();
+    for list in [file.symbols(), file.dynamic_symbols()] {
+        if !symbols.is_empty() {
+            break; // .symtab has everything .dynsym has
+        }
+        for s in list {
+            if s.kind() != SymbolKind::Text || s.address() == 0 || !s.is_definition() {
+                continue;
+            }
+            let Ok(name) = s.name() else { continue };
+            let end = s.address().saturating_add(s.size());
+            symbols.push((s.address(), end, name.to_owned()));
+        }
+    }
+    symbols
+}
+
+/// Gives the files found for a binary by (recorded path, build-id): the binary itself and its
+/// separate debug file, in any order; none when not found.
+pub type BinarySource<'a> = dyn FnMut(&str, Option<&str>) -> Vec<Vec<u8>> + 'a;
+
+/// One row of the `mappings` table as the symboliser needs it.
+struct MappingInfo {
+    start: u64,
+    file_offset: u64,
+    filename: String,
+    build_id: Option<String>,
+}
+
+/// What [`symbolize`] did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Locations given a symbol.
+    pub symbolised: usize,
+    /// Locations with a mapping that stayed without one.
+    pub unsymbolised: usize,
+    /// Binaries (path, build-id) that the source did not give or that were not ELF.
+    pub missing: Vec<String>,
+}
+
+impl Report {
+    /// The report as a warning (none when every location was symbolised).
+    pub fn warning(&self) -> Option<Warning> {
+        if self.unsymbolised == 0 {
+            return None;
+        }
+        let mut missing = self
+            .missing
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.missing.len() > 5 {
+            missing.push_str(&format!(" and {} more", self.missing.len() - 5));
+        }
+        let without = if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; binaries not found: {missing}")
+        };
+        Some(Warning::new(
+            FORMAT,
+            format!(
+                "{} frame addresses are not symbolised ({} are){without}",
+                self.unsymbolised, self.symbolised
+            ),
+            1,
+        ))
+    }
+}
+
+/// Symbolises the locations of `p` that have `.address` and `.mapping_id`: `binary(path,
+/// build_id)` gives the files found for a binary (itself, its debug file; none when not
+/// found), `kallsyms` the running kernel's symbols when they apply. Functions left without a
+/// location are removed.
+pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Option<&str>) -> Report {
+    let mut report = Report::default();
+    let Some(mappings) = mapping_infos(p) else {
+        return report;
+    };
+    let (Some(addresses), Some(mapping_ids)) = (
+        p.locations.ext.u64(loc_cols::ADDRESS).map(<[_]>::to_vec),
+        p.locations.ext.u64(loc_cols::MAPPING_ID).map(<[_]>::to_vec),
+    ) else {
+        return report;
+    };
+    let kernel = kallsyms.map(SymbolTable::from_kallsyms);
+    let mut tables: HashMap<usize, Option<SymbolTable>> = HashMap::default();
+    let mut functions: HashMap<(StringId, StringId), u32> = HashMap::default();
+    let mut symbolised_rows = vec![false; mappings.len()];
+    for loc in 0..p.locations.function.len() {
+        let (Some(addr), Some(id)) = (addresses[loc], mapping_ids[loc]) else {
+            continue;
+        };
+        let Some(row) = usize::try_from(id).ok().and_then(|id| id.checked_sub(1)) else {
+            continue;
+        };
+        let Some(m) = mappings.get(row) else { continue };
+        let is_kernel = m.filename == KERNEL_DSO;
+        let table = tables.entry(row).or_insert_with(|| {
+            if is_kernel {
+                return None;
+            }
+            let found = SymbolTable::from_elf_files(&binary(&m.filename, m.build_id.as_deref()));
+            let name = match &m.build_id {
+                Some(id) => format!("{} ({id})", m.filename),
+                None => m.filename.clone(),
+            };
+            if found.is_none() && !report.missing.contains(&name) {
+                report.missing.push(name);
+            }
+            found
+        });
+        let name = if is_kernel {
+            kernel.as_ref().and_then(|k| k.lookup(addr))
+        } else {
+            let offset = addr.wrapping_sub(m.start).wrapping_add(m.file_offset);
+            table.as_ref().and_then(|t| t.lookup(offset))
+        };
+        let Some(name) = name else {
+            report.unsymbolised += 1;
+            continue;
+        };
+        let raw = p.strings.intern(name);
+        let file = p.strings.intern(&m.filename);
+        let f = *functions.entry((raw, file)).or_insert_with(|| {
+            let shown = p.strings.intern(&demangled_or_same(name));
+            let fns = &mut p.functions;
+            fns.name.push(shown);
+            fns.system_name.push(raw);
+            fns.filename.push(file);
+            fns.start_line.push(0);
+            fns.ext.pad_to(fns.name.len());
+            (fns.name.len() - 1) as u32
+        });
+        p.locations.function[loc] = f;
+        symbolised_rows[row] = true;
+        report.symbolised += 1;
+    }
+    mark_has_functions(p, &symbolised_rows);
+    drop_unused_functions(p);
+    report
+}
+
+/// The `mappings` rows (start, offset, file, build-id), when the table has those columns.
+fn mapping_infos(p: &Profile) -> Option<Vec<MappingInfo>> {
+    let t = &p.ext_table(tables::MAPPINGS)?.columns;
+    let (start, offset) = (t.u64("memory_start")?, t.u64("file_offset")?);
+    let (file, build_id) = (t.chr("filename")?, t.chr("build_id")?);
+    Some(
+        (0..start.len())
+            .map(|i| MappingInfo {
+                start: start[i].unwrap_or(0),
+                file_offset: offset[i].unwrap_or(0),
+                filename: p.str(file[i]).to_owned(),
+                build_id: p.strings.get(build_id[i]).map(str::to_owned),
+            })
+            .collect(),
+    )
+}
+
+/// Sets `has_functions` of the mappings that got symbols.
+fn mark_has_functions(p: &mut Profile, rows: &[bool]) {
+    let Some(t) = p.ext_tables.iter_mut().find(|t| t.name == tables::MAPPINGS) else {
+        return;
+    };
+    if let Some(c) = t
+        .columns
+        .columns
+        .iter_mut()
+        .find(|c| c.name == "has_functions")
+    {
+        if let ColumnData::Lgl(cells) = &mut c.data {
+            for (cell, &done) in cells.iter_mut().zip(rows) {
+                if done {
+                    *cell = Some(true);
+                }
+            }
+        }
+    }
+}
+
+/// Removes the functions no location refers to any more (only when `functions` has no
+/// extension columns, which would need remapping too).
+fn drop_unused_functions(p: &mut Profile) {
+    if !p.functions.ext.columns.is_empty() {
+        return;
+    }
+    let n = p.functions.name.len();
+    let mut used = vec![false; n];
+    for &f in &p.locations.function {
+        if let Some(u) = used.get_mut(f as usize) {
+            *u = true;
+        }
+    }
+    let mut new_index = vec![u32::MAX; n];
+    let mut kept = 0u32;
+    for (i, &u) in used.iter().enumerate() {
+        if u {
+            new_index[i] = kept;
+            kept += 1;
+        }
+    }
+    let fns = &mut p.functions;
+    let keep = |v: &mut Vec<_>| {
+        let mut i = 0;
+        v.retain(|_| {
+            i += 1;
+            used[i - 1]
+        });
+    };
+    keep(&mut fns.name);
+    keep(&mut fns.system_name);
+    keep(&mut fns.filename);
+    let mut i = 0;
+    fns.start_line.retain(|_| {
+        i += 1;
+        used[i - 1]
+    });
+    for f in &mut p.locations.function {
+        if let Some(&n) = new_index.get(*f as usize) {
+            *f = n;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kallsyms_lookup_takes_the_symbol_below() {
+        let t = SymbolTable::from_kallsyms(
+            "ffffffff81000000 T _stext\nffffffff81000100 t helper\n\
+             ffffffff81000200 D some_data\nffffffff81000300 T later [mod]\n",
+        );
+        assert_eq!(t.lookup(0xffff_ffff_8100_0105), Some("helper"));
+        assert_eq!(t.lookup(0xffff_ffff_8100_0000), Some("_stext"));
+        assert_eq!(t.lookup(0xffff_ffff_8100_0301), Some("later"));
+        assert_eq!(t.lookup(0x10), None);
+    }
+
+    #[test]
+    fn files_that_are_not_elf_give_no_table() {
+        assert!(SymbolTable::from_elf_files(&[b"not elf".to_vec()]).is_none());
+        assert!(SymbolTable::from_elf_files(&[]).is_none());
+    }
+}
