@@ -22,10 +22,10 @@ pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 #[cfg(target_arch = "wasm32")]
-pub mod wasm_tree;
-#[cfg(target_arch = "wasm32")]
 pub mod wasm_list;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_source;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_tree;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_view;

@@ -48,10 +48,22 @@ impl Sniff {
 /// Bytes [`likely_refusals`] checks for binary data.
 const BINARY_CHECK_BYTES: usize = 4096;
 
+/// Bytes at the start that must be valid UTF-8 for text: a magic number (PNG's `89 50 4e 47`,
+/// ELF's `7f 45 4c 46`…) usually is not.
+const MAGIC_BYTES: usize = 8;
+
 /// True when the first bytes hold control characters no text profile has (anything but tab,
-/// line ends and form feed): binary data, of which no text or JSON format has anything to say.
+/// line ends and form feed) or start with bytes that are not UTF-8: binary data, of which no
+/// text or JSON format has anything to say.
 fn looks_binary(bytes: &[u8]) -> bool {
     let head = bytes.get(..BINARY_CHECK_BYTES).unwrap_or(bytes);
+    let magic = head.get(..MAGIC_BYTES).unwrap_or(head);
+    if let Err(e) = std::str::from_utf8(magic) {
+        // An error at the very end may be a character cut by the slice: that is still text.
+        if e.error_len().is_some() {
+            return true;
+        }
+    }
     String::from_utf8_lossy(head)
         .chars()
         .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c'))
@@ -100,4 +112,23 @@ pub fn likely_refusals(bytes: &[u8]) -> Vec<String> {
         .take(MAX_NAMED)
         .map(|(_, format, miss)| format!("{}: {}", format.name(), miss.why))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_magic_number_that_is_not_utf8_is_binary() {
+        assert!(looks_binary(&[0x89, 0x50, 0x4e, 0x47]));
+        assert!(looks_binary(b"\x7fELF\x02\x01\x01"));
+        assert!(likely_refusals(&[0x89, 0x50, 0x4e, 0x47, b'\n', b'a', b' ', b'1']).is_empty());
+    }
+
+    #[test]
+    fn text_with_a_character_cut_by_the_check_is_not_binary() {
+        // "abcdefg" then the first byte of "é" (c3 a9): the 8-byte window ends inside it.
+        assert!(!looks_binary("abcdefgé 1\n".as_bytes()));
+        assert!(!looks_binary(b"main;work 10\n"));
+    }
 }
