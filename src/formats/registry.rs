@@ -238,6 +238,9 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     Err(unrecognized(bytes, "input"))
 }
 
+/// A capped decoder: input, output cap in bytes, the name its errors carry.
+type DecompressFn = fn(&[u8], usize, &'static str) -> Result<Vec<u8>, ReadError>;
+
 /// A compression any format may arrive in: its magic test and its capped decoder.
 struct Compression {
     /// The name errors of the decoder carry.
@@ -245,7 +248,7 @@ struct Compression {
     /// What the "unrecognized format" message calls the decompressed bytes.
     description: &'static str,
     is: fn(&[u8]) -> bool,
-    decompress: fn(&[u8], usize, &'static str) -> Result<Vec<u8>, ReadError>,
+    decompress: DecompressFn,
 }
 
 /// The compressions [`read_any`] undoes: gzip (pprof and most `.gz` files), zstd (heaptrack's
