@@ -206,7 +206,7 @@ pub(super) fn parse_srcline(text: &str) -> Option<(&str, i32)> {
 
 /// The value type of an event: the name without perf's modifier suffix (`cpu-clock:pppH` →
 /// `cpu-clock`; `sched:sched_switch` stays).
-pub(super) fn event_type(event: &str) -> &str {
+pub(crate) fn event_type(event: &str) -> &str {
     match event.rsplit_once(':') {
         Some((name, mods))
             if !name.is_empty()

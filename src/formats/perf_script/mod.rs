@@ -29,6 +29,9 @@
 //! neither frames nor source lines, the file names of source lines.
 
 mod grammar;
+
+/// Used by perf-data too, so both name an event's value type alike.
+pub(crate) use grammar::event_type;
 mod read;
 
 use super::read_common::detect_prefix_text;

@@ -7,6 +7,7 @@ use linux_perf_data::linux_perf_event_reader::{
 use linux_perf_data::PerfFile;
 
 use super::super::META_EVENT;
+use crate::formats::perf_script::event_type;
 use crate::model::{ProfileBuilder, StringId, ValueTypeIndex};
 
 /// What a sample of one event needs.
@@ -33,7 +34,7 @@ pub(super) fn events(b: &mut ProfileBuilder, file: &PerfFile) -> Vec<Event> {
                 .map(str::to_owned)
                 .unwrap_or_else(|| fallback_name(&a.attr));
             b.add_meta(META_EVENT, &name);
-            let base = base_name(&name);
+            let base = event_type(&name);
             let unit = if base.ends_with("-clock") {
                 "nanoseconds"
             } else {
@@ -56,21 +57,6 @@ pub(super) fn events(b: &mut ProfileBuilder, file: &PerfFile) -> Vec<Event> {
             }
         })
         .collect()
-}
-
-/// The event's name without perf's modifier suffix (`cycles:u` → `cycles`; `sched:sched_switch`
-/// stays), as perf-script's reader names its value types.
-fn base_name(event: &str) -> &str {
-    match event.rsplit_once(':') {
-        Some((name, mods))
-            if !name.is_empty()
-                && !mods.is_empty()
-                && mods.bytes().all(|b| b"ukhIGHpPSDWe".contains(&b)) =>
-        {
-            name
-        }
-        _ => event,
-    }
 }
 
 /// perf's name of a hardware or software event, for files without event descriptions.
@@ -113,12 +99,12 @@ fn fallback_name(attr: &PerfEventAttr) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::base_name;
-
+    use super::event_type as base_name;
+    use super::event_type;
     #[test]
     fn modifiers_are_dropped() {
         assert_eq!(base_name("cycles:u"), "cycles");
-        assert_eq!(base_name("cpu-clock:pppH"), "cpu-clock");
-        assert_eq!(base_name("sched:sched_switch"), "sched:sched_switch");
+        assert_eq!(event_type("cpu-clock:pppH"), "cpu-clock");
+        assert_eq!(event_type("sched:sched_switch"), "sched:sched_switch");
     }
 }
