@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use proftab::analysis::functions::function_table;
-use proftab::formats::{self, perf_data, pprof, Format, ReadOptions, WriteOptions};
+use proftab::formats::{self, perf_data, Format, ReadOptions};
 use proftab::model::{ext, Cell, SampleIndex};
 use support::cli::run_json;
 use support::corpus::{corpus_new, file_name, files_in, fixture, scratch_dir};
@@ -29,7 +29,7 @@ use support::profile::{assert_valid, read_path};
 use support::reliability::{assert_function_tables, assert_tables_json_round_trip};
 use support::text::{
     assert_detected, assert_matches_go_top, assert_other_formats_not_claimed,
-    check_invalid_fixtures, total, truncation_sweep,
+    assert_pprof_keeps_top, check_invalid_fixtures, total, truncation_sweep,
 };
 
 /// The perf.data fixtures recorded with `record.sh`.
@@ -258,13 +258,9 @@ fn pprof_conversion_keeps_go_tool_pprof_top() {
     for path in inputs {
         let p = read_path(Format::PerfData, &path).profile;
         let out = dir.join(format!("{}.pb.gz", file_name(&path)));
-        let written = pprof::write(&p, &WriteOptions::default()).unwrap();
-        std::fs::write(&out, &written.bytes).unwrap();
-        let Some(rows) = go_top(&out, "samples", "count") else {
+        if !assert_pprof_keeps_top(&p, &out, "samples", "count", &path.display().to_string()) {
             return;
-        };
-        assert_matches_go_top(&p, "samples", &rows, &path.display().to_string());
-        let _ = std::fs::remove_file(&out);
+        }
     }
 }
 

@@ -22,13 +22,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use proftab::analysis::functions::function_table;
-use proftab::formats::{self, perf_script, pprof, tables_json, Format, ReadOptions, WriteOptions};
+use proftab::formats::{self, perf_script, tables_json, Format, ReadOptions, WriteOptions};
 use proftab::model::{ext, Cell, Profile, SampleIndex};
 use support::corpus::{corpus_new, file_name, files_in, fixture, scratch_dir};
-use support::go::go_top;
 use support::profile::{assert_valid, read_path};
 use support::text::{
-    assert_detected, assert_matches_go_top, assert_other_formats_not_claimed,
+    assert_detected, assert_other_formats_not_claimed, assert_pprof_keeps_top,
     check_invalid_fixtures, summary, total, truncation_sweep,
 };
 
@@ -310,13 +309,9 @@ fn pprof_conversion_keeps_go_tool_pprof_top() {
     for path in inputs {
         let p = read_path(Format::PerfScript, &path).profile;
         let out = dir.join(format!("{}.pb.gz", file_name(&path)));
-        let written = pprof::write(&p, &WriteOptions::default()).unwrap();
-        std::fs::write(&out, &written.bytes).unwrap();
-        let Some(rows) = go_top(&out, "samples", "count") else {
+        if !assert_pprof_keeps_top(&p, &out, "samples", "count", &path.display().to_string()) {
             return;
-        };
-        assert_matches_go_top(&p, "samples", &rows, &path.display().to_string());
-        let _ = std::fs::remove_file(&out);
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 mod support;
 
 use proftab::analysis::functions::function_table;
-use proftab::formats::{pprof, trace_event, Format, WriteOptions};
+use proftab::formats::{trace_event, Format};
 use support::corpus::fixture;
 use support::profile::{assert_valid, read_path};
 use support::text::{assert_other_formats_not_claimed, check_invalid_fixtures, truncation_sweep};
@@ -79,13 +79,8 @@ fn simple_matches_speedscope_intervals() {
 fn go_pprof_top_equals_proftab_top() {
     let path = fixture("trace_event/node_trace.json");
     let p = read_path(Format::TraceEvent, &path).profile;
-    let written = pprof::write(&p, &WriteOptions::default()).unwrap();
     let out = support::corpus::scratch_dir("trace_event").join("node.pb.gz");
-    std::fs::write(&out, &written.bytes).unwrap();
-    let Some(rows) = support::go::go_top(&out, "time", "nanoseconds") else {
-        return;
-    };
-    support::text::assert_matches_go_top(&p, "time", &rows, "node_trace");
+    support::text::assert_pprof_keeps_top(&p, &out, "time", "nanoseconds", "node_trace");
 }
 
 #[test]

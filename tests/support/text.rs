@@ -167,6 +167,26 @@ pub fn assert_other_formats_not_claimed(detect: fn(&[u8]) -> bool, own: &str, ex
     assert_not_claimed(detect, &others);
 }
 
+/// Writes `profile` as pprof to `out` and checks `go tool pprof -top` of that file for value
+/// type `vt_name` (in `unit`) against proftab's function table of `profile`
+/// ([`assert_matches_go_top`]). False, after a `SKIP:` line, when Go is missing.
+pub fn assert_pprof_keeps_top(
+    profile: &Profile,
+    out: &Path,
+    vt_name: &str,
+    unit: &str,
+    what: &str,
+) -> bool {
+    let written = formats::pprof::write(profile, &formats::WriteOptions::default()).unwrap();
+    std::fs::write(out, &written.bytes).unwrap();
+    let Some(rows) = go_top(out, vt_name, unit) else {
+        return false;
+    };
+    assert_matches_go_top(profile, vt_name, &rows, what);
+    let _ = std::fs::remove_file(out);
+    true
+}
+
 /// Checks proftab's function table of `profile` for value type `vt_name` against `go tool
 /// pprof -top` rows: every Go row has a proftab row of the same name with equal self/total.
 pub fn assert_matches_go_top(profile: &Profile, vt_name: &str, rows: &[TopRow], what: &str) {
