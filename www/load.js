@@ -66,6 +66,7 @@ export async function load(what) {
   setPageState("shown");
   showWarnings(r.info.warnings);
   showSymbols(r.info.symbols, r.kept);
+  if (!r.info.symbols) showBinariesKept(r.kept);
 }
 
 function cancelLoad() {
@@ -83,7 +84,9 @@ function showSourcesKept(kept = []) {
       `${n} source file${n === 1 ? "" : "s"} kept: drop the profile to see ${n === 1 ? "its" : "their"} lines with costs (Source tab).`,
     );
   if (kept.length)
-    lines.push(`${kept.join(", ")} kept as ${kept.length === 1 ? "a binary" : "binaries"} for symbols: drop a perf.data to name its frames.`);
+    lines.push(
+      `${kept.join(", ")} kept as ${kept.length === 1 ? "a binary" : "binaries"} for symbols: drop a perf.data to name its frames.`,
+    );
   $("sources-kept").hidden = lines.length === 0;
   $("sources-kept").textContent = lines.join(" ");
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { perfReportDifferences, perfReportRows } from "../js/helpers.mjs";
 import { dropFiles, ROOT, screenshot } from "./harness.mjs";
-import { drawn, file, readyPage, tableRows } from "./viewer-page.mjs";
+import { drawn, file, PPROF, readyPage, tableRows } from "./viewer-page.mjs";
 
 const DIR = path.join(ROOT, "tests/fixtures/perf-data");
 const FP = file(path.join(DIR, "fp.data"));
@@ -60,7 +60,7 @@ test("fp.data alone: work+0x… frames, the missing binary named; dropping work 
   await page.close();
 });
 
-test("an ELF dropped alone is kept as a binary for symbols, not an unreadable profile", async () => {
+test("an ELF dropped alone or with a pprof is kept as a binary for symbols, not an unreadable profile", async () => {
   const { page, problems } = await readyPage();
   await dropFiles(page, "body", [WORK]);
   await page.waitForSelector("#sources-kept:not([hidden])", { timeout: 60000 });
@@ -68,6 +68,11 @@ test("an ELF dropped alone is kept as a binary for symbols, not an unreadable pr
   assert.equal(await page.isHidden("#error"), true, await page.textContent("#error-text"));
   assert.match(await page.textContent("#sources-kept"), /^work kept as a binary for symbols: drop a perf\.data/);
   await screenshot(page, "perfdata-binary-alone");
+  // With a profile of another format: that profile is shown, the binary kept.
+  await dropFiles(page, "body", [file(PPROF), WORK]);
+  await drawn(page);
+  assert.match(await page.textContent("#status"), /· pprof$/);
+  assert.match(await page.textContent("#symbols"), /^work kept as a binary for symbols/);
   assert.deepEqual(problems, []);
   await page.close();
 });
