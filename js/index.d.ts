@@ -95,6 +95,12 @@ export type ExtColumn =
   /** `present[i]` is 1 where cell i has a value (data[i] is 0n otherwise). */
   | { kind: "u64"; data: BigUint64Array; present: Uint8Array };
 
+/** Options of `Profile.parseWith`. */
+export interface ParseOptions {
+  /** Binaries for the symbols of a perf.data: `name` is the file name (or path). */
+  binaries?: { name: string; bytes: Uint8Array }[];
+}
+
 /** A parsed profile held in WebAssembly memory. Call `free()` when done with it. */
 export declare class Profile {
   private constructor();
@@ -105,6 +111,14 @@ export declare class Profile {
    * place (byte offset, line or path) and the problem.
    */
   static parse(bytes: Uint8Array, fileName?: string | null): Profile;
+  /**
+   * As `parse`, with options. `binaries`: the ELF files (executables, shared libraries,
+   * `.debug` files) that symbolise a perf.data, matched as `proftab --symbols DIR` matches
+   * them: by build-id, then by file name. Frames of binaries not given stay `name+0xOFFSET`;
+   * a warning counts them and names those binaries with their build-ids. Ignored for other
+   * formats. Throws when `binaries` is not an array of `{name, bytes}`.
+   */
+  static parseWith(bytes: Uint8Array, fileName: string | null | undefined, options: ParseOptions): Profile;
   /** Every format proftab knows. */
   static formats(): FormatInfo[];
 

@@ -26,6 +26,8 @@ pub mod wasm_list;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_source;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm_symbols;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_tree;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_view;

@@ -17,6 +17,7 @@ use crate::analysis::view::{SandwichSide, View, ViewOptions};
 use crate::formats::pprof::prune::{pruned, Expressions};
 use crate::formats::{self, ReadOptions};
 use crate::model::{Profile, SourceIndex, ValueTypeIndex};
+use crate::wasm_symbols::Symbols;
 
 /// A loaded profile (several files combined, one source each) and its analysis state.
 #[wasm_bindgen]
@@ -31,6 +32,8 @@ pub struct Viewer {
     /// The facet value whose mask the view's filter holds, so that other option changes
     /// reuse the mask instead of scanning the labels again.
     facet_choice: Option<(usize, String)>,
+    /// What the binaries given did for the perf.data files read.
+    symbols: Symbols,
 }
 
 /// A comparison asked for and its result under the current options: `view` is `None` after
@@ -129,6 +132,8 @@ fn summary_to_js(s: &DiffSummary, width: f64, (base_shown, new_shown): (f64, f64
 fn read_files(
     files: &Array,
     names: &Array,
+    symbols: &mut Symbols,
+    binaries: &[(String, Vec<u8>)],
 ) -> Result<(Profile, Vec<String>, Vec<String>), JsError> {
     let mut profiles = Vec::new();
     let mut formats_read = Vec::new();
@@ -141,8 +146,9 @@ fn read_files(
             ..ReadOptions::default()
         };
         let label = name.unwrap_or_else(|| format!("file {}", i + 1));
-        let parsed = formats::read_any(&bytes, &options)
+        let mut parsed = formats::read_any(&bytes, &options)
             .map_err(|e| JsError::new(&format!("{label}: {e}")))?;
+        symbols.apply(&mut parsed, binaries);
         formats_read.push(parsed.format.name().to_owned());
         warnings.extend(parsed.warnings.iter().map(|w| format!("{label}: {w}")));
         profiles.push(parsed.profile);
@@ -196,6 +202,25 @@ pub struct LoadedFiles {
     profile: Profile,
     formats: Vec<String>,
     warnings: Vec<String>,
+    symbols: Symbols,
+}
+
+impl LoadedFiles {
+    /// [`LoadedFiles::read`] with binaries that symbolise the perf.data files.
+    pub(crate) fn read_all(
+        files: &Array,
+        names: &Array,
+        binaries: &[(String, Vec<u8>)],
+    ) -> Result<LoadedFiles, JsError> {
+        let mut symbols = Symbols::new(binaries.len());
+        let (profile, formats, warnings) = read_files(files, names, &mut symbols, binaries)?;
+        Ok(LoadedFiles {
+            profile,
+            formats,
+            warnings,
+            symbols,
+        })
+    }
 }
 
 #[wasm_bindgen]
@@ -203,12 +228,7 @@ impl LoadedFiles {
     /// Reads `files` (an array of `Uint8Array`) named `names` (one source each) and combines
     /// them. Fails with the reader's message naming the file.
     pub fn read(files: &Array, names: &Array) -> Result<LoadedFiles, JsError> {
-        let (profile, formats, warnings) = read_files(files, names)?;
-        Ok(LoadedFiles {
-            profile,
-            formats,
-            warnings,
-        })
+        Self::read_all(files, names, &[])
     }
 }
 
@@ -224,11 +244,13 @@ impl Viewer {
             compare: None,
             facets,
             facet_choice: None,
+            symbols: files.symbols,
         }
     }
 
     /// `{formats, warnings, samples, valueTypes: [{type, unit}], defaultValueType, sources:
-    /// [{uri, type}], hasTime, frames, nodes, maxDepth}`.
+    /// [{uri, type}], hasTime, frames, nodes, maxDepth, symbols}` (`symbols`: what binaries
+    /// did for perf.data files, see `LoadedFiles.readWith`; null without perf.data).
     pub fn info(&self) -> Object {
         let p = self.view.profile();
         let o = Object::new();
@@ -242,6 +264,7 @@ impl Viewer {
             "warnings",
             strings(self.warnings.iter().map(String::as_str)),
         );
+        set(&o, "symbols", self.symbols.to_js());
         set(&o, "samples", p.num_samples() as f64);
         let types = Array::new();
         for (i, c) in p.values.iter().enumerate() {

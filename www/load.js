@@ -3,7 +3,18 @@
 // then state.js takes the answer). Owns #empty and the visibility of #views.
 import { $ } from "./dom.js";
 import { closeMenu } from "./menu.js";
-import { hideError, hideProgress, onCancel, setFlamegraphDrawn, setPageState, showError, showProgress, showWarnings } from "./messages.js";
+import {
+  hideError,
+  hideProgress,
+  onCancel,
+  setFlamegraphDrawn,
+  setPageState,
+  showBinariesKept,
+  showError,
+  showProgress,
+  showSymbols,
+  showWarnings,
+} from "./messages.js";
 import { addSources, isSourceName, sourceCount } from "./sources.js";
 import { applyOptions, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
 import { searchText } from "./toolbar.js";
@@ -12,8 +23,9 @@ import { CANCELLED, call, cancel } from "./worker-client.js";
 
 /**
  * Loads `{files}` (File objects, with `paths` for those dropped in a folder) or `{urls}` and
- * shows the result. Files of source text (see sources.js) are kept for the Source tab; when
- * there are only those, the profile shown stays.
+ * shows the result. Files of source text (see sources.js) are kept for the Source tab, ELF
+ * files (binaries) for the symbols of a perf.data (the worker re-reads the last perf.data with
+ * them); when there are only those, the profile shown stays.
  */
 export async function load(what) {
   hideError();
@@ -35,7 +47,8 @@ export async function load(what) {
   if (!r.info) {
     hideProgress();
     setPageState(S.loaded ? "shown" : "ready");
-    showSourcesKept();
+    showSourcesKept(r.kept);
+    if (S.loaded) showBinariesKept(r.kept);
     return;
   }
   showProgress({ phase: "layout", text: "Drawing…" });
@@ -52,6 +65,8 @@ export async function load(what) {
   hideProgress();
   setPageState("shown");
   showWarnings(r.info.warnings);
+  showSymbols(r.info.symbols, r.kept);
+  if (!r.info.symbols) showBinariesKept(r.kept);
 }
 
 function cancelLoad() {
@@ -60,12 +75,20 @@ function cancelLoad() {
   setPageState("ready");
 }
 
-/** On the empty page: how many source files wait for a profile. */
-function showSourcesKept() {
+/** On the empty page: how many source files and which binaries (`kept`) wait for a profile. */
+function showSourcesKept(kept = []) {
   const n = sourceCount();
-  $("sources-kept").hidden = n === 0;
-  $("sources-kept").textContent =
-    `${n} source file${n === 1 ? "" : "s"} kept: drop the profile to see ${n === 1 ? "its" : "their"} lines with costs (Source tab).`;
+  const lines = [];
+  if (n)
+    lines.push(
+      `${n} source file${n === 1 ? "" : "s"} kept: drop the profile to see ${n === 1 ? "its" : "their"} lines with costs (Source tab).`,
+    );
+  if (kept.length)
+    lines.push(
+      `${kept.join(", ")} kept as ${kept.length === 1 ? "a binary" : "binaries"} for symbols: drop a perf.data to name its frames.`,
+    );
+  $("sources-kept").hidden = lines.length === 0;
+  $("sources-kept").textContent = lines.join(" ");
 }
 
 /** The example profiles of the empty page (examples/index.json, written by the build). */

@@ -68,3 +68,33 @@ export function showWarnings(list) {
   b.title = list.join("\n");
   b.onclick = () => showError(list.join("\n"));
 }
+
+/** The base name and build-id of a symboliser's `path (build-id)`. */
+function binaryName(missing) {
+  return missing.replace(/^.*\/(?=[^/]*$)/, "");
+}
+
+/**
+ * What binaries did for a perf.data (`symbols` of the worker's info; null for other formats):
+ * frames symbolised and the binaries still missing, by name and build-id, to drop.
+ */
+export function showSymbols(symbols, kept = []) {
+  const el = $("symbols");
+  el.hidden = !symbols;
+  if (!symbols) return;
+  const { symbolised, unsymbolised, missing, binaries } = symbols;
+  const given = kept.length ? ` (${kept.join(", ")} dropped)` : "";
+  let text = `Symbols: ${symbolised.toLocaleString("en-US")} of ${(symbolised + unsymbolised).toLocaleString("en-US")} frames named from ${binaries} binar${binaries === 1 ? "y" : "ies"}${given}`;
+  if (missing.length) text += `; drop to name the rest: ${missing.map(binaryName).join(", ")}`;
+  el.textContent = text;
+  el.title = missing.length ? `Binaries not found (recorded path and build-id):\n${missing.join("\n")}` : "";
+}
+
+/** With a profile shown: binaries dropped without a perf.data to use them. */
+export function showBinariesKept(kept = []) {
+  if (!kept.length) return;
+  const el = $("symbols");
+  el.hidden = false;
+  el.textContent = `${kept.join(", ")} kept as ${kept.length === 1 ? "a binary" : "binaries"} for symbols: drop a perf.data to name its frames.`;
+  el.title = "";
+}

@@ -1,11 +1,23 @@
 // The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
 // queries with typed-array columns. The page never parses; it only draws what comes back.
-import init, { isProfile, LoadedFiles, Viewer } from "./pkg/proftab.js";
+import init, { isBinary, isProfile, LoadedFiles, needsBinaries, Viewer } from "./pkg/proftab.js";
 import { isSourceName, MAX_SOURCE_BYTES } from "./sources.js";
 import { treeHandlers } from "./worker-tree.js";
 
 const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) });
 let viewer = null;
+// ELF files (binaries, `.debug` files) dropped so far, `{name, bytes}`: they symbolise the
+// perf.data files loaded with them or after them.
+const binaries = [];
+// The files of the last load when one is a perf.data: binaries dropped later re-read them.
+let perfInputs = null;
+
+/** Keeps `b` as a binary for symbols (replacing one of the same name). */
+function keepBinary(name, bytes) {
+  const i = binaries.findIndex((k) => k.name === name);
+  if (i >= 0) binaries.splice(i, 1);
+  binaries.push({ name, bytes });
+}
 
 /** Reads a File or Blob chunk by chunk, reporting bytes read. */
 async function readAll(file, index, count) {
@@ -74,10 +86,12 @@ const transfer = (o) =>
 const handlers = {
   async load({ files, urls, paths }) {
     await ready;
-    const bytes = [];
-    const names = [];
+    let bytes = [];
+    let names = [];
     // Source text: files with a source extension the registry does not take for a profile.
     const sources = [];
+    // Names of the binaries kept from this load.
+    const kept = [];
     if (urls) {
       for (const u of urls) {
         bytes.push(await fetchAll(u));
@@ -90,16 +104,22 @@ const handlers = {
           if (b.length <= MAX_SOURCE_BYTES) sources.push({ path: paths?.[i] || files[i].name, text: new TextDecoder().decode(b) });
           continue;
         }
+        if (isBinary(b)) {
+          keepBinary(files[i].name, b);
+          kept.push(files[i].name);
+          continue;
+        }
         bytes.push(b);
         names.push(files[i].name);
       }
     }
-    if (!bytes.length && sources.length) return { sources };
+    if (!bytes.length && kept.length && perfInputs) ({ bytes, names } = perfInputs);
+    if (!bytes.length && (sources.length || kept.length)) return { sources, kept };
+    perfInputs = bytes.some((b) => needsBinaries(b)) ? { bytes: [...bytes], names: [...names] } : null;
     const size = bytes.reduce((s, b) => s + b.length, 0);
     progress("parsing", size, size, 0, 1);
     const t0 = performance.now();
-    const loaded = LoadedFiles.read(bytes, names);
-    bytes.length = 0;
+    const loaded = LoadedFiles.readWith(bytes, names, binaries);
     const parseMs = performance.now() - t0;
     progress("analysing", size, size, 0, 1);
     const next = Viewer.analyse(loaded);
@@ -114,6 +134,7 @@ const handlers = {
       parseMs,
       analyseMs,
       sources,
+      kept,
     };
   },
   options({ valueType, order, sources, t0, t1, transforms, facet, facetValue }) {

@@ -1,8 +1,11 @@
 // Compiled (never run) by types.test.mjs with tsc --strict against the package's
 // js/index.d.ts, as a TypeScript user of "proftab" would.
-import { type ExtColumn, formats, INT_NA, type Info, NO_INDEX, Profile, type SourceLines } from "proftab";
+import { type ExtColumn, formats, INT_NA, type Info, NO_INDEX, type ParseOptions, Profile, type SourceLines } from "proftab";
 
 const p: Profile = Profile.parse(new Uint8Array([1, 2, 3]), "x.pb.gz");
+const withBinaries: ParseOptions = { binaries: [{ name: "app", bytes: new Uint8Array([0x7f, 0x45]) }] };
+const perf: Profile = Profile.parseWith(new Uint8Array([1, 2, 3]), "perf.data", withBinaries);
+perf.free();
 const format: string = p.format;
 const n: number = p.numSamples;
 const info: Info = p.info();

@@ -10,8 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use object::Object;
-use proftab::formats::perf_data::symbolize::{symbolize, Report};
+use proftab::formats::perf_data::binaries::{build_id_of, matching, symbolize_parsed};
 use proftab::formats::perf_data::{META_HOSTNAME, META_OS_RELEASE};
 use proftab::formats::{Format, Parsed};
 use proftab::model::ext::tables;
@@ -61,18 +60,7 @@ pub fn apply(parsed: &mut Parsed) {
         find_binary(files, path, build_id)
     };
     let kallsyms = kernel_symbols(&parsed.profile);
-    let report: Report = symbolize(&mut parsed.profile, &mut find, kallsyms.as_deref());
-    parsed
-        .warnings
-        .retain(|w| !w.message.contains("frame addresses are not symbolised"));
-    parsed.warnings.extend(report.warning());
-}
-
-/// The build-id of an ELF file, as lower-case hex.
-fn build_id_of(bytes: &[u8]) -> Option<String> {
-    let file = object::File::parse(bytes).ok()?;
-    let id = file.build_id().ok()??;
-    Some(id.iter().map(|b| format!("{b:02x}")).collect())
+    symbolize_parsed(parsed, &mut find, kallsyms.as_deref());
 }
 
 /// Every regular file under the `--symbols` folders with its build-id (when ELF).
@@ -98,8 +86,8 @@ fn index_dirs(dirs: &[PathBuf]) -> Vec<(Option<String>, PathBuf)> {
     out
 }
 
-/// The files found for the binary recorded as `path` with `build_id`: `--symbols` matches (by
-/// build-id, else by file name), perf's cache, the debug file, the recorded path.
+/// The files found for the binary recorded as `path` with `build_id`: `--symbols` matches
+/// ([`matching`]: by build-id, else by file name), perf's cache, the debug file, the recorded path.
 fn find_binary(
     index: &[(Option<String>, PathBuf)],
     path: &str,
@@ -112,17 +100,9 @@ fn find_binary(
         .flatten();
     let lookup_id = build_id.or(found_id.as_deref());
     let same_id = |b: &Vec<u8>| build_id.is_none_or(|id| build_id_of(b).as_deref() == Some(id));
-    let name = Path::new(path).file_name();
-    let by_id = lookup_id.and_then(|id| index.iter().find(|(i, _)| i.as_deref() == Some(id)));
-    let by_name = || {
-        index
-            .iter()
-            .find(|(_, p)| name.is_some() && p.file_name() == name)
-    };
-    let mut candidates: Vec<PathBuf> = by_id
-        .or_else(by_name)
-        .map(|(_, p)| p.clone())
+    let mut candidates: Vec<PathBuf> = matching(index, file_name, path, lookup_id)
         .into_iter()
+        .cloned()
         .collect();
     if let Some(id) = lookup_id.filter(|id| id.len() > 2) {
         let (head, rest) = id.split_at(2);
@@ -142,6 +122,12 @@ fn find_binary(
         .filter_map(|p| std::fs::read(p).ok())
         .filter(same_id)
         .collect()
+}
+
+/// The file name of a path, when UTF-8 (`&PathBuf`: what [`matching`] gives for the index).
+#[allow(clippy::ptr_arg)]
+fn file_name(p: &PathBuf) -> Option<&str> {
+    p.file_name()?.to_str()
 }
 
 /// `/proc/kallsyms` when the recording was made on the running kernel: its kernel build-id is

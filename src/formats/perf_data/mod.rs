@@ -35,6 +35,7 @@
 //! the leaf are kept), records that could not be parsed (skipped, counted), a compressed
 //! stream cut short.
 
+pub mod binaries;
 mod read;
 pub mod symbolize;
 

@@ -1,0 +1,150 @@
+//! Binaries for symbols, JavaScript side: the ELF files (and `.debug` files) given with a
+//! perf.data, by the npm package (`Profile.parseWith(bytes, name, {binaries})`) or dropped in
+//! the viewer (`LoadedFiles.readWith`), chosen as the CLI chooses them
+//! ([`crate::formats::perf_data::binaries`]).
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use crate::formats::perf_data::binaries::{is_elf, symbolize_with_files};
+use crate::formats::perf_data::symbolize::Report;
+use crate::formats::{self, Format, Parsed, ReadOptions};
+use crate::wasm::Profile;
+use crate::wasm_view::{set, LoadedFiles};
+
+/// `(name, bytes)` of a JavaScript array of `{name, bytes: Uint8Array}` (none for
+/// `undefined`).
+pub(crate) fn binaries_of(list: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsError> {
+    if list.is_undefined() || list.is_null() {
+        return Ok(Vec::new());
+    }
+    if !Array::is_array(list) {
+        return Err(JsError::new("binaries: expected an array of {name, bytes}"));
+    }
+    let get = |o: &JsValue, key: &str| Reflect::get(o, &JsValue::from_str(key)).ok();
+    Array::from(list)
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let name = get(&b, "name").and_then(|n| n.as_string());
+            let bytes = get(&b, "bytes").filter(|v| v.is_instance_of::<Uint8Array>());
+            match (name, bytes) {
+                (Some(n), Some(v)) => Ok((n, Uint8Array::from(v).to_vec())),
+                _ => Err(JsError::new(&format!(
+                    "binaries[{i}]: expected {{name: string, bytes: Uint8Array}}"
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// What the symboliser did for the perf.data files of one load.
+#[derive(Default)]
+pub(crate) struct Symbols {
+    /// perf.data files symbolised.
+    files: usize,
+    /// Binaries given.
+    binaries: usize,
+    symbolised: usize,
+    unsymbolised: usize,
+    /// Binaries not given, `path (build-id)`.
+    missing: Vec<String>,
+}
+
+impl Symbols {
+    pub(crate) fn new(binaries: usize) -> Self {
+        Symbols {
+            binaries,
+            ..Symbols::default()
+        }
+    }
+
+    /// Symbolises `parsed` (when a perf.data) with `binaries`, counting.
+    pub(crate) fn apply(&mut self, parsed: &mut Parsed, binaries: &[(String, Vec<u8>)]) {
+        if let Some(r) = symbolize_with_files(parsed, binaries) {
+            self.add(r);
+        }
+    }
+
+    fn add(&mut self, r: Report) {
+        self.files += 1;
+        self.symbolised += r.symbolised;
+        self.unsymbolised += r.unsymbolised;
+        for m in r.missing {
+            if !self.missing.contains(&m) {
+                self.missing.push(m);
+            }
+        }
+    }
+
+    /// `{binaries, symbolised, unsymbolised, missing: [path (build-id)]}`, or `null` when no
+    /// perf.data was read.
+    pub(crate) fn to_js(&self) -> JsValue {
+        if self.files == 0 {
+            return JsValue::NULL;
+        }
+        let o = Object::new();
+        set(&o, "binaries", self.binaries as f64);
+        set(&o, "symbolised", self.symbolised as f64);
+        set(&o, "unsymbolised", self.unsymbolised as f64);
+        let missing: Array = self.missing.iter().map(|m| JsValue::from_str(m)).collect();
+        set(&o, "missing", missing);
+        o.into()
+    }
+}
+
+#[wasm_bindgen]
+impl Profile {
+    /// [`Profile::parse`] with options: `{binaries: [{name, bytes}]}`, the ELF files (and
+    /// `.debug` files) that symbolise a perf.data, matched by build-id, then by file name, as
+    /// `proftab --symbols DIR` does. Frames of binaries not given stay `file+0xOFFSET`, and a
+    /// warning names those binaries with their build-ids.
+    #[wasm_bindgen(js_name = parseWith)]
+    pub fn parse_with(
+        bytes: &[u8],
+        file_name: Option<String>,
+        options: &JsValue,
+    ) -> Result<Profile, JsError> {
+        let list = if options.is_object() {
+            Reflect::get(options, &JsValue::from_str("binaries")).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        };
+        let binaries = binaries_of(&list)?;
+        let read = ReadOptions {
+            source_uri: file_name,
+            ..ReadOptions::default()
+        };
+        let mut parsed =
+            formats::read_any(bytes, &read).map_err(|e| JsError::new(&e.to_string()))?;
+        symbolize_with_files(&mut parsed, &binaries);
+        Ok(Profile::from_parsed(parsed))
+    }
+}
+
+#[wasm_bindgen]
+impl LoadedFiles {
+    /// [`LoadedFiles::read`] with `binaries` (`[{name, bytes}]`) that symbolise the perf.data
+    /// files among `files`; the viewer's `info().symbols` says what they gave.
+    #[wasm_bindgen(js_name = readWith)]
+    pub fn read_with(
+        files: &Array,
+        names: &Array,
+        binaries: &JsValue,
+    ) -> Result<LoadedFiles, JsError> {
+        LoadedFiles::read_all(files, names, &binaries_of(binaries)?)
+    }
+}
+
+/// Whether `bytes` are an ELF file: the viewer keeps such a dropped file as a binary for the
+/// symbols of a perf.data, not as a profile.
+#[wasm_bindgen(js_name = isBinary)]
+pub fn is_binary(bytes: &[u8]) -> bool {
+    is_elf(bytes)
+}
+
+/// Whether `bytes` are a perf.data, whose frames binaries dropped later can symbolise.
+#[wasm_bindgen(js_name = needsBinaries)]
+pub fn needs_binaries(bytes: &[u8]) -> bool {
+    formats::detect(bytes) == Some(Format::PerfData)
+}

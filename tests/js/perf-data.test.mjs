@@ -1,0 +1,88 @@
+// perf.data symbolised in the npm package with the binary given in memory
+// (`Profile.parseWith(bytes, name, {binaries})`): self samples per symbol equal the committed
+// `perf report --no-children` outputs of tests/fixtures/perf-data (as tests/perf_data.rs checks
+// for the CLI); without the binary, its frames stay `work+0x…` and the warning names it.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { NO_INDEX, Profile } from "proftab";
+import { perfReportDifferences, perfReportRows, ROOT } from "./helpers.mjs";
+
+const DIR = path.join(ROOT, "tests/fixtures/perf-data");
+const WORK = { name: "work", bytes: fs.readFileSync(path.join(DIR, "work")) };
+const RECORDINGS = fs.readdirSync(DIR).filter((f) => f.endsWith(".data"));
+
+/** Self samples per function name (value type `samples`). */
+function selfByName(p) {
+  const strings = p.strings();
+  const [stacks, stackLoc, locFun, fnName] = [p.sampleStack(), p.stackLocation(), p.locationFunction(), p.functionName()];
+  const values = p.values("samples");
+  const out = new Map();
+  for (let i = 0; i < stacks.length; i++) {
+    if (stacks[i] === NO_INDEX || Number.isNaN(values[i]) || values[i] === 0) continue;
+    const fn = locFun[stackLoc[stacks[i]]];
+    const name = fn === NO_INDEX ? "[unknown]" : strings[fnName[fn]];
+    out.set(name, (out.get(name) ?? 0) + values[i]);
+  }
+  return out;
+}
+
+test("three perf.data recordings to compare", () => assert.equal(RECORDINGS.length, 3));
+
+for (const file of RECORDINGS) {
+  test(`${file} with work: self samples per symbol equal perf report`, () => {
+    const rows = perfReportRows(fs.readFileSync(path.join(DIR, file.replace(/\.data$/, ".report.txt")), "utf8"));
+    const p = Profile.parseWith(fs.readFileSync(path.join(DIR, file)), file, { binaries: [WORK] });
+    const got = selfByName(p);
+    assert.deepEqual(perfReportDifferences(rows, got, "work"), []);
+    const total = (m) => [...m.values()].reduce((s, v) => s + (typeof v === "number" ? v : v.n), 0);
+    assert.equal(total(got), total(rows));
+    assert.ok([...got.keys()].some((n) => n === "leaf_spin"));
+    p.free();
+  });
+}
+
+test("fp.data without work: its frames are work+0x… and the warning names work", () => {
+  const bytes = fs.readFileSync(path.join(DIR, "fp.data"));
+  for (const p of [Profile.parse(bytes, "fp.data"), Profile.parseWith(bytes, "fp.data", { binaries: [] })]) {
+    const names = [...selfByName(p).keys()];
+    assert.ok(
+      names.some((n) => n.startsWith("work+0x")),
+      names.join(", "),
+    );
+    assert.ok(!names.includes("leaf_spin"));
+    p.free();
+  }
+  const p = Profile.parseWith(bytes, "fp.data", {});
+  const warning = p.warnings().find((w) => w.message.includes("not symbolised"));
+  assert.match(warning.message, /binaries not found: .*\bwork \([0-9a-f]{40}\)/);
+  p.free();
+});
+
+test("a binary of another build under the recorded name is not used", () => {
+  const bytes = fs.readFileSync(path.join(DIR, "fp.data"));
+  const bare = Profile.parseWith(bytes, "fp.data", {});
+  const id = bare
+    .warnings()
+    .map((w) => w.message.match(/\bwork \(([0-9a-f]{40})\)/)?.[1])
+    .find(Boolean);
+  bare.free();
+  // The same binary with the last byte of its build-id note changed: another build.
+  const other = Buffer.from(WORK.bytes);
+  const at = other.indexOf(Buffer.from(id, "hex"));
+  assert.ok(at > 0, `build-id ${id} not in work`);
+  other[at + 19] ^= 0xff;
+  const p = Profile.parseWith(bytes, "fp.data", { binaries: [{ name: "work", bytes: other }] });
+  assert.ok(!selfByName(p).has("leaf_spin"));
+  p.free();
+  const same = Profile.parseWith(bytes, "fp.data", { binaries: [{ name: "renamed", bytes: WORK.bytes }] });
+  assert.ok(selfByName(same).has("leaf_spin"), "found by build-id under another name");
+  same.free();
+});
+
+test("parseWith rejects binaries that are not {name, bytes}", () => {
+  const bytes = fs.readFileSync(path.join(DIR, "fp.data"));
+  assert.throws(() => Profile.parseWith(bytes, "fp.data", { binaries: [{ name: "work" }] }), /binaries\[0\]/);
+  assert.throws(() => Profile.parseWith(bytes, "fp.data", { binaries: "work" }), /array/);
+});
