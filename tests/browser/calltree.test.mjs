@@ -169,6 +169,32 @@ test("call tree: R line profile, heaviest first, keyboard, ARIA, selection with 
   assert.deepEqual(problems, []);
 });
 
+test("call tree: the selected call path is kept in the URL hash and selected again on load", async () => {
+  const { page, problems } = await loaded([file(RPROF_LINE)]);
+  await openTree(page);
+  await page.click("#calltree .tg-body .tg-row[aria-rowindex='3'] .tg-cell.name");
+  await page.waitForFunction(() => /[#&]path=.*&path=/.test(location.hash));
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /view=calltree/);
+  assert.doesNotMatch(hash, /pathinv/);
+  const selected = (p) =>
+    p.$eval('#calltree .tg-row[aria-selected="true"]', (r) => [
+      r.getAttribute("aria-rowindex"),
+      r.getAttribute("aria-level"),
+      r.textContent,
+    ]);
+  const before = await selected(page);
+  assert.equal(before[1], "2");
+  const again = await readyPage(hash);
+  await again.page.setViewportSize({ width: 1280, height: 800 });
+  await dropFiles(again.page, "body", [file(RPROF_LINE)]);
+  await drawn(again.page);
+  await again.page.waitForSelector('#calltree .tg-row[aria-selected="true"]');
+  assert.deepEqual(await selected(again.page), before);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(again.problems, []);
+});
+
 test("call tree: inverted, totals as the function table's self", async () => {
   const { page, problems } = await loaded([file(RPROF_LINE)]);
   await openTree(page);
