@@ -383,5 +383,10 @@ test("call tree: scrolling reuses the same row elements in one moved block", asy
   }
   assert.ok(seen.same, "back at the top, the rows show their first text again");
   assert.ok(seen.rowsInBody <= seen.pool + 1);
+  await page.evaluate(() => {
+    document.querySelector("#calltree").scrollTop = 123457;
+  });
+  await page.waitForTimeout(100);
+  await screenshot(page, "calltree-scrolled");
   assert.deepEqual(problems, []);
 });
