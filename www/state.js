@@ -157,6 +157,11 @@ function applyHash() {
     sourceFile: h.sourceFile,
     sourceLine: h.sourceLine,
   });
+  // The selected call path's function is its last (the selected node's own frame).
+  if (h.selectedPath) {
+    S.selectedPath = h.selectedPath;
+    S.selected = h.selectedPath.frames.at(-1);
+  }
   Object.assign(S.compare, h.compare);
   S.diffColors = diffColors(S.compare.palette, S.dark);
 }
@@ -383,6 +388,7 @@ export function selectFrame(frame, from, path = null) {
   S.selected = frame;
   S.selectedPath = frame >= 0 ? path : null;
   emit("selected", from);
+  scheduleHash();
 }
 
 /** The Call tree tab's base / new / Δ columns on or off. */

@@ -1,6 +1,9 @@
 // A virtualised ARIA treegrid: rows of a tree whose children are loaded on demand, of which
 // the DOM holds only those in the scrolled window (plus OVERSCAN above and below, and the
-// focused row). Keyboard as the WAI-ARIA treegrid pattern with one focusable row (roving
+// focused row). The rows are a fixed pool of elements in one block moved with translateY
+// inside a spacer as high as all the rows (capped at MAX_HEIGHT: beyond it a scrolled pixel
+// moves more than a pixel of rows); scrolling gives the pooled rows other records' text and
+// attributes, never new elements, so the browser restyles and lays out a few small rows. Keyboard as the WAI-ARIA treegrid pattern with one focusable row (roving
 // tabindex): ↑/↓, Home/End, PageUp/PageDown move; → expands or goes to the first child;
 // ← collapses or goes to the parent; `*` expands everything below; Enter selects.
 // Cells are built with textContent only (names are data, never markup).
@@ -9,6 +12,8 @@
 export const ROW_HEIGHT = 22;
 /** Rows kept in the DOM above and below the visible ones. */
 export const OVERSCAN = 8;
+/** Highest spacer in CSS pixels (browsers cap an element's height at 16.7M to 33.5M px). */
+export const MAX_HEIGHT = 8_000_000;
 
 /**
  * A row record: `{node, parent, depth, frame, kids (how many children it has), pos, size
@@ -32,6 +37,11 @@ export class TreeGrid {
     this.body = document.createElement("div");
     this.body.className = "tg-body";
     this.body.setAttribute("role", "rowgroup");
+    this.block = document.createElement("div");
+    this.block.className = "tg-rows";
+    this.block.setAttribute("role", "presentation");
+    // The focused row when it is scrolled out of the window (kept for the keyboard focus).
+    this.extra = null;
     box.replaceChildren(this.head, this.body);
     this.reset();
     box.addEventListener("scroll", () => this.render());
@@ -62,7 +72,16 @@ export class TreeGrid {
     this.marked = null;
     this.elements = new Map();
     this.version = 0;
-    this.body.replaceChildren();
+    this.height = -1;
+    this.emptyPool();
+  }
+
+  /** Drops the pooled row elements (their cells follow the columns). */
+  emptyPool() {
+    this.pool = [];
+    this.extra = null;
+    this.block.replaceChildren();
+    this.body.replaceChildren(this.block);
   }
 
   setColumns(columns) {
@@ -77,6 +96,7 @@ export class TreeGrid {
         return h;
       }),
     );
+    this.emptyPool();
     this.redraw();
   }
 
@@ -119,84 +139,116 @@ export class TreeGrid {
     }
     this.visible = out;
     this.box.setAttribute("aria-rowcount", String(out.length + 1));
-    this.body.style.height = `${out.length * ROW_HEIGHT}px`;
     const k = at === undefined ? -1 : out.findIndex((r) => r.node === at);
     this.cursor = k >= 0 ? k : Math.min(this.cursor, Math.max(out.length - 1, 0));
     this.redraw();
   }
 
-  /** Rebuilds the rows in the DOM (data or columns changed). */
+  /** Fills every row in the DOM again (data or columns changed). */
   redraw() {
-    const had = this.hasFocus();
-    if (had) this.box.focus({ preventScroll: true });
-    this.body.replaceChildren();
-    this.elements = new Map();
+    for (const el of this.pool) el.rec = null;
+    if (this.extra) this.extra.rec = null;
     this.render();
-    if (had) this.elements.get(this.cursor)?.focus({ preventScroll: true });
   }
 
-  /** Puts the rows of the scrolled window (and the focused row) in the DOM, no others. */
+  /** Pixels of rows per scrolled pixel (1 unless the rows are higher than MAX_HEIGHT), and
+   * the height of the rows' window (the box less its sticky header). */
+  scale() {
+    const view = Math.max(ROW_HEIGHT, (this.box.clientHeight || 400) - ROW_HEIGHT);
+    const full = this.visible.length * ROW_HEIGHT;
+    const size = Math.min(full, MAX_HEIGHT);
+    return { view, full, size, ratio: full > size && size > view ? (full - view) / (size - view) : 1 };
+  }
+
+  /** Shows the rows of the scrolled window (and keeps the focused row) in the DOM, no others. */
   render() {
-    const top = this.box.scrollTop;
-    const height = this.box.clientHeight || 400;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.visible.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
-    const want = new Set();
-    for (let i = first; i < last; i++) want.add(i);
-    if (this.cursor < this.visible.length) want.add(this.cursor);
-    for (const [i, el] of this.elements) {
-      if (!want.has(i) || el.rec !== this.visible[i]) {
-        if (el.contains(document.activeElement)) this.box.focus({ preventScroll: true });
-        el.remove();
-        this.elements.delete(i);
-      }
+    const { view, full, size, ratio } = this.scale();
+    if (size !== this.height) {
+      this.height = size;
+      this.body.style.height = `${size}px`;
     }
-    for (const i of want) {
-      const el = this.elements.get(i);
-      if (el && el.rec === this.visible[i]) this.updateRow(el, i);
-      else this.elements.set(i, this.body.appendChild(this.rowElement(i)));
+    const scrollTop = this.box.scrollTop;
+    const top = Math.min(scrollTop * ratio, Math.max(0, full - view));
+    // As many rows at the end as elsewhere: the pool keeps its size while scrolling.
+    const want = Math.ceil(view / ROW_HEIGHT) + 1 + 2 * OVERSCAN;
+    const n = this.visible.length;
+    const first = Math.max(0, Math.min(Math.floor(top / ROW_HEIGHT) - OVERSCAN, n - want));
+    const count = Math.min(want, n - first);
+    const active = document.activeElement;
+    const hadFocus = !!active?.rec && this.body.contains(active);
+    while (this.pool.length < count) this.pool.push(this.block.appendChild(this.rowElement()));
+    while (this.pool.length > count) this.pool.pop().remove();
+    this.block.style.transform = `translateY(${scrollTop + first * ROW_HEIGHT - top}px)`;
+    this.elements = new Map();
+    this.pool.forEach((el, k) => {
+      this.fill(el, first + k);
+      this.elements.set(first + k, el);
+    });
+    const c = this.cursor;
+    if (c < this.visible.length && (c < first || c >= first + count)) {
+      if (!this.extra) {
+        this.extra = this.rowElement();
+        this.extra.classList.add("tg-offscreen");
+      }
+      if (!this.extra.isConnected) this.body.append(this.extra);
+      this.fill(this.extra, c);
+      this.elements.set(c, this.extra);
+    } else this.extra?.remove();
+    if (hadFocus && document.activeElement !== this.elements.get(c)) {
+      const el = this.elements.get(c);
+      if (el) el.focus({ preventScroll: true });
+      else this.box.focus({ preventScroll: true });
     }
   }
 
-  rowElement(i) {
-    const rec = this.visible[i];
+  /** A row element with the columns' cells, empty (fill gives it a record). */
+  rowElement() {
     const el = document.createElement("div");
-    el.rec = rec;
+    el.rec = null;
     el.className = "tg-row";
     el.setAttribute("role", "row");
-    el.setAttribute("aria-level", String(rec.depth));
-    el.setAttribute("aria-setsize", String(rec.size));
-    el.setAttribute("aria-posinset", String(rec.pos));
-    el.style.top = `${i * ROW_HEIGHT}px`;
     for (const c of this.o.columns) {
       const cell = document.createElement("div");
       cell.setAttribute("role", "gridcell");
       cell.className = `tg-cell ${c.cls}`;
       if (c.cls === "name") {
-        cell.style.paddingLeft = `${(rec.depth - 1) * 14 + 2}px`;
         const t = document.createElement("span");
         t.className = "tg-toggle";
         t.setAttribute("aria-hidden", "true");
-        const name = document.createElement("span");
-        name.textContent = this.o.label(rec);
-        cell.title = name.textContent;
-        cell.append(t, name);
-      } else {
-        const bar = c.bar?.(rec);
-        if (bar !== undefined) {
-          const b = document.createElement("span");
-          b.className = "tg-bar";
-          b.style.width = `${Math.max(0, Math.min(1, bar)) * 100}%`;
-          cell.append(b);
-        }
-        const text = document.createElement("span");
-        text.textContent = c.text(rec);
-        cell.append(text);
-      }
+        cell.append(t, document.createElement("span"));
+      } else if (c.bar) cell.classList.add("tg-bar");
       el.append(cell);
     }
-    this.updateRow(el, i);
     return el;
+  }
+
+  /** Shows visible row `i` in the pooled element `el`: its text when the record changed,
+   * then the attributes that follow the focus and selection. */
+  fill(el, i) {
+    const rec = this.visible[i];
+    if (el.rec !== rec) {
+      el.rec = rec;
+      el.at = -1;
+      el.setAttribute("aria-level", String(rec.depth));
+      el.setAttribute("aria-setsize", String(rec.size));
+      el.setAttribute("aria-posinset", String(rec.pos));
+      this.o.columns.forEach((c, k) => {
+        const cell = el.children[k];
+        if (c.cls === "name") {
+          cell.style.paddingLeft = `${(rec.depth - 1) * 14 + 2}px`;
+          const label = this.o.label(rec);
+          cell.lastChild.textContent = label;
+          cell.title = label;
+          return;
+        }
+        if (c.bar) {
+          const bar = c.bar(rec);
+          cell.style.backgroundSize = `${bar === undefined ? 0 : Math.max(0, Math.min(1, bar)) * 100}% 14px`;
+        }
+        cell.textContent = c.text(rec);
+      });
+    }
+    this.updateRow(el, i);
   }
 
   /** Updates the rows in the DOM after the focus or the selection moved. */
@@ -212,7 +264,6 @@ export class TreeGrid {
     el.at = i;
     el.version = this.version;
     const rec = el.rec;
-    el.style.top = `${i * ROW_HEIGHT}px`;
     el.setAttribute("aria-rowindex", String(i + 2));
     const open = this.expanded.has(rec.node);
     if (rec.kids > 0) el.setAttribute("aria-expanded", String(open));
@@ -244,11 +295,13 @@ export class TreeGrid {
   moveTo(i, focus = true) {
     if (!this.visible.length) return;
     this.cursor = Math.max(0, Math.min(this.visible.length - 1, i));
-    // The sticky header covers the first ROW_HEIGHT pixels of the box.
+    // The sticky header covers the first ROW_HEIGHT pixels of the box; rows' pixels are
+    // `ratio` scrolled pixels (scale()).
+    const { view, ratio } = this.scale();
     const y = this.cursor * ROW_HEIGHT;
-    const h = this.box.clientHeight - ROW_HEIGHT;
-    if (y < this.box.scrollTop) this.box.scrollTop = y;
-    else if (y + ROW_HEIGHT > this.box.scrollTop + h) this.box.scrollTop = y + ROW_HEIGHT - h;
+    const top = this.box.scrollTop * ratio;
+    if (y < top) this.box.scrollTop = Math.floor(y / ratio);
+    else if (y + ROW_HEIGHT > top + view) this.box.scrollTop = Math.ceil((y + ROW_HEIGHT - view) / ratio);
     this.render();
     this.refreshRows();
     if (focus) this.elements.get(this.cursor)?.focus({ preventScroll: true });

@@ -9,6 +9,8 @@
 //   hidematch=<pattern>  range=<t0>,<t1>  zoom=<a>,<b> (fractions of the domain)
 //   base=0&new=1,2  absolute=1  width=base  palette=cb   (Compare mode only)
 //   file=<profile's file name>  line=<n>   (the Source tab's file and line)
+//   path=<function>&path=<function>…  pathinv=1   (the selected call path, from the top row
+//   down, of the inverted tree with pathinv; S.selectedPath)
 import { TRANSFORMS } from "./transforms.js";
 
 /**
@@ -35,6 +37,10 @@ export function toHash(s, { label, zoom = null }) {
   if (s.view === "compare") compareToHash(h, s.compare);
   if (s.sourceFile) h.set("file", s.sourceFile);
   if (s.sourceLine > 0) h.set("line", String(s.sourceLine));
+  if (s.selectedPath) {
+    for (const f of s.selectedPath.frames) h.append("path", label(f));
+    if (s.selectedPath.inverted) h.set("pathinv", "1");
+  }
   if (zoom) h.set("zoom", `${zoom[0].toPrecision(8)},${zoom[1].toPrecision(8)}`);
   return h.toString();
 }
@@ -71,6 +77,7 @@ export function fromHash(hash, p) {
     zoom: zoomFromHash(h.get("zoom")),
     sourceFile: h.get("file") || "",
     sourceLine: Math.max(0, Number.parseInt(h.get("line") || "0", 10) || 0),
+    selectedPath: pathFromHash(h, p.nameIndex),
   };
   if (h.has("view")) out.view = h.get("view");
   const vt = p.valueTypes.findIndex((t) => t.type === h.get("type"));
@@ -110,6 +117,13 @@ function transformsFromHash(h, nameIndex) {
     if (key === "hidematch" && value) out.push({ pattern: value, frames: [] });
   }
   return out;
+}
+
+/** The `path` keys as a call path `{frames, inverted}`, when the profile has every function. */
+function pathFromHash(h, nameIndex) {
+  const frames = h.getAll("path").map((name) => nameIndex.get(name));
+  if (!frames.length || frames.some((f) => f === undefined)) return null;
+  return { frames, inverted: h.get("pathinv") === "1" };
 }
 
 function zoomFromHash(z) {

@@ -169,6 +169,32 @@ test("call tree: R line profile, heaviest first, keyboard, ARIA, selection with 
   assert.deepEqual(problems, []);
 });
 
+test("call tree: the selected call path is kept in the URL hash and selected again on load", async () => {
+  const { page, problems } = await loaded([file(RPROF_LINE)]);
+  await openTree(page);
+  await page.click("#calltree .tg-body .tg-row[aria-rowindex='3'] .tg-cell.name");
+  await page.waitForFunction(() => /[#&]path=.*&path=/.test(location.hash));
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /view=calltree/);
+  assert.doesNotMatch(hash, /pathinv/);
+  const selected = (p) =>
+    p.$eval('#calltree .tg-row[aria-selected="true"]', (r) => [
+      r.getAttribute("aria-rowindex"),
+      r.getAttribute("aria-level"),
+      r.textContent,
+    ]);
+  const before = await selected(page);
+  assert.equal(before[1], "2");
+  const again = await readyPage(hash);
+  await again.page.setViewportSize({ width: 1280, height: 800 });
+  await dropFiles(again.page, "body", [file(RPROF_LINE)]);
+  await drawn(again.page);
+  await again.page.waitForSelector('#calltree .tg-row[aria-selected="true"]');
+  assert.deepEqual(await selected(again.page), before);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(again.problems, []);
+});
+
 test("call tree: inverted, totals as the function table's self", async () => {
   const { page, problems } = await loaded([file(RPROF_LINE)]);
   await openTree(page);
@@ -288,5 +314,79 @@ test("call tree: 100k samples, expand all, the DOM holds only the visible rows",
     `calltree big: ${count} rows, ${await inDom()} in the DOM (limit ${limit}); expand all ${expandMs} ms, End ${endMs} ms; scroll frame median ${median.toFixed(1)} ms (idle frames ${idle[idle.length >> 1].toFixed(1)} ms), max ${frames[frames.length - 1].toFixed(1)} ms; rows of one scroll ${work.toFixed(2)} ms\n`,
   );
   assert.ok((await inDom()) <= limit);
+  assert.deepEqual(problems, []);
+});
+
+test("call tree: scrolling reuses the same row elements in one moved block", async () => {
+  const { page, problems } = await loaded([bigProfile(20000)]);
+  await openTree(page);
+  await page.click("#calltree .tg-body .tg-row[aria-rowindex='2'] .tg-cell.num");
+  await page.keyboard.press("*");
+  await page.waitForFunction(() => /^Expanded/.test(document.querySelector("#tree-status").textContent), null, { timeout: 30000 });
+  const count = Number(await page.getAttribute("#calltree", "aria-rowcount"));
+  assert.ok(count > 5000, `rows: ${count}`);
+  const seen = await page.evaluate(async () => {
+    const box = document.querySelector("#calltree");
+    const block = box.querySelector(".tg-rows");
+    const rowsNow = () => [...block.children];
+    const text = () => rowsNow().map((r) => [r.getAttribute("aria-rowindex"), r.textContent].join(" "));
+    const pool = new Set(rowsNow());
+    const atTop = text();
+    let added = 0;
+    const watch = new MutationObserver((list) => {
+      for (const m of list) added += m.addedNodes.length;
+    });
+    watch.observe(block, { childList: true });
+    const frames = [];
+    const check = () => {
+      const rows = rowsNow();
+      const index = rows.map((r) => Number(r.getAttribute("aria-rowindex")));
+      // The row under the top of the window (below the sticky header) is the one scrolled to.
+      const y = box.getBoundingClientRect().top + 22 + 3;
+      const under = document.elementFromPoint(box.getBoundingClientRect().left + 40, y).closest(".tg-row");
+      frames.push({
+        size: rows.length,
+        reused: rows.every((r) => pool.has(r)),
+        consecutive: index.every((v, k) => k === 0 || v === index[k - 1] + 1),
+        under: Number(under?.getAttribute("aria-rowindex")),
+        expected: Math.floor((box.scrollTop + 3) / 22) + 2,
+        blank: rows.some((r) => r.textContent.trim() === ""),
+      });
+    };
+    for (let k = 0; k < 30; k++) {
+      box.scrollTop += 600;
+      await new Promise(requestAnimationFrame);
+      check();
+    }
+    box.scrollTop = box.scrollHeight;
+    await new Promise(requestAnimationFrame);
+    check();
+    box.scrollTop = 0;
+    await new Promise(requestAnimationFrame);
+    check();
+    watch.disconnect();
+    return {
+      pool: pool.size,
+      frames,
+      added,
+      same: text().join("\n") === atTop.join("\n"),
+      rowsInBody: box.querySelectorAll(".tg-body .tg-row").length,
+    };
+  });
+  const limit = Math.ceil(800 / 22) + 2 * 8 + 2;
+  assert.ok(seen.pool > 20 && seen.pool <= limit, `pool of ${seen.pool} rows`);
+  assert.equal(seen.added, 0, "no row element was added while scrolling");
+  for (const f of seen.frames) {
+    assert.equal(f.size, seen.pool);
+    assert.ok(f.reused && f.consecutive && !f.blank, JSON.stringify(f));
+    assert.equal(f.under, f.expected);
+  }
+  assert.ok(seen.same, "back at the top, the rows show their first text again");
+  assert.ok(seen.rowsInBody <= seen.pool + 1);
+  await page.evaluate(() => {
+    document.querySelector("#calltree").scrollTop = 123457;
+  });
+  await page.waitForTimeout(100);
+  await screenshot(page, "calltree-scrolled");
   assert.deepEqual(problems, []);
 });

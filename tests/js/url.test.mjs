@@ -36,6 +36,7 @@ function state(fields) {
     compare: { base: [0], new: [1, 2], normalized: true, sizeByBase: false, palette: "rb" },
     sourceFile: "",
     sourceLine: 0,
+    selectedPath: null,
     ...fields,
   };
 }
@@ -58,6 +59,7 @@ function expected(s, zoom = null) {
     zoom,
     sourceFile: s.sourceFile,
     sourceLine: s.sourceLine,
+    selectedPath: s.selectedPath,
     ...(s.query ? { query: s.query } : {}),
     compare: s.view === "compare" ? { ...s.compare } : { normalized: true, sizeByBase: false, palette: "rb" },
   };
@@ -98,6 +100,18 @@ test("the Source tab's file and line round-trip", () => {
   assert.deepEqual(fromHash(hash, PROFILE), expected(s));
   const bad = fromHash("view=source&line=-3", PROFILE);
   assert.deepEqual([bad.sourceFile, bad.sourceLine], ["", 0]);
+});
+
+test("the selected call path round-trips, inverted or not; an unknown function drops it", () => {
+  for (const inverted of [false, true]) {
+    const s = state({ view: "calltree", bottomUp: inverted, selectedPath: { frames: [0, 3, 1], inverted } });
+    const hash = toHash(s, { label });
+    assert.match(hash, /path=main&path=a%3Db%26c&path=math%2Fbig\.nat\.add/);
+    assert.equal(/pathinv=1/.test(hash), inverted);
+    assert.deepEqual(fromHash(hash, PROFILE), expected(s));
+  }
+  assert.equal(fromHash("view=calltree&path=main&path=nosuch", PROFILE).selectedPath, null);
+  assert.equal(fromHash("view=calltree&pathinv=1", PROFILE).selectedPath, null);
 });
 
 test("compare state round-trips in Compare mode only", () => {
