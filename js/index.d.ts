@@ -103,8 +103,16 @@ export declare class Profile {
    * Reads `bytes` in whatever format their content shows (never by file name). `fileName`
    * goes into `sources.source_uri`. Throws an `Error` whose message names the format, the
    * place (byte offset, line or path) and the problem.
+   *
+   * Compressed input (gzip, zstd, bzip2) is recognised on its first decompressed MiB and
+   * refused there when it is no profile; a profile is inflated up to 1 GiB and, past 64 MiB,
+   * at most 300 times its compressed size. `maxDecompressedBytes` replaces both limits.
    */
-  static parse(bytes: Uint8Array, fileName?: string | null): Profile;
+  static parse(
+    bytes: Uint8Array,
+    fileName?: string | null,
+    maxDecompressedBytes?: number | null,
+  ): Profile;
   /** Every format proftab knows. */
   static formats(): FormatInfo[];
 

@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::analysis::summary::{self, TableSummary};
 use crate::formats::pprof::prune::{pruned, Expressions};
-use crate::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions};
+use crate::formats::{self, Format, Limits, Parsed, ReadOptions, Warning, WriteOptions};
 use crate::model::{self, ColumnData, LocationIndex, SourceIndex, StringId};
 
 /// A parsed profile held in wasm memory, with the format it was read from and the reader's
@@ -50,11 +50,22 @@ impl Profile {
 impl Profile {
     /// Reads `bytes` in whatever format their content shows. `fileName` goes into
     /// `sources.source_uri`; it does not influence detection. Throws an `Error` whose message
-    /// names the format, the place and the problem.
-    pub fn parse(bytes: &[u8], file_name: Option<String>) -> Result<Profile, JsError> {
+    /// names the format, the place and the problem. `maxDecompressedBytes`, when given,
+    /// replaces the limits on compressed input (1 GiB, and at most 300 times the compressed
+    /// size past 64 MiB) by that many bytes.
+    pub fn parse(
+        bytes: &[u8],
+        file_name: Option<String>,
+        max_decompressed_bytes: Option<u32>,
+    ) -> Result<Profile, JsError> {
+        let mut limits = Limits::default();
+        if let Some(max) = max_decompressed_bytes {
+            limits.max_decompressed_bytes = max as usize;
+            limits.max_expansion_ratio = usize::MAX;
+        }
         let options = ReadOptions {
             source_uri: file_name,
-            ..ReadOptions::default()
+            limits,
         };
         formats::read_any(bytes, &options)
             .map(Profile::from_parsed)
