@@ -19,6 +19,9 @@
 //!   flamegraph.pl says).
 //! * Empty frame names (`a;;b`) become `(anonymous)` (counted warning); frames ending in `_[k]`
 //!   get `locations..frame_type = "kernel"` (the names are kept verbatim).
+//! * A line of a blank then the count alone (` 108`: py-spy's samples without Python frames)
+//!   is a sample of the root alone (no stack), as flamegraph.pl and inferno count it; the
+//!   writer writes such samples so.
 //!
 //! Writing aggregates samples by stack (summing the chosen value type), one line per distinct
 //! stack, sorted by stack text, `\n` line ends, one ASCII space before the count: the format of
