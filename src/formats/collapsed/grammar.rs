@@ -60,6 +60,12 @@ pub(super) fn classify(raw: &str) -> Line<'_> {
     }
 }
 
+/// True for ` 108`: a blank, then a count alone (a sample of the root; no evidence for or
+/// against the format when detecting).
+pub(super) fn is_root_only(raw: &str) -> bool {
+    raw.starts_with([' ', '\t']) && is_count(raw.trim())
+}
+
 /// A line that began with a blank and holds only its count(s), ` 108` (py-spy's samples without
 /// Python frames; flamegraph.pl and inferno count them): a sample of the root alone. For
 /// ` 3 4` the stack is `3` unless the file is differential (then it is empty, `3` the first

@@ -41,7 +41,7 @@ mod write;
 
 use super::read_common::decode_text;
 use super::sniff::Sniff;
-use grammar::{has_control_chars, split_count};
+use grammar::{has_control_chars, is_root_only, split_count};
 pub use read::read;
 pub use write::write;
 
@@ -91,6 +91,7 @@ pub fn sniff(bytes: &[u8]) -> Sniff {
     for (n, line) in complete
         .lines()
         .enumerate()
+        .filter(|(_, l)| !is_root_only(l))
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         .take(DETECT_MAX_LINES)
