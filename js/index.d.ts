@@ -99,6 +99,8 @@ export type ExtColumn =
 export interface ParseOptions {
   /** Binaries for the symbols of a perf.data: `name` is the file name (or path). */
   binaries?: { name: string; bytes: Uint8Array }[];
+  /** Replaces the limits on compressed input (1 GiB; 300 times the compressed size past 64 MiB). */
+  maxDecompressedBytes?: number;
 }
 
 /** A parsed profile held in WebAssembly memory. Call `free()` when done with it. */
@@ -109,6 +111,11 @@ export declare class Profile {
    * Reads `bytes` in whatever format their content shows (never by file name). `fileName`
    * goes into `sources.source_uri`. Throws an `Error` whose message names the format, the
    * place (byte offset, line or path) and the problem.
+   *
+   * Compressed input (gzip, zstd, bzip2) is recognised on its first decompressed MiB and
+   * refused there when it is no profile; a profile is inflated up to 1 GiB and, past 64 MiB,
+   * at most 300 times its compressed size (`parseWith`'s `maxDecompressedBytes` replaces both
+   * limits).
    */
   static parse(bytes: Uint8Array, fileName?: string | null): Profile;
   /**

@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::analysis::summary::{self, TableSummary};
 use crate::formats::pprof::prune::{pruned, Expressions};
-use crate::formats::{self, Format, Parsed, ReadOptions, Warning, WriteOptions};
+use crate::formats::{self, Format, Limits, Parsed, ReadOptions, Warning, WriteOptions};
 use crate::model::{self, ColumnData, LocationIndex, SourceIndex, StringId};
 
 /// A parsed profile held in wasm memory, with the format it was read from and the reader's
@@ -50,13 +50,9 @@ impl Profile {
 impl Profile {
     /// Reads `bytes` in whatever format their content shows. `fileName` goes into
     /// `sources.source_uri`; it does not influence detection. Throws an `Error` whose message
-    /// names the format, the place and the problem.
+    /// names the format, the place and the problem. (`parseWith` takes options.)
     pub fn parse(bytes: &[u8], file_name: Option<String>) -> Result<Profile, JsError> {
-        let options = ReadOptions {
-            source_uri: file_name,
-            ..ReadOptions::default()
-        };
-        formats::read_any(bytes, &options)
+        formats::read_any(bytes, &read_options(file_name, None))
             .map(Profile::from_parsed)
             .map_err(|e| JsError::new(&e.to_string()))
     }
@@ -474,4 +470,22 @@ fn source_infos(p: &model::Profile) -> Vec<SourceInfo<'_>> {
             timestamp: (!ts.is_nan()).then_some(ts),
         })
         .collect()
+}
+
+/// The read options of the npm package: `file_name` as the source URI; `max_decompressed_bytes`,
+/// when given, replaces the limits on compressed input (1 GiB, and at most 300 times the
+/// compressed size past 64 MiB) by that many bytes.
+pub(crate) fn read_options(
+    file_name: Option<String>,
+    max_decompressed_bytes: Option<f64>,
+) -> ReadOptions {
+    let mut limits = Limits::default();
+    if let Some(max) = max_decompressed_bytes {
+        limits.max_decompressed_bytes = max as usize;
+        limits.max_expansion_ratio = usize::MAX;
+    }
+    ReadOptions {
+        source_uri: file_name,
+        limits,
+    }
 }

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::formats::perf_data::binaries::{is_elf, symbolize_with_files};
 use crate::formats::perf_data::symbolize::Report;
-use crate::formats::{self, Format, Parsed, ReadOptions};
+use crate::formats::{self, Format, Parsed};
 use crate::wasm::Profile;
 use crate::wasm_view::{set, LoadedFiles};
 
@@ -95,10 +95,11 @@ impl Symbols {
 
 #[wasm_bindgen]
 impl Profile {
-    /// [`Profile::parse`] with options: `{binaries: [{name, bytes}]}`, the ELF files (and
+    /// [`Profile::parse`] with options: `binaries: [{name, bytes}]`, the ELF files (and
     /// `.debug` files) that symbolise a perf.data, matched by build-id, then by file name, as
-    /// `proftab --symbols DIR` does. Frames of binaries not given stay `file+0xOFFSET`, and a
-    /// warning names those binaries with their build-ids.
+    /// `proftab --symbols DIR` does (frames of binaries not given stay `file+0xOFFSET`, and a
+    /// warning names those binaries with their build-ids); `maxDecompressedBytes`, which
+    /// replaces the limits on compressed input.
     #[wasm_bindgen(js_name = parseWith)]
     pub fn parse_with(
         bytes: &[u8],
@@ -111,10 +112,14 @@ impl Profile {
             JsValue::UNDEFINED
         };
         let binaries = binaries_of(&list)?;
-        let read = ReadOptions {
-            source_uri: file_name,
-            ..ReadOptions::default()
+        let max = if options.is_object() {
+            Reflect::get(options, &JsValue::from_str("maxDecompressedBytes"))
+                .ok()
+                .and_then(|v| v.as_f64())
+        } else {
+            None
         };
+        let read = crate::wasm::read_options(file_name, max);
         let mut parsed =
             formats::read_any(bytes, &read).map_err(|e| JsError::new(&e.to_string()))?;
         symbolize_with_files(&mut parsed, &binaries);

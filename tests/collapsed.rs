@@ -250,3 +250,32 @@ fn truncated_inputs_never_panic() {
 fn go_pprof_to_collapsed_keeps_go_tool_pprof_function_totals() {
     assert_go_pprof_conversion(Format::Collapsed);
 }
+
+/// py-spy `--format raw` writes ` 108` for samples without Python frames: flamegraph.pl and
+/// inferno count them, so proftab keeps them as samples of the root alone (issue #13), and
+/// writes them back the same way; differential files keep both counts.
+#[test]
+fn a_blank_then_a_count_is_a_sample_of_the_root() {
+    let parsed = read_text(b"main;work 5\n 108\nmain 2\n");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let p = &parsed.profile;
+    assert_eq!(p.num_samples(), 3);
+    let col = p
+        .value_column(p.value_type_index("samples").unwrap())
+        .unwrap();
+    assert_eq!((0..3).map(|s| col.get(s).unwrap()).sum::<f64>(), 115.0);
+    let out = collapsed::write(p, &WriteOptions::default()).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(
+        String::from_utf8(out.bytes).unwrap(),
+        " 108\nmain 2\nmain;work 5\n"
+    );
+    let diff = read_text(b"a;b 1 2\n 3 4\n");
+    let p = &diff.profile;
+    let before = p
+        .value_column(p.value_type_index("before").unwrap())
+        .unwrap();
+    assert_eq!((before.get(1), p.num_samples()), (Some(3.0), 2));
+    let out = collapsed::write(p, &WriteOptions::default()).unwrap();
+    assert_eq!(String::from_utf8(out.bytes).unwrap(), " 3 4\na;b 1 2\n");
+}

@@ -9,6 +9,7 @@ pub fn fuzz_options() -> ReadOptions {
         source_uri: None,
         limits: Limits {
             max_decompressed_bytes: 16 << 20,
+            max_expansion_ratio: 300,
             max_samples: 100_000,
             max_stack_depth: 10_000,
         },

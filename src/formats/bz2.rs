@@ -65,10 +65,7 @@ pub fn bunzip2_capped(
         }
         let used = bunzip2_stream(rest, &mut out, cap).map_err(|e| {
             let message = match e {
-                StreamError::OverCap => format!(
-                    "the decompressed data exceeds the limit of {cap} bytes \
-                     (Limits::max_decompressed_bytes)"
-                ),
+                StreamError::OverCap => super::over_cap_message(cap),
                 StreamError::Truncated => "the bzip2 stream is truncated".to_owned(),
                 StreamError::Corrupt => {
                     "corrupt bzip2 data (bad block, or a CRC does not match)".to_owned()
@@ -78,6 +75,27 @@ pub fn bunzip2_capped(
         })?;
         pos = pos.saturating_add(used.max(1));
     }
+}
+
+/// Decompresses at most `max_len` bytes from the start of the first stream of `bytes`, without
+/// checking the rest: enough to sniff what a bzip2 file holds. `None` when nothing could be
+/// decoded.
+pub fn bunzip2_prefix(bytes: &[u8], max_len: usize) -> Option<Vec<u8>> {
+    if !is_bzip2(bytes) {
+        return None;
+    }
+    let mut d = Decompress::new(false);
+    let mut out = Vec::with_capacity(max_len);
+    while out.len() < max_len {
+        let consumed = usize::try_from(d.total_in()).ok()?;
+        let before = (d.total_in(), d.total_out());
+        match d.decompress_vec(bytes.get(consumed..)?, &mut out) {
+            Ok(Status::StreamEnd) | Err(_) => break,
+            Ok(_) if (d.total_in(), d.total_out()) == before => break,
+            Ok(_) => {}
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Why decoding one stream stopped.
@@ -143,6 +161,14 @@ mod tests {
             bunzip2_capped(&two, 1 << 20, "t").unwrap(),
             b"hello world\nhello world\n"
         );
+    }
+
+    #[test]
+    fn a_prefix_is_decoded_without_the_rest() {
+        assert_eq!(bunzip2_prefix(HELLO, 5).unwrap(), b"hello");
+        assert_eq!(bunzip2_prefix(HELLO, 1 << 20).unwrap(), b"hello world\n");
+        assert_eq!(bunzip2_prefix(&HELLO[..20], 5), None);
+        assert_eq!(bunzip2_prefix(b"plain text", 5), None);
     }
 
     #[test]

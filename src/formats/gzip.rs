@@ -100,10 +100,7 @@ fn gunzip_member(
     };
     let consumed = inflate_capped(body, out, cap, hint).map_err(|e| {
         let message = match e {
-            InflateError::OverCap => format!(
-                "the decompressed data exceeds the limit of {cap} bytes \
-                 (Limits::max_decompressed_bytes)"
-            ),
+            InflateError::OverCap => super::over_cap_message(cap),
             InflateError::Truncated => "the gzip stream is truncated".to_owned(),
             InflateError::Corrupt => "corrupt DEFLATE data in the gzip stream".to_owned(),
         };

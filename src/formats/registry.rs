@@ -228,26 +228,44 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     if let Some(format) = detect(bytes) {
         return read_as(format, bytes, options);
     }
-    // Any format may come compressed: decompress once (capped) and look at what is inside.
-    if let Some((inner, description)) = decompress(bytes, options.limits.max_decompressed_bytes)? {
-        if let Some(format) = detect(&inner) {
-            return read_as(format, &inner, options);
+    // Any format may come compressed: detect on a bounded decompressed prefix, and inflate
+    // the whole only for a format that claims it (a bomb of zeros is refused after 1 MiB).
+    let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) else {
+        return Err(unrecognized(bytes, "input"));
+    };
+    let head = (layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES).unwrap_or_default();
+    let Some(format) = detect(&head) else {
+        if head.len() < SNIFF_DECOMPRESSED_BYTES {
+            // All of it fit in the prefix (or none decoded): the decoder's own error (corrupt,
+            // truncated, bad CRC) says more than "unrecognized".
+            (layer.decompress)(bytes, SNIFF_DECOMPRESSED_BYTES, layer.name)?;
         }
-        return Err(unrecognized(&inner, description));
-    }
-    Err(unrecognized(bytes, "input"))
+        return Err(unrecognized(&head, layer.description));
+    };
+    drop(head);
+    let cap = options.limits.decompressed_cap(bytes.len());
+    let inner = (layer.decompress)(bytes, cap, layer.name)?;
+    read_as(format, &inner, options)
 }
+
+/// How many decompressed bytes [`read_any`] examines to detect the format of compressed input
+/// (every detector looks at a prefix of at most 64 KiB; the rest is margin).
+pub const SNIFF_DECOMPRESSED_BYTES: usize = 1 << 20;
 
 /// A capped decoder: input, output cap in bytes, the name its errors carry.
 type DecompressFn = fn(&[u8], usize, &'static str) -> Result<Vec<u8>, ReadError>;
 
-/// A compression any format may arrive in: its magic test and its capped decoder.
+/// A decoder of at most the given number of bytes from the start, for sniffing.
+type PrefixFn = fn(&[u8], usize) -> Option<Vec<u8>>;
+
+/// A compression any format may arrive in: its magic test, its prefix and capped decoders.
 struct Compression {
     /// The name errors of the decoder carry.
     name: &'static str,
     /// What the "unrecognized format" message calls the decompressed bytes.
     description: &'static str,
     is: fn(&[u8]) -> bool,
+    prefix: PrefixFn,
     decompress: DecompressFn,
 }
 
@@ -258,18 +276,21 @@ const COMPRESSIONS: &[Compression] = &[
         name: "gzip",
         description: "gzip-compressed data",
         is: gzip::is_gzip,
+        prefix: gzip::gunzip_prefix,
         decompress: gzip::gunzip_capped,
     },
     Compression {
         name: "zstd",
         description: "zstd-compressed data",
         is: zstd::is_zstd,
+        prefix: zstd::unzstd_prefix,
         decompress: zstd::unzstd_capped,
     },
     Compression {
         name: "bzip2",
         description: "bzip2-compressed data",
         is: bz2::is_bzip2,
+        prefix: bz2::bunzip2_prefix,
         decompress: bz2::bunzip2_capped,
     },
 ];

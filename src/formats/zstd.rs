@@ -112,10 +112,7 @@ fn decode_frame(rest: &mut &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), S
             break;
         }
         if out.len().saturating_add(n) > cap {
-            return Err(format!(
-                "the decompressed data exceeds the limit of {cap} bytes \
-                 (Limits::max_decompressed_bytes)"
-            ));
+            return Err(super::over_cap_message(cap));
         }
         if out.capacity() - out.len() < n {
             let grown = out.capacity().saturating_mul(2).max(out.len() + n).min(cap);

@@ -61,6 +61,23 @@ pub const LIMIT: Opt = Opt {
     help: "show only the first N rows",
 };
 
+/// `--max-decompressed SIZE`, accepted by every verb that reads files.
+pub const MAX_DECOMPRESSED: Opt = Opt {
+    name: "--max-decompressed",
+    value: Some("SIZE"),
+    help: "inflate compressed input up to SIZE bytes (K, M, G suffixes; default 1G and at \
+           most 300 times the compressed size), lifting the ratio limit",
+};
+
+/// The options of `verb`: its own, and [`MAX_DECOMPRESSED`] when it reads files.
+pub fn options_of(verb: &Verb) -> Vec<&'static Opt> {
+    let shared: &'static [Opt] = match verb.files {
+        Files::None => &[],
+        Files::Read | Files::ReadWrite => &[MAX_DECOMPRESSED],
+    };
+    verb.options.iter().chain(shared).collect()
+}
+
 /// A parsed verb command line.
 pub enum Parsed {
     /// Run the verb with these arguments.
@@ -71,7 +88,7 @@ pub enum Parsed {
 
 /// The arguments of one verb: operands, flags given and `--opt VALUE` pairs.
 pub struct Matches {
-    options: &'static [Opt],
+    options: Vec<&'static Opt>,
     pub operands: Vec<String>,
     flags: Vec<&'static str>,
     values: Vec<(&'static str, String)>,
@@ -101,7 +118,7 @@ pub fn parse(verb: &Verb, args: Vec<OsString>) -> Result<Parsed, Failure> {
     // `-oVALUE` is not an option; keep `=` in what follows a short option to tell.
     parser.set_short_equals(false);
     let mut m = Matches {
-        options: verb.options,
+        options: options_of(verb),
         operands: Vec::new(),
         flags: Vec::new(),
         values: Vec::new(),
@@ -220,6 +237,24 @@ impl Matches {
         }
     }
 
+    /// `--max-decompressed SIZE`, in bytes.
+    pub fn max_decompressed(&self) -> Result<Option<usize>, Failure> {
+        let Some(v) = self
+            .values
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == MAX_DECOMPRESSED.name)
+        else {
+            return Ok(None);
+        };
+        parse_size(&v.1).map(Some).ok_or_else(|| {
+            Failure::usage(format!(
+                "--max-decompressed needs a size in bytes (e.g. 4G, 512M), got {:?}",
+                v.1
+            ))
+        })
+    }
+
     /// `--limit N`.
     pub fn limit(&self) -> Result<Option<usize>, Failure> {
         self.value(LIMIT.name)
@@ -229,6 +264,26 @@ impl Matches {
             })
             .transpose()
     }
+}
+
+/// A size: a whole number of bytes with an optional K, M or G suffix (powers of 1024; `KiB`,
+/// `MB`… accepted alike).
+fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit
+        .to_ascii_lowercase()
+        .trim_end_matches("ib")
+        .trim_end_matches('b')
+    {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        _ => return None,
+    };
+    number.parse::<usize>().ok()?.checked_mul(1usize << shift)
 }
 
 /// The value type named by `--type`, else the profile's default.
@@ -305,6 +360,18 @@ mod tests {
         assert_eq!(b.value("--to"), Some("--json"));
         assert!(b.flag("--json"));
         assert!(b.operands.is_empty());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("512MiB"), Some(512 << 20));
+        assert_eq!(parse_size("64kb"), Some(64 << 10));
+        assert_eq!(parse_size("1.5G"), None);
+        assert_eq!(parse_size("G"), None);
+        let m = matches(&["a", "--max-decompressed=3M"]);
+        assert_eq!(m.max_decompressed().unwrap(), Some(3 << 20));
     }
 
     #[test]

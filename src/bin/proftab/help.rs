@@ -75,9 +75,8 @@ pub fn verb_help(v: &Verb) -> String {
 
 /// `  --type TYPE   help`, aligned, ending with `-h, --help`.
 fn option_rows(v: &Verb) -> String {
-    let rows: Vec<(String, &str)> = v
-        .options
-        .iter()
+    let rows: Vec<(String, &str)> = crate::args::options_of(v)
+        .into_iter()
         .map(|o| match o.value {
             Some(value) => (format!("{} {value}", o.name), o.help),
             None => (o.name.to_owned(), o.help),

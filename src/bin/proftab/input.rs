@@ -9,9 +9,10 @@
 //! `<stdin>`; a file that cannot be read or parsed is a failure (status 1).
 
 use std::io::Read;
+use std::sync::OnceLock;
 
 use proftab::formats::pprof::prune::{pruned, pruned_parsed, Expressions};
-use proftab::formats::{self, Parsed, ReadOptions, Warning};
+use proftab::formats::{self, Limits, Parsed, ReadOptions, Warning};
 use proftab::model::combine::combine_owned;
 use proftab::model::Profile;
 
@@ -38,11 +39,27 @@ pub fn display_name(path: &str) -> &str {
     }
 }
 
-/// The read options for `path`: its name becomes the source URI (none for standard input).
+/// `--max-decompressed`, when given: set once by `main` before the verb runs.
+static MAX_DECOMPRESSED: OnceLock<usize> = OnceLock::new();
+
+/// Records `--max-decompressed` for [`read_options`].
+pub fn set_max_decompressed(bytes: Option<usize>) {
+    if let Some(bytes) = bytes {
+        let _ = MAX_DECOMPRESSED.set(bytes);
+    }
+}
+
+/// The read options for `path`: its name becomes the source URI (none for standard input);
+/// `--max-decompressed` replaces the decompression limits.
 pub fn read_options(path: &str) -> ReadOptions {
+    let mut limits = Limits::default();
+    if let Some(&bytes) = MAX_DECOMPRESSED.get() {
+        limits.max_decompressed_bytes = bytes;
+        limits.max_expansion_ratio = usize::MAX;
+    }
     ReadOptions {
         source_uri: (path != "-").then(|| path.to_owned()),
-        ..ReadOptions::default()
+        limits,
     }
 }
 

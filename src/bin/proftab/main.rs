@@ -79,7 +79,10 @@ fn run(mut args: impl Iterator<Item = OsString>) -> CliResult {
         return Err(Failure::usage(format!("unknown command {command:?}")));
     };
     match args::parse(verb, rest)? {
-        Parsed::Run(m) => run(&m),
+        Parsed::Run(m) => {
+            input::set_max_decompressed(m.max_decompressed()?);
+            run(&m)
+        }
         Parsed::Help => emit(&help::verb_help(verb)),
     }
 }

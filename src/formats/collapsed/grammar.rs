@@ -45,6 +45,11 @@ pub(super) fn classify(raw: &str) -> Line<'_> {
     if let Some(comment) = line.strip_prefix('#') {
         return Line::Comment(comment.trim());
     }
+    if raw.starts_with([' ', '\t']) {
+        if let Some(line) = root_only(line) {
+            return line;
+        }
+    }
     match split_count(line) {
         Some((stack, count)) if !line.contains('\0') => Line::Stack {
             stack,
@@ -53,6 +58,32 @@ pub(super) fn classify(raw: &str) -> Line<'_> {
         },
         _ => Line::Invalid,
     }
+}
+
+/// True for ` 108`: a blank, then a count alone (a sample of the root; no evidence for or
+/// against the format when detecting).
+pub(super) fn is_root_only(raw: &str) -> bool {
+    raw.starts_with([' ', '\t']) && is_count(raw.trim())
+}
+
+/// A line that began with a blank and holds only its count(s), ` 108` (py-spy's samples without
+/// Python frames; flamegraph.pl and inferno count them): a sample of the root alone. For
+/// ` 3 4` the stack is `3` unless the file is differential (then it is empty, `3` the first
+/// count), as for any line whose stack ends in a count.
+fn root_only(line: &str) -> Option<Line<'_>> {
+    if is_count(line) {
+        return Some(Line::Stack {
+            stack: "",
+            count: line,
+            diff: None,
+        });
+    }
+    let (first, count) = split_count(line)?;
+    is_count(first).then_some(Line::Stack {
+        stack: first,
+        count,
+        diff: Some(("", first)),
+    })
 }
 
 /// True when every stack line has two counts.
@@ -82,6 +113,18 @@ mod tests {
         assert!(!is_count("-1"));
         assert!(!is_count("12V.43"));
         assert_eq!("6.".parse::<f64>().ok(), Some(6.0));
+    }
+
+    #[test]
+    fn a_blank_then_a_count_is_the_root_alone() {
+        let stack_of = |raw| match classify(raw) {
+            Line::Stack { stack, count, diff } => Some((stack, count, diff)),
+            _ => None,
+        };
+        assert_eq!(stack_of(" 108"), Some(("", "108", None)));
+        assert_eq!(stack_of("\t7"), Some(("", "7", None)));
+        assert_eq!(stack_of(" 3 4"), Some(("3", "4", Some(("", "3")))));
+        assert_eq!(stack_of("108"), None);
     }
 
     #[test]

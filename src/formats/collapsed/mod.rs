@@ -19,6 +19,9 @@
 //!   flamegraph.pl says).
 //! * Empty frame names (`a;;b`) become `(anonymous)` (counted warning); frames ending in `_[k]`
 //!   get `locations..frame_type = "kernel"` (the names are kept verbatim).
+//! * A line of a blank then the count alone (` 108`: py-spy's samples without Python frames)
+//!   is a sample of the root alone (no stack), as flamegraph.pl and inferno count it; the
+//!   writer writes such samples so.
 //!
 //! Writing aggregates samples by stack (summing the chosen value type), one line per distinct
 //! stack, sorted by stack text, `\n` line ends, one ASCII space before the count: the format of
@@ -38,7 +41,7 @@ mod write;
 
 use super::read_common::decode_text;
 use super::sniff::Sniff;
-use grammar::{has_control_chars, split_count};
+use grammar::{has_control_chars, is_root_only, split_count};
 pub use read::read;
 pub use write::write;
 
@@ -88,6 +91,7 @@ pub fn sniff(bytes: &[u8]) -> Sniff {
     for (n, line) in complete
         .lines()
         .enumerate()
+        .filter(|(_, l)| !is_root_only(l))
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         .take(DETECT_MAX_LINES)

@@ -126,6 +126,10 @@ impl<'o> Reader<'o> {
         warnings: &mut Warnings,
     ) -> Result<Option<StackIndex>, ReadError> {
         let mut node = None;
+        if stack.is_empty() {
+            // ` 108`: samples of the root alone (see `grammar::root_only`).
+            return Ok(node);
+        }
         for (depth, frame) in stack.split(';').enumerate() {
             if depth >= self.options.limits.max_stack_depth {
                 let max = self.options.limits.max_stack_depth;

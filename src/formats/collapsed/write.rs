@@ -80,14 +80,11 @@ impl<'p> WriteState<'p> {
                 });
                 continue;
             }
-            let Some(stack) = SampleIndex::from_usize(s).and_then(|si| p.sample_stack(si)) else {
-                self.warnings.add(NAME, "no-frames", || {
-                    "samples without frames were not written (a collapsed line needs a stack)"
-                        .to_owned()
-                });
-                continue;
+            // A sample without frames is the line ` N` (the root alone), as readers take it.
+            let text = match SampleIndex::from_usize(s).and_then(|si| p.sample_stack(si)) {
+                Some(stack) => self.text_of(stack),
+                None => String::new(),
             };
-            let text = self.text_of(stack);
             let entry = self.lines.entry(text).or_insert((0.0, 0.0));
             entry.0 += value;
             entry.1 += prior;

@@ -37,7 +37,8 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     }
     let inflated;
     let data = if gzip::is_gzip(bytes) {
-        inflated = gzip::gunzip_capped(bytes, options.limits.max_decompressed_bytes, FORMAT)?;
+        inflated =
+            gzip::gunzip_capped(bytes, options.limits.decompressed_cap(bytes.len()), FORMAT)?;
         inflated.as_slice()
     } else {
         bytes
