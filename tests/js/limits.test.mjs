@@ -16,7 +16,7 @@ test("a gzipped profile reads with the default limits and with a cap above its s
   for (const p of [Profile.parse(bytes, "x.gz"), Profile.parseWith(bytes, "x.gz", { maxDecompressedBytes: size })]) {
     assert.equal(p.format, "collapsed");
     assert.equal(
-      p.values(p.valueTypes()[0].name).reduce((a, b) => a + b, 0),
+      p.values(p.valueTypes()[0].type).reduce((a, b) => a + b, 0),
       total,
     );
     p.free();
