@@ -15,10 +15,9 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use proftab::formats::{dhat, Format};
-use support::cli::have_tool;
+use support::cli::{have_tool, tool_stdout};
 use support::corpus::{corpus_new, files_in, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
@@ -49,17 +48,10 @@ fn judge(path: &std::path::Path) -> Option<BTreeMap<String, (f64, f64)>> {
     if !have_tool("python3", "dhat judge") {
         return None;
     }
-    let out = Command::new("python3")
-        .arg(fixture("dhat/judge_tb.py"))
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = tool_stdout(
+        "python3",
+        &[fixture("dhat/judge_tb.py").as_os_str(), path.as_os_str()],
     );
-    let text = String::from_utf8(out.stdout).unwrap();
     Some(
         text.lines()
             .map(|l| {

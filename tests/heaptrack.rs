@@ -21,10 +21,9 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use proftab::formats::{gzip, heaptrack, zstd, Format};
-use support::cli::have_tool;
+use support::cli::{have_tool, tool_stdout};
 use support::corpus::{corpus_new, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
@@ -82,35 +81,26 @@ fn heaptrack_print(path: &Path) -> Option<Report> {
     if !have_tool("heaptrack_print", "heaptrack judge") {
         return None;
     }
-    let out = Command::new("heaptrack_print")
-        .args([
-            "--disable-builtin-suppressions",
-            "--disable-embedded-suppressions",
-        ])
-        .args([
-            "-t",
-            "0",
-            "-a",
-            "1",
-            "-p",
-            "0",
-            "-T",
-            "0",
-            "-n",
-            "100000000",
-            "-s",
-            "0",
-        ])
-        .arg("-f")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let options = [
+        "--disable-builtin-suppressions",
+        "--disable-embedded-suppressions",
+        "-t",
+        "0",
+        "-a",
+        "1",
+        "-p",
+        "0",
+        "-T",
+        "0",
+        "-n",
+        "100000000",
+        "-s",
+        "0",
+        "-f",
+    ];
+    let mut args: Vec<&std::ffi::OsStr> = options.iter().map(std::ffi::OsStr::new).collect();
+    args.push(path.as_os_str());
+    let text = tool_stdout("heaptrack_print", &args);
     let value = |prefix: &str| {
         let line = text.lines().find(|l| l.starts_with(prefix)).unwrap();
         line[prefix.len()..].trim().to_owned()

@@ -14,10 +14,9 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use proftab::formats::{safari, Format};
-use support::cli::have_tool;
+use support::cli::{have_tool, tool_stdout};
 use support::corpus::{corpus_new, fixture};
 use support::importers::{
     check_corpus_new, check_golden_fixtures, check_pprof_conversion_all_types, check_robustness,
@@ -50,18 +49,11 @@ fn top_matches_speedscope_semantics() {
         return;
     }
     for path in all_inputs() {
-        let out = Command::new("node")
-            .arg(fixture("safari/judge.cjs"))
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let text = tool_stdout(
+            "node",
+            &[fixture("safari/judge.cjs").as_os_str(), path.as_os_str()],
         );
         let (total, rows) = top_rows(&path, Some("time"));
-        let text = String::from_utf8(out.stdout).unwrap();
         let mut names = 0;
         for line in text.lines() {
             let cols: Vec<&str> = line.split('\t').collect();

@@ -103,6 +103,18 @@ pub(crate) fn text_prefix(bytes: &[u8], len: usize) -> &str {
     }
 }
 
+/// The lines of the valid UTF-8 prefix of at most `len` bytes of `bytes` ([`text_prefix`]),
+/// numbered from 1, without a trailing `\r`: what a line-grammar detector walks.
+pub(crate) fn numbered_prefix_lines(
+    bytes: &[u8],
+    len: usize,
+) -> impl Iterator<Item = (usize, &str)> {
+    text_prefix(bytes, len)
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+}
+
 /// Decodes text: UTF-16 LE/BE when a BOM says so, else UTF-8 (BOM skipped). The flag is true
 /// when invalid sequences were replaced.
 pub(crate) fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, bool) {

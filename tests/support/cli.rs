@@ -30,6 +30,18 @@ pub fn run(exe: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     out
 }
 
+/// Runs the external tool `program` with `args`, asserts that it succeeds (showing its stderr
+/// when not) and returns its standard output as UTF-8 text. Check `have_tool` first.
+pub fn tool_stdout<S: AsRef<std::ffi::OsStr>>(program: &str, args: &[S]) -> String {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The standard output of `o` as text.
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -39,11 +39,7 @@ pub fn detect(bytes: &[u8]) -> bool {
 /// The log fits when the first line is `NAME log opened (PLATFORM)` and the next non-blank line
 /// an event line.
 pub fn sniff(bytes: &[u8]) -> Sniff {
-    let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let mut lines = super::read_common::numbered_prefix_lines(bytes, DETECT_PREFIX_BYTES);
     let Some((_, first)) = lines.next() else {
         return Sniff::Foreign;
     };

@@ -44,11 +44,7 @@ pub fn detect(bytes: &[u8]) -> bool {
 /// and the first line that is a row of the grammar comes before any other non-blank,
 /// non-comment line.
 pub fn sniff(bytes: &[u8]) -> Sniff {
-    let text = super::read_common::text_prefix(bytes, DETECT_PREFIX_BYTES);
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let mut lines = super::read_common::numbered_prefix_lines(bytes, DETECT_PREFIX_BYTES);
     let Some((n, first)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
         return Sniff::Foreign;
     };
