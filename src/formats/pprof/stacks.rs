@@ -1,30 +1,57 @@
-//! Interning of stack nodes for the reader, in a compact open-addressing table.
+//! Interning of stack nodes for the reader: `(prefix, location)` → node.
 //!
-//! A node is identified by `(prefix, location)`. A slot holds the node index and 32 bits of
-//! its key's hash (8 bytes), and full keys are compared against the profile's own stack table
-//! only when those bits match, so probing rarely touches memory outside the slot array. A
-//! profile with millions of distinct call paths costs 11–21 bytes a node here instead of the
-//! ~35 of a `HashMap<(u32, u32), u32>`, and hashing is one splitmix round instead of SipHash.
+//! Most nodes are never hashed. A node created right after its prefix (node `n` with prefix
+//! `n - 1`: every node of a chain of new frames) is found by reading row `prefix + 1` of the
+//! stack table ([`first_child`]); only the other nodes (roots and the first new frame of a
+//! sample whose prefix already had children) go into an open-addressing table, whose slots hold
+//! the key beside the node (12 bytes), so a probe never reads the stack table and growing needs
+//! no read-back. Once a walk creates a node, its later steps cannot exist yet (the node has no
+//! children) and push without looking. On a depth-first ordered profile (sorted collapsed
+//! stacks, most generators) the table then holds about one node per sample, not one per frame:
+//! it stays in cache, and the profile's millions of nodes cost no index memory.
 
 use crate::model::{encode_opt, LocationIndex, ProfileBuilder, StackIndex, StackTable};
 
 /// Slots of a new table (a power of two).
 const INITIAL_SLOTS: usize = 1024;
 
-/// Open-addressing (linear probing) set of stack nodes: each slot is `hash_high << 32 | node`,
-/// [`EMPTY`] when free. Invariant: `slots.len()` is a power of two and at most 3/4 of the slots
-/// are full.
-#[derive(Default)]
-pub(super) struct NodeTable {
-    slots: Vec<u64>,
-    len: usize,
+/// One slot: a node's key and its index; `node == EMPTY` when free.
+#[derive(Clone, Copy)]
+struct Slot {
+    prefix: u32,
+    location: u32,
+    node: u32,
 }
 
-/// A free slot.
-const EMPTY: u64 = u64::MAX;
+/// The `node` of a free slot (never a node index: the stack table has fewer rows).
+const EMPTY: u32 = u32::MAX;
 
-fn slot(hash: u64, node: u32) -> u64 {
-    (hash & 0xffff_ffff_0000_0000) | u64::from(node)
+const FREE: Slot = Slot {
+    prefix: 0,
+    location: 0,
+    node: EMPTY,
+};
+
+/// Open-addressing (linear probing) map `(prefix, location)` → node. Invariants:
+/// `slots.len()` is a power of two and at most 3/4 of the slots are full; node `n` is in the
+/// slots exactly when its prefix is not `n - 1` (a node right after its prefix is found by
+/// [`first_child`]). Only this table pushes stack nodes while the reader walks samples.
+pub(super) struct NodeTable {
+    slots: Vec<Slot>,
+    len: usize,
+    /// The first node created by a miss in the current walk ([`EMPTY`] when none): a prefix at
+    /// or beyond it has no children in the table.
+    walk_start: u32,
+}
+
+impl Default for NodeTable {
+    fn default() -> Self {
+        NodeTable {
+            slots: Vec::new(),
+            len: 0,
+            walk_start: EMPTY,
+        }
+    }
 }
 
 /// splitmix64's finalizer: a bijection on `u64`, so distinct keys never share a full hash.
@@ -35,62 +62,99 @@ fn mix(key: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn key(prefix: u32, location: LocationIndex) -> u64 {
-    (u64::from(prefix) << 32) | u64::from(location.0)
-}
-
-fn node_key(stacks: &StackTable, node: u32) -> Option<u64> {
-    let i = node as usize;
-    Some(key(*stacks.prefix.get(i)?, *stacks.location.get(i)?))
+fn hash(prefix: u32, location: u32) -> usize {
+    mix((u64::from(prefix) << 32) | u64::from(location)) as usize
 }
 
 impl NodeTable {
-    /// The node `(prefix, location)`, appended to the builder's stack table when new.
+    /// The node `(prefix, location)`, appended to the builder's stack table when new. A walk
+    /// ends with [`Self::end_walk`] before the next one starts.
     pub(super) fn intern(
         &mut self,
         b: &mut ProfileBuilder,
         prefix: Option<StackIndex>,
         location: LocationIndex,
     ) -> StackIndex {
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
-            self.grow(&b.profile().stacks);
-        }
-        let wanted = key(encode_opt(prefix.map(|p| p.0)), location);
-        let hash = mix(wanted);
-        let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
-        while let Some(&s) = self.slots.get(i).filter(|&&s| s != EMPTY) {
-            let node = s as u32; // the low half is the node
-            if s >> 32 == hash >> 32 && node_key(&b.profile().stacks, node) == Some(wanted) {
-                return StackIndex(node);
+        if let Some(p) = prefix {
+            if self.walk_start != EMPTY && p.0 >= self.walk_start {
+                // `p` was created in this walk: it has no children yet.
+                return b.push_stack_node(prefix, location);
             }
-            i = (i + 1) & mask;
+            if let Some(child) = first_child(&b.profile().stacks, p, location) {
+                return child;
+            }
+        }
+        let p = encode_opt(prefix.map(|p| p.0));
+        self.reserve();
+        let i = self.probe(p, location.0);
+        if let Some(s) = self.slots.get(i).filter(|s| s.node != EMPTY) {
+            return StackIndex(s.node);
         }
         let node = b.push_stack_node(prefix, location);
-        if let Some(free) = self.slots.get_mut(i) {
-            *free = slot(hash, node.0);
-            self.len += 1;
+        if p != node.0.wrapping_sub(1) {
+            if let Some(free) = self.slots.get_mut(i) {
+                *free = Slot {
+                    prefix: p,
+                    location: location.0,
+                    node: node.0,
+                };
+                self.len += 1;
+            }
+        }
+        if self.walk_start == EMPTY {
+            self.walk_start = node.0;
         }
         node
     }
 
-    /// Doubles the slots (or allocates the first ones) and re-inserts every node.
-    fn grow(&mut self, stacks: &StackTable) {
-        let size = (self.slots.len() * 2).max(INITIAL_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
-        let mask = size - 1;
-        for s in old.into_iter().filter(|&s| s != EMPTY) {
-            let Some(k) = node_key(stacks, s as u32) else {
-                continue;
-            };
-            let hash = mix(k);
-            let mut i = hash as usize & mask;
-            while self.slots.get(i).is_some_and(|&n| n != EMPTY) {
-                i = (i + 1) & mask;
+    /// Ends a walk (one sample's stack).
+    pub(super) fn end_walk(&mut self) {
+        self.walk_start = EMPTY;
+    }
+
+    /// The slot holding `(prefix, location)`, or the free slot where it belongs.
+    fn probe(&self, prefix: u32, location: u32) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = hash(prefix, location) & mask;
+        while let Some(s) = self.slots.get(i) {
+            if s.node == EMPTY || (s.prefix == prefix && s.location == location) {
+                break;
             }
-            if let Some(free) = self.slots.get_mut(i) {
-                *free = s;
-            }
+            i = (i + 1) & mask;
         }
+        i
+    }
+
+    /// Grows the table so that one more node keeps it at most 3/4 full.
+    fn reserve(&mut self) {
+        if (self.len + 1) * 4 <= self.slots.len() * 3 {
+            return;
+        }
+        let size = (self.slots.len() * 2).max(INITIAL_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
+        let mask = size - 1;
+        for s in old.into_iter().filter(|s| s.node != EMPTY) {
+            place(&mut self.slots, mask, s);
+        }
+    }
+}
+
+/// Node `p + 1` when it is `(p, location)`: the child created right after its parent, which
+/// the table does not hold.
+fn first_child(stacks: &StackTable, p: StackIndex, location: LocationIndex) -> Option<StackIndex> {
+    let next = p.0.checked_add(1)?;
+    let i = next as usize;
+    (stacks.prefix.get(i) == Some(&p.0) && stacks.location.get(i) == Some(&location))
+        .then_some(StackIndex(next))
+}
+
+/// Puts `s` into the first free slot of its probe sequence (its key is not in the table).
+fn place(slots: &mut [Slot], mask: usize, s: Slot) {
+    let mut i = hash(s.prefix, s.location) & mask;
+    while slots.get(i).is_some_and(|t| t.node != EMPTY) {
+        i = (i + 1) & mask;
+    }
+    if let Some(free) = slots.get_mut(i) {
+        *free = s;
     }
 }

@@ -91,8 +91,20 @@ impl<'a> Reader<'_, 'a> {
     }
 
     /// The stack node of a sample's location ids (leaf first), each location expanded into
-    /// its lines.
+    /// its lines: one walk of the node table.
     fn stack(
+        &mut self,
+        index: usize,
+        off: usize,
+        location_ids: &[u64],
+    ) -> Result<Option<StackIndex>, ReadError> {
+        let node = self.walk(index, off, location_ids);
+        self.stack_nodes.end_walk();
+        node
+    }
+
+    /// The steps of [`Self::stack`] from the root.
+    fn walk(
         &mut self,
         index: usize,
         off: usize,
