@@ -14,9 +14,9 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use prost::Message;
 use proftab::formats::gzip;
 use proftab::formats::pprof::schema::Profile;
+use prost::Message;
 
 /// The inflate cap: large enough for any benchmark input (the reader's default is relative).
 const CAP_BYTES: usize = 8 << 30;

@@ -34,8 +34,8 @@ const FREE: Slot = Slot {
 
 /// Open-addressing (linear probing) map `(prefix, location)` → node. Invariants:
 /// `slots.len()` is a power of two and at most 3/4 of the slots are full; node `n` is in the
-/// slots exactly when its prefix is not `n - 1` (a node right after its prefix is found by
-/// [`first_child`]). Only this table pushes stack nodes while the reader walks samples.
+/// slots exactly when it is a root or its prefix is not `n - 1` (a node right after its prefix
+/// is found by [`first_child`]). Only this table pushes stack nodes while the reader walks samples.
 pub(super) struct NodeTable {
     slots: Vec<Slot>,
     len: usize,
@@ -91,7 +91,7 @@ impl NodeTable {
             return StackIndex(s.node);
         }
         let node = b.push_stack_node(prefix, location);
-        if p != node.0.wrapping_sub(1) {
+        if prefix.is_none() || p != node.0.wrapping_sub(1) {
             if let Some(free) = self.slots.get_mut(i) {
                 *free = Slot {
                     prefix: p,
@@ -156,5 +156,71 @@ fn place(slots: &mut [Slot], mask: usize, s: Slot) {
     }
     if let Some(free) = slots.get_mut(i) {
         *free = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// xorshift64: deterministic test input.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// The locations of `node`'s stack, root first.
+    fn path_of(stacks: &StackTable, node: StackIndex) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut n = node.0;
+        while n != u32::MAX {
+            out.push(stacks.location[n as usize].0);
+            n = stacks.prefix[n as usize];
+        }
+        out.reverse();
+        out
+    }
+
+    /// Stacks in random order (with repeats, shared prefixes, recursion) and in depth-first
+    /// order: equal stacks get one node, every node is unique, and each node spells its stack.
+    #[test]
+    fn interning_is_exact_in_any_order() {
+        let mut rng = 0x1234_5678_9abc_def1_u64;
+        let mut stacks: Vec<Vec<u32>> = (0..3000)
+            .map(|_| {
+                let depth = 1 + (next(&mut rng) % 9) as usize;
+                (0..depth).map(|_| (next(&mut rng) % 4) as u32).collect()
+            })
+            .collect();
+        let mut sorted = stacks.clone();
+        sorted.sort();
+        stacks.extend(sorted);
+        let mut b = ProfileBuilder::new();
+        let mut table = NodeTable::default();
+        let mut seen: HashMap<Vec<u32>, StackIndex> = HashMap::new();
+        for s in &stacks {
+            let mut node = None;
+            for &loc in s {
+                node = Some(table.intern(&mut b, node, LocationIndex(loc)));
+            }
+            table.end_walk();
+            let node = node.expect("non-empty stack");
+            assert_eq!(*seen.entry(s.clone()).or_insert(node), node, "{s:?}");
+            assert_eq!(&path_of(&b.profile().stacks, node), s);
+        }
+        let st = &b.profile().stacks;
+        let mut keys: Vec<(u32, u32)> = st
+            .prefix
+            .iter()
+            .zip(&st.location)
+            .map(|(&p, l)| (p, l.0))
+            .collect();
+        let n = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "a (prefix, location) key was pushed twice");
     }
 }
