@@ -23,9 +23,7 @@ if (!file || !(runs >= 1)) {
   console.error("usage: node scripts/bench-floor-node.mjs FILE [--runs N] [--pprof-format DIR]");
   process.exit(2);
 }
-const pkg = dir
-  ? await import(pathToFileURL(path.join(path.resolve(dir), "dist/esm/index.js")).href)
-  : await import("pprof-format");
+const pkg = dir ? await import(pathToFileURL(path.join(path.resolve(dir), "dist/esm/index.js")).href) : await import("pprof-format");
 const { Profile } = pkg.default ?? pkg;
 
 /** A `/proc/self/status` field in MiB (Linux), else NaN. */
