@@ -10,6 +10,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import zlib from "node:zlib";
+import { statusMiB } from "./proc-status.mjs";
 
 const args = process.argv.slice(2);
 const file = args.find((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"));
@@ -25,19 +26,6 @@ if (!file || !(runs >= 1)) {
 }
 const pkg = dir ? await import(pathToFileURL(path.join(path.resolve(dir), "dist/esm/index.js")).href) : await import("pprof-format");
 const { Profile } = pkg.default ?? pkg;
-
-/** A `/proc/self/status` field in MiB (Linux), else NaN. */
-function statusMiB(field) {
-  try {
-    const line = fs
-      .readFileSync("/proc/self/status", "utf8")
-      .split("\n")
-      .find((l) => l.startsWith(`${field}:`));
-    return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
 const bytes = fs.readFileSync(file);
 const inflateMs = [];

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { statusMiB } from "./proc-status.mjs";
 
 // Capture the instance's exports (wasm-bindgen keeps its memory private) before loading it.
 let wasmExports = null;
@@ -22,19 +23,6 @@ WebAssembly.Instance = new Proxy(OrigInstance, {
 });
 const { Profile } = await import("../js/node.mjs");
 WebAssembly.Instance = OrigInstance;
-
-/** A `/proc/self/status` field in MiB (Linux), else NaN. */
-function statusMiB(field) {
-  try {
-    const line = fs
-      .readFileSync("/proc/self/status", "utf8")
-      .split("\n")
-      .find((l) => l.startsWith(`${field}:`));
-    return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
 const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith("--"));
