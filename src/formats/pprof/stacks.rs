@@ -35,7 +35,8 @@ const FREE: Slot = Slot {
 /// Open-addressing (linear probing) map `(prefix, location)` → node. Invariants:
 /// `slots.len()` is a power of two and at most 3/4 of the slots are full; node `n` is in the
 /// slots exactly when it is a root or its prefix is not `n - 1` (a node right after its prefix
-/// is found by [`first_child`]). Only this table pushes stack nodes while the reader walks samples.
+/// is found by [`first_child`]). Only this table pushes stack nodes while the reader walks
+/// samples.
 pub(super) struct NodeTable {
     slots: Vec<Slot>,
     len: usize,
