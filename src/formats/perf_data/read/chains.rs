@@ -1,14 +1,14 @@
 //! The stack of each distinct raw callchain, computed once: a sample's frames depend only on
 //! its process, the context of its first address, its IP, its callchain words and the mappings
-//! in force, so a key of those words (with the mappings' generations, see
-//! [`super::threads::Machine::generation`]) finds the stack of a chain seen before without
-//! looking up any address again. Samples of one workload repeat few chains: this turns the
-//! per-frame mapping and location lookups into one hash of the raw words per sample.
+//! in force, so a key of those (the callchain as its raw bytes in the record, with the
+//! mappings' generations, see [`super::threads::Machine::generation`]) finds the stack of a
+//! chain seen before without looking up any address again. Samples of one workload repeat few
+//! chains: this turns the per-frame mapping and location lookups into one hash per sample.
 //!
 //! Invariant: an entry's key holds every input of the frames it stands for; when the mappings
 //! of a process (or the kernel's) change, its generation changes, so older entries no longer
-//! match. The key words live in one arena, cleared (with the table) when it passes
-//! [`MAX_ARENA_WORDS`].
+//! match. The keys live in one arena, cleared (with the table) when it passes
+//! [`MAX_ARENA_BYTES`].
 
 use std::hash::BuildHasher as _;
 
@@ -17,10 +17,10 @@ use hashbrown::HashTable;
 use crate::hash::BuildHasher;
 use crate::model::StackIndex;
 
-/// The most key words kept (8 bytes each): past it the cache starts again empty.
-pub(super) const MAX_ARENA_WORDS: usize = 1 << 22;
+/// The most key bytes kept: past it the cache starts again empty.
+pub(super) const MAX_ARENA_BYTES: usize = 1 << 25;
 
-/// One cached chain: its key's hash, its words in the arena and its stack.
+/// One cached chain: its key's hash, its bytes in the arena and its stack.
 struct Entry {
     hash: u64,
     start: usize,
@@ -32,23 +32,21 @@ struct Entry {
 #[derive(Default)]
 pub(super) struct ChainCache {
     table: HashTable<Entry>,
-    arena: Vec<u64>,
+    arena: Vec<u8>,
     hasher: BuildHasher,
     /// Scratch: the key of the sample being read.
-    key: Vec<u64>,
+    key: Vec<u8>,
 }
 
 impl ChainCache {
-    /// Starts the key of a sample with `words` (process, generations, context, IP); the chain
-    /// follows with [`Self::push`].
-    pub fn begin(&mut self, words: &[u64]) {
+    /// Sets the key of a sample: `words` (process, generations, context, IP), then `chain`
+    /// (the callchain's bytes as recorded).
+    pub fn set_key(&mut self, words: &[u64], chain: &[u8]) {
         self.key.clear();
-        self.key.extend_from_slice(words);
-    }
-
-    /// Appends one raw callchain word to the key.
-    pub fn push(&mut self, word: u64) {
-        self.key.push(word);
+        for w in words {
+            self.key.extend_from_slice(&w.to_le_bytes());
+        }
+        self.key.extend_from_slice(chain);
     }
 
     /// The stack cached for the current key (the outer `None` when not cached).
@@ -64,7 +62,7 @@ impl ChainCache {
 
     /// Caches `stack` for the current key.
     pub fn insert(&mut self, stack: Option<StackIndex>) {
-        if self.arena.len() + self.key.len() > MAX_ARENA_WORDS {
+        if self.arena.len() + self.key.len() > MAX_ARENA_BYTES {
             self.arena.clear();
             self.table.clear();
         }
@@ -88,15 +86,14 @@ mod tests {
     #[test]
     fn a_key_finds_its_stack_and_only_its_own() {
         let mut c = ChainCache::default();
-        c.begin(&[1, 2]);
-        c.push(7);
+        c.set_key(&[1, 2], &[7]);
         assert_eq!(c.get(), None);
         c.insert(Some(StackIndex(3)));
-        c.begin(&[1, 2]);
+        c.set_key(&[1, 2], &[]);
         assert_eq!(c.get(), None, "a prefix is another key");
-        c.push(7);
+        c.set_key(&[1, 2], &[7]);
         assert_eq!(c.get(), Some(Some(StackIndex(3))));
-        c.push(8);
+        c.set_key(&[1, 3], &[7]);
         assert_eq!(c.get(), None);
         c.insert(None);
         assert_eq!(c.get(), Some(None));

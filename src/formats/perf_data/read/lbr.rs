@@ -97,42 +97,43 @@ fn read_size(raw: &[u8], at: usize, r: ReadFormat, e: Endian) -> Option<usize> {
     }
 }
 
-/// True when a sample's callchain length fits in its body, computed as
-/// `linux-perf-event-reader` will read it (its READ layout included), so that its length × 8
-/// cannot overflow there (a panic in a debug build).
-pub(super) fn callchain_fits(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> bool {
+/// The bytes of a sample's callchain field (its length word and its entries), located as
+/// `linux-perf-event-reader` reads it (its READ layout included); empty when the event has no
+/// callchain. `None` when the length does not fit in the body, so that the crate's length × 8
+/// cannot overflow (a panic in a debug build).
+pub(super) fn callchain_range(
+    raw: &[u8],
+    attr: &PerfEventAttr,
+    e: Endian,
+) -> Option<std::ops::Range<usize>> {
     let f = attr.sample_format;
     if !f.contains(SampleFormat::CALLCHAIN) {
-        return true;
+        return Some(0..0);
     }
-    let fixed = 8 * FIXED_FIELDS
+    let mut at = 8 * FIXED_FIELDS
         .iter()
         .filter(|&&flag| f.contains(flag))
         .count();
-    let fits = || -> Option<bool> {
-        let mut at = fixed;
-        if f.contains(SampleFormat::READ) {
-            let r = attr.read_format;
-            let times = [
-                ReadFormat::TOTAL_TIME_ENABLED,
-                ReadFormat::TOTAL_TIME_RUNNING,
-            ]
-            .iter()
-            .filter(|&&t| r.contains(t))
-            .count();
-            let id = usize::from(r.contains(ReadFormat::ID));
-            at += if r.contains(ReadFormat::GROUP) {
-                8 * (1 + times + id)
-            } else {
-                let nr = usize::try_from(word(raw, at, e)?).ok()?;
-                nr.checked_mul(1 + id)?
-                    .checked_add(1 + times)?
-                    .checked_mul(8)?
-            };
-        }
-        let n = usize::try_from(word(raw, at, e)?).ok()?;
-        let end = n.checked_mul(8)?.checked_add(at)?.checked_add(8)?;
-        Some(end <= raw.len())
-    };
-    fits().unwrap_or(false)
+    if f.contains(SampleFormat::READ) {
+        let r = attr.read_format;
+        let times = [
+            ReadFormat::TOTAL_TIME_ENABLED,
+            ReadFormat::TOTAL_TIME_RUNNING,
+        ]
+        .iter()
+        .filter(|&&t| r.contains(t))
+        .count();
+        let id = usize::from(r.contains(ReadFormat::ID));
+        at += if r.contains(ReadFormat::GROUP) {
+            8 * (1 + times + id)
+        } else {
+            let nr = usize::try_from(word(raw, at, e)?).ok()?;
+            nr.checked_mul(1 + id)?
+                .checked_add(1 + times)?
+                .checked_mul(8)?
+        };
+    }
+    let n = usize::try_from(word(raw, at, e)?).ok()?;
+    let end = n.checked_mul(8)?.checked_add(at)?.checked_add(8)?;
+    (end <= raw.len()).then_some(at..end)
 }

@@ -14,6 +14,7 @@ mod meta;
 mod threads;
 
 use std::io::Cursor;
+use std::ops::Range;
 
 use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
@@ -77,12 +78,16 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
             let raw = record.data.as_slice();
             let sample = record.record_type == RecordType::SAMPLE;
             let attr = r.events.get(attr_index).map(|e| &e.attr);
-            if sample && attr.is_some_and(|a| !lbr::callchain_fits(&raw, a, endian)) {
+            let chain = match attr.filter(|_| sample) {
+                Some(a) => lbr::callchain_range(&raw, a, endian),
+                None => Some(0..0),
+            };
+            let Some(chain) = chain else {
                 r.unparsed += 1;
                 continue;
-            }
+            };
             match record.parse() {
-                Ok(parsed) => r.record(attr_index, parsed, raw.as_ref())?,
+                Ok(parsed) => r.record(attr_index, parsed, (raw.as_ref(), chain))?,
                 Err(_) => r.unparsed += 1,
             }
         }
@@ -150,15 +155,16 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// One kernel record of event `attr`; `raw` is its body (for the branch stack).
+    /// One kernel record of event `attr`; `raw` is its body (for the branch stack), `chain`
+    /// where a sample's callchain is in it.
     fn record(
         &mut self,
         attr: usize,
         record: EventRecord<'_>,
-        raw: &[u8],
+        (raw, chain): (&[u8], Range<usize>),
     ) -> Result<(), ReadError> {
         match record {
-            EventRecord::Sample(s) => self.sample(attr, &s, raw)?,
+            EventRecord::Sample(s) => self.sample(attr, &s, raw, chain)?,
             EventRecord::Comm(c) => {
                 let name = self.b.intern(&String::from_utf8_lossy(&c.name.as_slice()));
                 self.machine.set_comm(c.tid, name);
@@ -217,8 +223,15 @@ impl<'a> Reader<'a> {
         );
     }
 
-    /// A sample: its frames, values and columns.
-    fn sample(&mut self, attr: usize, s: &SampleRecord<'_>, raw: &[u8]) -> Result<(), ReadError> {
+    /// A sample: its frames, values and columns; `raw` is its body, `chain` where its
+    /// callchain is in it.
+    fn sample(
+        &mut self,
+        attr: usize,
+        s: &SampleRecord<'_>,
+        raw: &[u8],
+        chain: Range<usize>,
+    ) -> Result<(), ReadError> {
         check_sample_limit(&self.b, Format::PerfData, self.limits.max_samples)?;
         let Some(event) = self.events.get(attr) else {
             self.unparsed += 1;
@@ -232,7 +245,7 @@ impl<'a> Reader<'a> {
         let stack = if lbr {
             self.stack_of_frames(attr, s, raw)?
         } else {
-            self.cached_stack(s)?
+            self.cached_stack(s, raw.get(chain).unwrap_or_default())?
         };
         let values = [(self.samples_type, 1.0), (value_type, period as f64)];
         self.b.add_sample_with_values(self.source, stack, &values);
@@ -240,21 +253,21 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The stack of a sample without LBR frames: the one of its raw chain when seen before
-    /// (see [`chains`]), else built from its frames and remembered.
-    fn cached_stack(&mut self, s: &SampleRecord<'_>) -> Result<Option<StackIndex>, ReadError> {
+    /// The stack of a sample without LBR frames: the one of its raw chain (`chain`, the
+    /// callchain's bytes) when seen before (see [`chains`]), else built from its frames and
+    /// remembered.
+    fn cached_stack(
+        &mut self,
+        s: &SampleRecord<'_>,
+        chain: &[u8],
+    ) -> Result<Option<StackIndex>, ReadError> {
         let pid = s.pid.unwrap_or(-1);
         let [own, kernel] = self.machine.generation(pid);
         let space = frames::space_of(s.cpu_mode) as u64;
         let context = space | u64::from(s.ip.is_some()) << 1;
         // Key words: everything the frames depend on (pid as its bits).
         let head = [pid as u64, own, kernel, context, s.ip.unwrap_or(0)];
-        self.chains.begin(&head);
-        if let Some(chain) = &s.callchain {
-            (0..chain.len())
-                .filter_map(|i| chain.get(i))
-                .for_each(|w| self.chains.push(w));
-        }
+        self.chains.set_key(&head, chain);
         if let Some(stack) = self.chains.get() {
             return Ok(stack);
         }

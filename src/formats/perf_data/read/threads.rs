@@ -157,4 +157,24 @@ mod tests {
         assert_eq!((tail.row, tail.pgoff), (0, 0x2000));
         assert!(m.find(0x5000).is_none() && m.find(0x10).is_none());
     }
+
+    #[test]
+    fn generations_change_with_the_mappings_they_stand_for() {
+        let mut m = Machine::default();
+        let start = m.generation(7);
+        m.mmap(7, false, map(0x1000, 0x2000, 0));
+        let own = m.generation(7);
+        assert_ne!(own, start);
+        assert_eq!(m.generation(8), [0, 0], "another process is untouched");
+        m.mmap(-1, true, map(0xffff_0000, 0xffff_1000, 1));
+        assert_eq!(m.generation(7)[0], own[0]);
+        assert_ne!(m.generation(7)[1], own[1], "the kernel's changed");
+        m.fork(9, 7, 9, 7);
+        assert_ne!(
+            m.generation(9)[0],
+            0,
+            "a forked process has its parent's maps"
+        );
+        assert_eq!(m.find_user(9, 0x1800).map(|m| m.row), Some(0));
+    }
 }
