@@ -181,6 +181,45 @@ fn totals_per_event_equal_perf_report() {
     }
 }
 
+/// The build-ids `perf buildid-list` lists for a fixture (`X.buildids.txt`: `ID PATH` lines,
+/// no id for a DSO without one) are those of the `mappings` rows of that path: from the
+/// build-id header feature in file mode, from PERF_RECORD_HEADER_BUILD_ID records (which can
+/// come after the mappings they name) in pipe mode.
+#[test]
+fn mapping_build_ids_equal_perf_buildid_list() {
+    let mut checked = 0;
+    for path in fixtures() {
+        let list = path.with_extension("buildids.txt");
+        let Ok(text) = std::fs::read_to_string(&list) else {
+            continue;
+        };
+        let p = read_path(Format::PerfData, &path).profile;
+        let t = &p.ext_table(ext::tables::MAPPINGS).unwrap().columns;
+        let (files, ids) = (t.chr("filename").unwrap(), t.chr("build_id").unwrap());
+        for line in text.lines() {
+            let (id, dso) = line
+                .trim_start()
+                .split_once(' ')
+                .unwrap_or(("", line.trim()));
+            let (id, dso) = if line.starts_with(' ') {
+                ("", line.trim())
+            } else {
+                (id, dso)
+            };
+            let rows: Vec<usize> = (0..files.len())
+                .filter(|&i| p.str(files[i]) == dso)
+                .collect();
+            assert!(!rows.is_empty(), "{}: no mapping of {dso}", path.display());
+            for i in rows {
+                let got = p.strings.get(ids[i]).unwrap_or("");
+                assert_eq!(got, id, "{}: build-id of {dso}", path.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6, "build-id lists missing");
+}
+
 /// Self samples per symbol of a `perf report --sort dso,sym -n` text (summed over events),
 /// with the DSO of each symbol.
 fn report_rows(text: &str) -> BTreeMap<String, (String, f64)> {

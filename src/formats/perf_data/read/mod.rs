@@ -17,7 +17,7 @@ use std::io::Cursor;
 use std::ops::Range;
 
 use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
-use linux_perf_data::{PerfFileReader, PerfFileRecord};
+use linux_perf_data::{PerfFileReader, PerfFileRecord, UserRecordType};
 
 use super::{header_kind, FORMAT, META_FIRST_TIME};
 use crate::formats::read_common::{check_sample_limit, finish_parsed};
@@ -74,6 +74,11 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     r.build_ids = meta::build_ids(&perf_file);
     meta::header_meta(&mut r.b, &perf_file, endian);
     while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
+        if let PerfFileRecord::UserRecord(u) = &record {
+            if u.record_type == UserRecordType::PERF_HEADER_BUILD_ID {
+                r.build_ids.add_record(u.misc, &u.data.as_slice());
+            }
+        }
         if let PerfFileRecord::EventRecord { attr_index, record } = record {
             let raw = record.data.as_slice();
             let sample = record.record_type == RecordType::SAMPLE;
@@ -379,6 +384,9 @@ impl<'a> Reader<'a> {
         }
         self.warn();
         self.columns.finish(&mut self.b);
+        let build_ids = &self.build_ids;
+        self.frames
+            .fill_build_ids(|file| build_ids.find(file, file.starts_with(frames::KERNEL_DSO)));
         self.frames.finish(&mut self.b);
         finish_parsed(self.b, Format::PerfData, self.warnings)
     }
