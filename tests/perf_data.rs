@@ -5,7 +5,8 @@
 //!   through tables-JSON and its function tables add up; the sample counts equal those perf
 //!   (or the projects' own readers) report.
 //! * The fixtures recorded here (tests/fixtures/perf-data, `record.sh` there): golden
-//!   descriptions, and totals per event equal to `perf report`'s `# Samples:` lines.
+//!   descriptions, totals per event equal to `perf report`'s `# Samples:` lines, and the
+//!   mappings' build-ids equal to `perf buildid-list`'s (file mode and pipe mode).
 //! * perf-data → pprof → `go tool pprof -top` equals proftab's function table (SKIP without Go).
 //! * Invalid inputs (tests/fixtures/invalid/perf-data) give their exact messages; no other
 //!   format's corpus is claimed; cut inputs never panic.
@@ -197,14 +198,10 @@ fn mapping_build_ids_equal_perf_buildid_list() {
         let t = &p.ext_table(ext::tables::MAPPINGS).unwrap().columns;
         let (files, ids) = (t.chr("filename").unwrap(), t.chr("build_id").unwrap());
         for line in text.lines() {
-            let (id, dso) = line
-                .trim_start()
-                .split_once(' ')
-                .unwrap_or(("", line.trim()));
-            let (id, dso) = if line.starts_with(' ') {
-                ("", line.trim())
-            } else {
-                (id, dso)
+            // A DSO without a build-id is listed after blanks.
+            let (id, dso) = match line.strip_prefix(' ') {
+                Some(_) => ("", line.trim()),
+                None => line.split_once(' ').unwrap(),
             };
             let rows: Vec<usize> = (0..files.len())
                 .filter(|&i| p.str(files[i]) == dso)
