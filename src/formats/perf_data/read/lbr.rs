@@ -53,10 +53,7 @@ pub(super) fn user_frames(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option
 /// The offset of the branch stack in a sample's body.
 fn branch_stack_at(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<usize> {
     let f = attr.sample_format;
-    let mut at = 8 * FIXED_FIELDS
-        .iter()
-        .filter(|&&flag| f.contains(flag))
-        .count();
+    let mut at = fixed_fields_size(f);
     if f.contains(SampleFormat::READ) {
         at += read_size(raw, at, attr.read_format, e)?;
     }
@@ -71,6 +68,25 @@ fn branch_stack_at(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<usize>
     f.contains(SampleFormat::BRANCH_STACK).then_some(at)
 }
 
+/// Bytes of the fixed-size u64 fields a sample of format `f` starts with.
+fn fixed_fields_size(f: SampleFormat) -> usize {
+    8 * FIXED_FIELDS
+        .iter()
+        .filter(|&&flag| f.contains(flag))
+        .count()
+}
+
+/// How many of the READ field's time words (enabled, running) format `r` has.
+fn time_words(r: ReadFormat) -> usize {
+    [
+        ReadFormat::TOTAL_TIME_ENABLED,
+        ReadFormat::TOTAL_TIME_RUNNING,
+    ]
+    .iter()
+    .filter(|&&t| r.contains(t))
+    .count()
+}
+
 /// The u64 at `at`, if the body holds it.
 fn word(raw: &[u8], at: usize, e: Endian) -> Option<u64> {
     raw.get(at..at.checked_add(8)?).map(|b| e.u64(b))
@@ -78,13 +94,7 @@ fn word(raw: &[u8], at: usize, e: Endian) -> Option<u64> {
 
 /// Size of the READ field at `at`.
 fn read_size(raw: &[u8], at: usize, r: ReadFormat, e: Endian) -> Option<usize> {
-    let times = [
-        ReadFormat::TOTAL_TIME_ENABLED,
-        ReadFormat::TOTAL_TIME_RUNNING,
-    ]
-    .iter()
-    .filter(|&&t| r.contains(t))
-    .count();
+    let times = time_words(r);
     let per_value =
         1 + usize::from(r.contains(ReadFormat::ID)) + usize::from(r.bits() & READ_FORMAT_LOST != 0);
     if r.contains(ReadFormat::GROUP) {
@@ -110,19 +120,10 @@ pub(super) fn callchain_range(
     if !f.contains(SampleFormat::CALLCHAIN) {
         return Some(0..0);
     }
-    let mut at = 8 * FIXED_FIELDS
-        .iter()
-        .filter(|&&flag| f.contains(flag))
-        .count();
+    let mut at = fixed_fields_size(f);
     if f.contains(SampleFormat::READ) {
         let r = attr.read_format;
-        let times = [
-            ReadFormat::TOTAL_TIME_ENABLED,
-            ReadFormat::TOTAL_TIME_RUNNING,
-        ]
-        .iter()
-        .filter(|&&t| r.contains(t))
-        .count();
+        let times = time_words(r);
         let id = usize::from(r.contains(ReadFormat::ID));
         at += if r.contains(ReadFormat::GROUP) {
             8 * (1 + times + id)
