@@ -5,7 +5,8 @@
 //!   through tables-JSON and its function tables add up; the sample counts equal those perf
 //!   (or the projects' own readers) report.
 //! * The fixtures recorded here (tests/fixtures/perf-data, `record.sh` there): golden
-//!   descriptions, and totals per event equal to `perf report`'s `# Samples:` lines.
+//!   descriptions, totals per event equal to `perf report`'s `# Samples:` lines, and the
+//!   mappings' build-ids equal to `perf buildid-list`'s (file mode and pipe mode).
 //! * perf-data → pprof → `go tool pprof -top` equals proftab's function table (SKIP without Go).
 //! * Invalid inputs (tests/fixtures/invalid/perf-data) give their exact messages; no other
 //!   format's corpus is claimed; cut inputs never panic.
@@ -179,6 +180,41 @@ fn totals_per_event_equal_perf_report() {
         assert_eq!(got, want, "{what}: samples per event");
         assert_eq!(total(&p, "samples"), want.values().sum::<f64>(), "{what}");
     }
+}
+
+/// The build-ids `perf buildid-list` lists for a fixture (`X.buildids.txt`: `ID PATH` lines,
+/// no id for a DSO without one) are those of the `mappings` rows of that path: from the
+/// build-id header feature in file mode, from PERF_RECORD_HEADER_BUILD_ID records (which can
+/// come after the mappings they name) in pipe mode.
+#[test]
+fn mapping_build_ids_equal_perf_buildid_list() {
+    let mut checked = 0;
+    for path in fixtures() {
+        let list = path.with_extension("buildids.txt");
+        let Ok(text) = std::fs::read_to_string(&list) else {
+            continue;
+        };
+        let p = read_path(Format::PerfData, &path).profile;
+        let t = &p.ext_table(ext::tables::MAPPINGS).unwrap().columns;
+        let (files, ids) = (t.chr("filename").unwrap(), t.chr("build_id").unwrap());
+        for line in text.lines() {
+            // A DSO without a build-id is listed after blanks.
+            let (id, dso) = match line.strip_prefix(' ') {
+                Some(_) => ("", line.trim()),
+                None => line.split_once(' ').unwrap(),
+            };
+            let rows: Vec<usize> = (0..files.len())
+                .filter(|&i| p.str(files[i]) == dso)
+                .collect();
+            assert!(!rows.is_empty(), "{}: no mapping of {dso}", path.display());
+            for i in rows {
+                let got = p.strings.get(ids[i]).unwrap_or("");
+                assert_eq!(got, id, "{}: build-id of {dso}", path.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6, "build-id lists missing");
 }
 
 /// Self samples per symbol of a `perf report --sort dso,sym -n` text (summed over events),

@@ -23,7 +23,7 @@ const FRAME_NATIVE: &str = "native";
 /// Name of a frame outside every mapping, as perf script prints it.
 const UNKNOWN: &str = "[unknown]";
 /// The kernel's DSO name (its MMAP is `[kernel.kallsyms]_text`).
-const KERNEL_DSO: &str = "[kernel.kallsyms]";
+pub(super) const KERNEL_DSO: &str = "[kernel.kallsyms]";
 
 /// Where an address is looked up.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -168,6 +168,14 @@ impl Frames {
             addr.wrapping_sub(m.start).wrapping_add(m.pgoff)
         };
         (format!("{base}+{offset:#x}"), dso.to_owned())
+    }
+
+    /// Gives the rows still without a build-id the one `find` has for their file (pipe mode:
+    /// HEADER_BUILD_ID records may come after the mappings they name).
+    pub fn fill_build_ids(&mut self, find: impl Fn(&str) -> Option<String>) {
+        for row in self.rows.iter_mut().filter(|r| r.build_id.is_none()) {
+            row.build_id = find(&row.file);
+        }
     }
 
     /// Writes the `mappings` extension table (as pprof fills it: nothing symbolised yet).

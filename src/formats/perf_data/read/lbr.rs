@@ -53,10 +53,7 @@ pub(super) fn user_frames(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option
 /// The offset of the branch stack in a sample's body.
 fn branch_stack_at(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<usize> {
     let f = attr.sample_format;
-    let mut at = 8 * FIXED_FIELDS
-        .iter()
-        .filter(|&&flag| f.contains(flag))
-        .count();
+    let mut at = fixed_fields_size(f);
     if f.contains(SampleFormat::READ) {
         at += read_size(raw, at, attr.read_format, e)?;
     }
@@ -71,6 +68,25 @@ fn branch_stack_at(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> Option<usize>
     f.contains(SampleFormat::BRANCH_STACK).then_some(at)
 }
 
+/// Bytes of the fixed-size u64 fields a sample of format `f` starts with.
+fn fixed_fields_size(f: SampleFormat) -> usize {
+    8 * FIXED_FIELDS
+        .iter()
+        .filter(|&&flag| f.contains(flag))
+        .count()
+}
+
+/// How many of the READ field's time words (enabled, running) format `r` has.
+fn time_words(r: ReadFormat) -> usize {
+    [
+        ReadFormat::TOTAL_TIME_ENABLED,
+        ReadFormat::TOTAL_TIME_RUNNING,
+    ]
+    .iter()
+    .filter(|&&t| r.contains(t))
+    .count()
+}
+
 /// The u64 at `at`, if the body holds it.
 fn word(raw: &[u8], at: usize, e: Endian) -> Option<u64> {
     raw.get(at..at.checked_add(8)?).map(|b| e.u64(b))
@@ -78,13 +94,7 @@ fn word(raw: &[u8], at: usize, e: Endian) -> Option<u64> {
 
 /// Size of the READ field at `at`.
 fn read_size(raw: &[u8], at: usize, r: ReadFormat, e: Endian) -> Option<usize> {
-    let times = [
-        ReadFormat::TOTAL_TIME_ENABLED,
-        ReadFormat::TOTAL_TIME_RUNNING,
-    ]
-    .iter()
-    .filter(|&&t| r.contains(t))
-    .count();
+    let times = time_words(r);
     let per_value =
         1 + usize::from(r.contains(ReadFormat::ID)) + usize::from(r.bits() & READ_FORMAT_LOST != 0);
     if r.contains(ReadFormat::GROUP) {
@@ -97,42 +107,34 @@ fn read_size(raw: &[u8], at: usize, r: ReadFormat, e: Endian) -> Option<usize> {
     }
 }
 
-/// True when a sample's callchain length fits in its body, computed as
-/// `linux-perf-event-reader` will read it (its READ layout included), so that its length × 8
-/// cannot overflow there (a panic in a debug build).
-pub(super) fn callchain_fits(raw: &[u8], attr: &PerfEventAttr, e: Endian) -> bool {
+/// The bytes of a sample's callchain field (its length word and its entries), located as
+/// `linux-perf-event-reader` reads it (its READ layout included); empty when the event has no
+/// callchain. `None` when the length does not fit in the body, so that the crate's length × 8
+/// cannot overflow (a panic in a debug build).
+pub(super) fn callchain_range(
+    raw: &[u8],
+    attr: &PerfEventAttr,
+    e: Endian,
+) -> Option<std::ops::Range<usize>> {
     let f = attr.sample_format;
     if !f.contains(SampleFormat::CALLCHAIN) {
-        return true;
+        return Some(0..0);
     }
-    let fixed = 8 * FIXED_FIELDS
-        .iter()
-        .filter(|&&flag| f.contains(flag))
-        .count();
-    let fits = || -> Option<bool> {
-        let mut at = fixed;
-        if f.contains(SampleFormat::READ) {
-            let r = attr.read_format;
-            let times = [
-                ReadFormat::TOTAL_TIME_ENABLED,
-                ReadFormat::TOTAL_TIME_RUNNING,
-            ]
-            .iter()
-            .filter(|&&t| r.contains(t))
-            .count();
-            let id = usize::from(r.contains(ReadFormat::ID));
-            at += if r.contains(ReadFormat::GROUP) {
-                8 * (1 + times + id)
-            } else {
-                let nr = usize::try_from(word(raw, at, e)?).ok()?;
-                nr.checked_mul(1 + id)?
-                    .checked_add(1 + times)?
-                    .checked_mul(8)?
-            };
-        }
-        let n = usize::try_from(word(raw, at, e)?).ok()?;
-        let end = n.checked_mul(8)?.checked_add(at)?.checked_add(8)?;
-        Some(end <= raw.len())
-    };
-    fits().unwrap_or(false)
+    let mut at = fixed_fields_size(f);
+    if f.contains(SampleFormat::READ) {
+        let r = attr.read_format;
+        let times = time_words(r);
+        let id = usize::from(r.contains(ReadFormat::ID));
+        at += if r.contains(ReadFormat::GROUP) {
+            8 * (1 + times + id)
+        } else {
+            let nr = usize::try_from(word(raw, at, e)?).ok()?;
+            nr.checked_mul(1 + id)?
+                .checked_add(1 + times)?
+                .checked_mul(8)?
+        };
+    }
+    let n = usize::try_from(word(raw, at, e)?).ok()?;
+    let end = n.checked_mul(8)?.checked_add(at)?.checked_add(8)?;
+    (end <= raw.len()).then_some(at..end)
 }

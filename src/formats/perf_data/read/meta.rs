@@ -15,6 +15,17 @@ use crate::model::ProfileBuilder;
 pub(super) struct BuildIds(HashMap<DsoKey, String>);
 
 impl BuildIds {
+    /// Adds the build-id of a pipe-mode PERF_RECORD_HEADER_BUILD_ID record (`misc`, `body`);
+    /// a body too short or an id of zeros is ignored.
+    pub fn add_record(&mut self, misc: u16, body: &[u8]) {
+        let Some((path, id)) = header_build_id(misc, body) else {
+            return;
+        };
+        if let Some(key) = DsoKey::detect(path, CpuMode::from_misc(misc)) {
+            self.0.insert(key, id);
+        }
+    }
+
     /// The build-id recorded for a mapped path.
     pub fn find(&self, path: &str, kernel: bool) -> Option<String> {
         let mode = if kernel {
@@ -37,6 +48,30 @@ fn hex(id: &[u8]) -> Option<String> {
         return None;
     }
     Some(id.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// PERF_RECORD_MISC_BUILD_ID_SIZE: byte 20 of the id field is the id's length.
+const MISC_BUILD_ID_SIZE: u16 = 1 << 15;
+/// Bytes of a HEADER_BUILD_ID body before the path: pid (4), the id field (24).
+const BUILD_ID_PATH_AT: usize = 28;
+
+/// The path and build-id of a HEADER_BUILD_ID body (`struct perf_record_header_build_id`
+/// without its header), as the build-id feature's entries are read: the length from the
+/// record when `misc` says so, else 20 bytes without trailing 4-byte groups of zeros.
+fn header_build_id(misc: u16, body: &[u8]) -> Option<(&[u8], String)> {
+    let field = body.get(4..BUILD_ID_PATH_AT)?;
+    let len = if misc & MISC_BUILD_ID_SIZE != 0 {
+        usize::from(field[20]).min(BUILD_ID_BYTES)
+    } else {
+        let mut len = BUILD_ID_BYTES;
+        while len >= 4 && field[len - 4..len].iter().all(|&b| b == 0) {
+            len -= 4;
+        }
+        len
+    };
+    let path = &body[BUILD_ID_PATH_AT..];
+    let path = &path[..memchr::memchr(0, path).unwrap_or(path.len())];
+    Some((path, hex(&field[..len])?))
 }
 
 /// The build-id feature's entries (a broken section gives none).
@@ -91,5 +126,44 @@ pub(super) fn header_meta(b: &mut ProfileBuilder, file: &PerfFile, e: Endian) {
         if !words.is_empty() {
             b.set_meta(META_CMDLINE, &words.join(" "));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A HEADER_BUILD_ID body: pid, the 24-byte id field, the NUL-padded path.
+    fn body(id: &[u8], size: Option<u8>, path: &str) -> Vec<u8> {
+        let mut b = (-1i32).to_le_bytes().to_vec();
+        let mut field = [0u8; 24];
+        field[..id.len()].copy_from_slice(id);
+        if let Some(size) = size {
+            field[20] = size;
+        }
+        b.extend(field);
+        b.extend(path.as_bytes());
+        b.extend([0; 5]);
+        b
+    }
+
+    #[test]
+    fn header_build_id_records_give_path_and_id() {
+        let sha1: Vec<u8> = (1..=20).collect();
+        let app = body(&sha1, None, "/bin/app");
+        let (path, id) = header_build_id(0, &app).unwrap();
+        assert_eq!((path, id.len()), (&b"/bin/app"[..], 40));
+        // An md5-sized id: trailing zero groups are not part of it, or the record says so.
+        let md5: Vec<u8> = (1..=16).collect();
+        let (_, id) = header_build_id(0, &body(&md5, None, "/bin/app")).unwrap();
+        assert_eq!(id, "0102030405060708090a0b0c0d0e0f10");
+        let (_, id) =
+            header_build_id(MISC_BUILD_ID_SIZE, &body(&md5, Some(16), "/bin/app")).unwrap();
+        assert_eq!(id.len(), 32);
+        assert!(header_build_id(0, &body(&[], None, "/bin/app")).is_none());
+        assert!(header_build_id(0, &[0; 27]).is_none());
+        let mut ids = BuildIds::default();
+        ids.add_record(2, &body(&sha1, None, "/bin/app"));
+        assert_eq!(ids.find("/bin/app", false).map(|s| s.len()), Some(40));
     }
 }

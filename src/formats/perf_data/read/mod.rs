@@ -3,6 +3,8 @@
 //! state ([`threads`]) is replayed, each sample's callchain turned into frames ([`frames`],
 //! [`lbr`]), then the meta ([`meta`]) and the `mappings` table.
 
+mod chains;
+mod columns;
 mod decompress;
 mod events;
 mod frames;
@@ -12,16 +14,17 @@ mod meta;
 mod threads;
 
 use std::io::Cursor;
+use std::ops::Range;
 
 use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
-use linux_perf_data::{PerfFileReader, PerfFileRecord};
+use linux_perf_data::{PerfFileReader, PerfFileRecord, UserRecordType};
 
 use super::{header_kind, FORMAT, META_FIRST_TIME};
 use crate::formats::read_common::{check_sample_limit, finish_parsed};
 use crate::formats::{Format, Limits, Parsed, ReadError, ReadOptions, Warnings};
 use crate::model::ext::{locations as loc_cols, samples as sample_cols};
 use crate::model::{
-    Cell, ColumnKind, ProfileBuilder, SampleIndex, SourceIndex, ValueTypeIndex, META_DEFAULT_TYPE,
+    ColumnKind, ProfileBuilder, SourceIndex, StackIndex, ValueTypeIndex, META_DEFAULT_TYPE,
 };
 use decompress::Endian;
 use events::Event;
@@ -71,16 +74,25 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     r.build_ids = meta::build_ids(&perf_file);
     meta::header_meta(&mut r.b, &perf_file, endian);
     while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
+        if let PerfFileRecord::UserRecord(u) = &record {
+            if u.record_type == UserRecordType::PERF_HEADER_BUILD_ID {
+                r.build_ids.add_record(u.misc, &u.data.as_slice());
+            }
+        }
         if let PerfFileRecord::EventRecord { attr_index, record } = record {
             let raw = record.data.as_slice();
             let sample = record.record_type == RecordType::SAMPLE;
             let attr = r.events.get(attr_index).map(|e| &e.attr);
-            if sample && attr.is_some_and(|a| !lbr::callchain_fits(&raw, a, endian)) {
+            let chain = match attr.filter(|_| sample) {
+                Some(a) => lbr::callchain_range(&raw, a, endian),
+                None => Some(0..0),
+            };
+            let Some(chain) = chain else {
                 r.unparsed += 1;
                 continue;
-            }
+            };
             match record.parse() {
-                Ok(parsed) => r.record(attr_index, parsed, raw.as_ref())?,
+                Ok(parsed) => r.record(attr_index, parsed, (raw.as_ref(), chain))?,
                 Err(_) => r.unparsed += 1,
             }
         }
@@ -99,6 +111,8 @@ struct Reader<'a> {
     build_ids: meta::BuildIds,
     machine: Machine,
     frames: Frames,
+    chains: chains::ChainCache,
+    columns: columns::SampleColumns,
     first_time: Option<u64>,
     /// Scratch: the addresses of the sample being read.
     addrs: Vec<(u64, Space)>,
@@ -136,6 +150,8 @@ impl<'a> Reader<'a> {
             build_ids: Default::default(),
             machine: Machine::default(),
             frames: Frames::default(),
+            chains: Default::default(),
+            columns: Default::default(),
             first_time: None,
             addrs: Vec::new(),
             lost: 0,
@@ -144,18 +160,19 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// One kernel record of event `attr`; `raw` is its body (for the branch stack).
+    /// One kernel record of event `attr`; `raw` is its body (for the branch stack), `chain`
+    /// where a sample's callchain is in it.
     fn record(
         &mut self,
         attr: usize,
         record: EventRecord<'_>,
-        raw: &[u8],
+        (raw, chain): (&[u8], Range<usize>),
     ) -> Result<(), ReadError> {
         match record {
-            EventRecord::Sample(s) => self.sample(attr, &s, raw)?,
+            EventRecord::Sample(s) => self.sample(attr, &s, raw, chain)?,
             EventRecord::Comm(c) => {
-                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
-                self.machine.set_comm(c.tid, &name);
+                let name = self.b.intern(&String::from_utf8_lossy(&c.name.as_slice()));
+                self.machine.set_comm(c.tid, name);
             }
             EventRecord::Fork(f) => self.machine.fork(f.pid, f.ppid, f.tid, f.ptid),
             EventRecord::Mmap(m) => {
@@ -211,23 +228,85 @@ impl<'a> Reader<'a> {
         );
     }
 
-    /// A sample: its frames, values and columns.
-    fn sample(&mut self, attr: usize, s: &SampleRecord<'_>, raw: &[u8]) -> Result<(), ReadError> {
+    /// A sample: its frames, values and columns; `raw` is its body, `chain` where its
+    /// callchain is in it.
+    fn sample(
+        &mut self,
+        attr: usize,
+        s: &SampleRecord<'_>,
+        raw: &[u8],
+        chain: Range<usize>,
+    ) -> Result<(), ReadError> {
         check_sample_limit(&self.b, Format::PerfData, self.limits.max_samples)?;
         let Some(event) = self.events.get(attr) else {
             self.unparsed += 1;
             return Ok(());
         };
+        let (value_type, name, lbr) = (event.value_type, event.name, event.lbr);
+        let period = s.period.or(event.fixed_period).unwrap_or(1);
+        if event.dwarf && s.user_stack.as_ref().is_some_and(|(st, _)| !st.is_empty()) {
+            self.not_unwound += 1;
+        }
+        let stack = if lbr {
+            self.stack_of_frames(attr, s, raw)?
+        } else {
+            self.cached_stack(s, raw.get(chain).unwrap_or_default())?
+        };
+        let values = [(self.samples_type, 1.0), (value_type, period as f64)];
+        self.b.add_sample_with_values(self.source, stack, &values);
+        self.columns(s, name);
+        Ok(())
+    }
+
+    /// The stack of a sample without LBR frames: the one of its raw chain (`chain`, the
+    /// callchain's bytes) when seen before (see [`chains`]), else built from its frames and
+    /// remembered.
+    fn cached_stack(
+        &mut self,
+        s: &SampleRecord<'_>,
+        chain: &[u8],
+    ) -> Result<Option<StackIndex>, ReadError> {
+        let pid = s.pid.unwrap_or(-1);
+        let [own, kernel] = self.machine.generation(pid);
+        let space = frames::space_of(s.cpu_mode) as u64;
+        let context = space | u64::from(s.ip.is_some()) << 1;
+        // Key words: everything the frames depend on (pid as its bits).
+        let head = [pid as u64, own, kernel, context, s.ip.unwrap_or(0)];
+        self.chains.set_key(&head, chain);
+        if let Some(stack) = self.chains.get() {
+            return Ok(stack);
+        }
+        let stack = self.stack_of_frames(usize::MAX, s, &[])?;
+        self.chains.insert(stack);
+        Ok(stack)
+    }
+
+    /// The stack of a sample from its addresses, each looked up in the mappings; `attr` is
+    /// the event when it has LBR call stacks (with `raw`, the sample's body), else
+    /// `usize::MAX`.
+    fn stack_of_frames(
+        &mut self,
+        attr: usize,
+        s: &SampleRecord<'_>,
+        raw: &[u8],
+    ) -> Result<Option<StackIndex>, ReadError> {
         let space = frames::space_of(s.cpu_mode);
         let mut addrs = std::mem::take(&mut self.addrs);
         addrs.clear();
         if let Some(chain) = &s.callchain {
             let entries = (0..chain.len()).filter_map(|i| chain.get(i));
-            let lbr = event
-                .lbr
-                .then(|| entries.clone().position(|a| a == frames::PERF_CONTEXT_USER))
-                .flatten()
-                .and_then(|user| Some((user, lbr::user_frames(raw, &event.attr, self.endian)?)));
+            let lbr = self
+                .events
+                .get(attr)
+                .and_then(|e| {
+                    Some((
+                        entries
+                            .clone()
+                            .position(|a| a == frames::PERF_CONTEXT_USER)?,
+                        e,
+                    ))
+                })
+                .and_then(|(user, e)| Some((user, lbr::user_frames(raw, &e.attr, self.endian)?)));
             match lbr {
                 Some((user, lbr)) => {
                     frames::callchain(entries.take(user), space, &mut addrs);
@@ -243,9 +322,6 @@ impl<'a> Reader<'a> {
                 Some(first) => *first = (ip, space),
                 None => addrs.push((ip, space)),
             }
-        }
-        if event.dwarf && s.user_stack.as_ref().is_some_and(|(st, _)| !st.is_empty()) {
-            self.not_unwound += 1;
         }
         if addrs.len() > self.limits.max_stack_depth {
             return Err(ReadError::whole(
@@ -265,43 +341,38 @@ impl<'a> Reader<'a> {
         self.addrs = addrs;
         let stack = self.b.stack_leaf_first(&locs);
         self.b.return_scratch(locs);
-        let period = s.period.or(event.fixed_period).unwrap_or(1);
-        let values = [(self.samples_type, 1.0), (event.value_type, period as f64)];
-        let sample = self.b.add_sample_with_values(self.source, stack, &values);
-        let name = event.name;
-        self.columns(sample, s, name);
-        Ok(())
+        Ok(stack)
     }
 
-    fn columns(
-        &mut self,
-        sample: SampleIndex,
-        s: &SampleRecord<'_>,
-        event: crate::model::StringId,
-    ) {
+    /// The sample's column cells.
+    fn columns(&mut self, s: &SampleRecord<'_>, event: crate::model::StringId) {
         let b = &mut self.b;
-        if let (Some(pid), Some(tid)) = (s.pid, s.tid) {
-            let comm = self.machine.comm(tid);
-            let comm = b.intern(&comm);
-            b.set_sample_ext(sample, sample_cols::THREAD_NAME, Cell::Chr(comm));
-            b.set_sample_ext(sample, sample_cols::PID, Cell::Int(pid));
-            b.set_sample_ext(sample, sample_cols::TID, Cell::Int(tid));
-        }
-        b.set_sample_ext(sample, SAMPLE_EVENT, Cell::Chr(event));
-        if let Some(cpu) = s.cpu.and_then(|c| i32::try_from(c).ok()) {
-            b.declare_sample_column(SAMPLE_CPU, ColumnKind::Int);
-            b.set_sample_ext(sample, SAMPLE_CPU, Cell::Int(cpu));
-        }
-        if let Some(t) = s.timestamp {
+        let thread = match (s.pid, s.tid) {
+            (Some(pid), Some(tid)) => {
+                let comm = match self.machine.comm(tid) {
+                    Some(comm) => comm,
+                    // perf's name of a thread no COMM record named.
+                    None => b.intern(&format!(":{tid}")),
+                };
+                Some((comm, pid, tid))
+            }
+            _ => None,
+        };
+        let time = s.timestamp.map(|t| {
             let first = *self.first_time.get_or_insert_with(|| {
                 let text = format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000);
                 b.set_meta(META_FIRST_TIME, &text);
                 t
             });
-            b.declare_sample_column(sample_cols::TIME, ColumnKind::Dbl);
-            let secs = t.wrapping_sub(first) as i64 as f64 / 1e9;
-            b.set_sample_ext(sample, sample_cols::TIME, Cell::Dbl(secs));
-        }
+            t.wrapping_sub(first) as i64 as f64 / 1e9
+        });
+        let row = columns::Row {
+            thread,
+            event,
+            cpu: s.cpu.and_then(|c| i32::try_from(c).ok()),
+            time,
+        };
+        self.columns.push(b, row);
     }
 
     fn finish(mut self) -> Result<Parsed, ReadError> {
@@ -312,6 +383,10 @@ impl<'a> Reader<'a> {
             ));
         }
         self.warn();
+        self.columns.finish(&mut self.b);
+        let build_ids = &self.build_ids;
+        self.frames
+            .fill_build_ids(|file| build_ids.find(file, file.starts_with(frames::KERNEL_DSO)));
         self.frames.finish(&mut self.b);
         finish_parsed(self.b, Format::PerfData, self.warnings)
     }
