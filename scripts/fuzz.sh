@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [SECONDS] [TARGET...]: builds the cargo-fuzz targets of fuzz/ and runs each,
+# one at a time, until 1,000,000 executions or SECONDS (default 600) per target, then prints a
+# table: target, executions, executions per second, new crash/timeout/OOM files.
+#
+# Seeds come at run time from tests/fixtures/<format>/, tests/fixtures/invalid/<format>/ and
+# $PROFTAB_SHARED/corpus(-new)/<format>/ (default /work/shared), copied into fuzz/seeds/<target>/
+# (ignored, never committed), beside the committed minimised corpus fuzz/corpus/<target>/. New
+# inputs the fuzzer finds go to fuzz/work/<target>/ (ignored); crashers to fuzz/artifacts/.
+# Runs under `nice -n 15` (the machine is shared). Environment: FUZZ_RUNS (default 1000000),
+# FUZZ_MAX_LEN (bytes, default 65536), FUZZ_NICE (default 15).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
+FUZZ="$ROOT/fuzz"
+SHARED=${PROFTAB_SHARED:-/work/shared}
+SECONDS_PER_TARGET=${1:-600}
+shift || true
+RUNS=${FUZZ_RUNS:-1000000}
+# 64 KiB: every format has real files below it (the smallest otlp file of the corpus is 25 KB,
+# jfr 1 KB, perf.data 0.6 KB); larger seeds are cut to it. Larger inputs cost executions per
+# second without reaching new reader code.
+MAX_LEN=${FUZZ_MAX_LEN:-65536}
+NICE=${FUZZ_NICE:-15}
+BIN="$FUZZ/target/x86_64-unknown-linux-gnu/release"
+
+# seed_dirs TARGET: the fixture and corpus folders (format names) a target's seeds come from.
+seed_dirs() {
+  case $1 in
+  read_any | round_trip) (cd "$ROOT/tests/fixtures" && ls -d -- */ | tr -d /) ;;
+  gzip | bz2) ;; # seeded by file ending in seed_files
+  trace_event) echo trace_event trace-event ;;
+  otlp) echo otlp ;;
+  *) echo "${1//_/-}" ;;
+  esac
+}
+
+# seed_files TARGET: the seed files of a target, one a line.
+seed_files() {
+  local dirs=() d
+  case $1 in
+  gzip) find "$ROOT/tests/fixtures" "$SHARED/corpus" "$SHARED/corpus-new" -type f -name '*.gz' ;;
+  bz2) find "$ROOT/tests/fixtures" "$SHARED/corpus" "$SHARED/corpus-new" -type f -name '*.bz2' ;;
+  *)
+    for d in $(seed_dirs "$1"); do
+      dirs+=("$ROOT/tests/fixtures/$d" "$ROOT/tests/fixtures/invalid/$d")
+      dirs+=("$SHARED/corpus/$d" "$SHARED/corpus-new/$d")
+    done
+    for d in "${dirs[@]}"; do [ -d "$d" ] && find "$d" -type f; done
+    ;;
+  esac
+  return 0
+}
+
+# dict_of TARGET: the libFuzzer dictionary of a target (fuzz/<target>.dict, else fuzz/json.dict
+# for the JSON formats), or nothing.
+dict_of() {
+  if [ -f "$FUZZ/$1.dict" ]; then
+    echo "$FUZZ/$1.dict"
+    return
+  fi
+  case $1 in
+  cpuprofile | speedscope | firefox | heapprofile | trace_event | dhat | stackprof | safari | \
+    tables_json) echo "$FUZZ/json.dict" ;;
+  esac
+}
+
+# build: the targets, with debug assertions (overflow checks) and without a sanitizer (the
+# crate has no `unsafe`; panics, timeouts and OOMs are what the runs look for).
+build() {
+  command -v cargo-fuzz >/dev/null || {
+    step "cargo-fuzz is missing: cargo install cargo-fuzz (once, a few minutes)"
+    cargo install cargo-fuzz --locked || die "could not install cargo-fuzz"
+  }
+  rustup toolchain list | grep -q '^nightly' ||
+    die "libFuzzer needs a nightly toolchain: rustup toolchain install nightly"
+  step "building the fuzz targets (cargo +nightly fuzz build -s none -a)"
+  (cd "$FUZZ" && nice -n "$NICE" cargo +nightly fuzz build -s none -a)
+}
+
+# run_target TARGET: seeds, runs, and appends the target's row to $TABLE.
+run_target() {
+  local t=$1 seeds="$FUZZ/seeds/$1" work="$FUZZ/work/$1" corpus="$FUZZ/corpus/$1"
+  local log="$FUZZ/logs/$1.log" artifacts="$FUZZ/artifacts/$1/" dict before after
+  rm -rf "$seeds" && mkdir -p "$seeds" "$work" "$corpus" "$artifacts" "$FUZZ/logs"
+  seed_files "$t" | while read -r f; do cp -- "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
+  dict=$(dict_of "$t")
+  before=$(find "$artifacts" -type f | wc -l)
+  step "$t: $(find "$seeds" -type f | wc -l) seeds${dict:+, dictionary $(basename "$dict")}"
+  local args=(-runs="$RUNS" -max_total_time="$SECONDS_PER_TARGET" -max_len="$MAX_LEN"
+    -timeout=1 -rss_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1)
+  [ -n "$dict" ] && args+=(-dict="$dict")
+  nice -n "$NICE" "$BIN/$t" "${args[@]}" "$work" "$corpus" "$seeds" >"$log" 2>&1 || true
+  after=$(find "$artifacts" -type f | wc -l)
+  local execs speed
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  # A run that stops on a finding may print no final stats: its last status line counts.
+  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  printf '%-18s %10s %8s %4s\n' "$t" "${execs:-?}" "${speed:-?}" "$((after - before))" >>"$TABLE"
+  [ "$after" = "$before" ] || warn "$t: new findings in fuzz/artifacts/$t/ (log: fuzz/logs/$t.log)"
+}
+
+build
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || mapfile -t TARGETS < <(cd "$FUZZ" && cargo +nightly fuzz list)
+TABLE=$(mktemp)
+trap 'rm -f "$TABLE"' EXIT
+for t in "${TARGETS[@]}"; do run_target "$t"; done
+step "done ($(date -u +%FT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%-18s %10s %8s %4s\n' target execs execs/s new
+cat "$TABLE"
