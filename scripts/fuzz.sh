@@ -7,6 +7,9 @@
 # $PROFTAB_SHARED/corpus(-new)/<format>/ (default /work/shared), copied into fuzz/seeds/<target>/
 # (ignored, never committed), beside the committed minimised corpus fuzz/corpus/<target>/. New
 # inputs the fuzzer finds go to fuzz/work/<target>/ (ignored); crashers to fuzz/artifacts/.
+# `scripts/fuzz.sh --cmin [TARGET...]` instead minimises what the runs found (libFuzzer's merge,
+# as `cargo fuzz cmin`) into fuzz/corpus/<target>/, keeping only inputs not taken from the
+# shared corpus (scripts/fuzz-corpus-keep.mjs), at most 256 KiB a target.
 # Runs under `nice -n 15` (the machine is shared). Environment: FUZZ_RUNS (default 1000000),
 # FUZZ_MAX_LEN (bytes, default 65536), FUZZ_NICE (default 15).
 set -euo pipefail
@@ -22,6 +25,10 @@ RUNS=${FUZZ_RUNS:-1000000}
 # jfr 1 KB, perf.data 0.6 KB); larger seeds are cut to it. Larger inputs cost executions per
 # second without reaching new reader code.
 MAX_LEN=${FUZZ_MAX_LEN:-65536}
+# read_any and round_trip detect the format and (round_trip) run all nine writers per input:
+# at 64 KiB they manage tens of inputs a second, so they get 16 KiB (still above the smallest
+# real file of every format but otlp, which the otlp target covers).
+ROUND_TRIP_MAX_LEN=${FUZZ_ROUND_TRIP_MAX_LEN:-16384}
 NICE=${FUZZ_NICE:-15}
 BIN="$FUZZ/target/x86_64-unknown-linux-gnu/release"
 
@@ -51,6 +58,14 @@ seed_files() {
     ;;
   esac
   return 0
+}
+
+# max_len_of TARGET: the input size limit of a target (see MAX_LEN).
+max_len_of() {
+  case $1 in
+  read_any | round_trip) echo "$ROUND_TRIP_MAX_LEN" ;;
+  *) echo "$MAX_LEN" ;;
+  esac
 }
 
 # dict_of TARGET: the libFuzzer dictionary of a target (fuzz/<target>.dict, else fuzz/json.dict
@@ -88,7 +103,7 @@ run_target() {
   dict=$(dict_of "$t")
   before=$(find "$artifacts" -type f | wc -l)
   step "$t: $(find "$seeds" -type f | wc -l) seeds${dict:+, dictionary $(basename "$dict")}"
-  local args=(-runs="$RUNS" -max_total_time="$SECONDS_PER_TARGET" -max_len="$MAX_LEN"
+  local args=(-runs="$RUNS" -max_total_time="$SECONDS_PER_TARGET" -max_len="$(max_len_of "$t")"
     -timeout=1 -rss_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1)
   [ -n "$dict" ] && args+=(-dict="$dict")
   nice -n "$NICE" "$BIN/$t" "${args[@]}" "$work" "$corpus" "$seeds" >"$log" 2>&1 || true
@@ -99,12 +114,38 @@ run_target() {
   [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   printf '%-18s %10s %8s %4s\n' "$t" "${execs:-?}" "${speed:-?}" "$((after - before))" >>"$TABLE"
+  # Every run, for the record (docs/fuzzing.md): time, target, executions, per second, new
+  # findings, load average.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%H:%MZ)" "$t" "${execs:-?}" "${speed:-?}" \
+    "$((after - before))" "$(cut -d' ' -f1 /proc/loadavg)" >>"$FUZZ/logs/runs.tsv"
   [ "$after" = "$before" ] || warn "$t: new findings in fuzz/artifacts/$t/ (log: fuzz/logs/$t.log)"
 }
 
+# cmin_target TARGET: fuzz/corpus/TARGET/ becomes the minimised union of itself, the run's finds
+# and the seeds, less what came from the shared corpus.
+cmin_target() {
+  local t=$1 merged shared=()
+  merged=$(mktemp -d)
+  mkdir -p "$FUZZ/corpus/$t" "$FUZZ/work/$t" "$FUZZ/seeds/$t" "$FUZZ/logs"
+  step "$t: minimising"
+  nice -n "$NICE" "$BIN/$t" -merge=1 -max_len="$(max_len_of "$t")" -timeout=10 -rss_limit_mb=1024 \
+    "$merged" "$FUZZ/corpus/$t" "$FUZZ/work/$t" "$FUZZ/seeds/$t" >"$FUZZ/logs/$t.cmin.log" 2>&1 ||
+    warn "$t: the merge failed (log: fuzz/logs/$t.cmin.log)"
+  mapfile -t shared < <(seed_files "$t" | grep "^$SHARED/" || true)
+  rm -rf "$FUZZ/corpus/$t"
+  note "$(node "$ROOT/scripts/fuzz-corpus-keep.mjs" "$merged" "$FUZZ/corpus/$t" 262144 "${shared[@]}")"
+  rm -rf "$merged"
+}
+
+CMIN=0
+if [ "$SECONDS_PER_TARGET" = --cmin ]; then CMIN=1; fi
 build
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || mapfile -t TARGETS < <(cd "$FUZZ" && cargo +nightly fuzz list)
+if [ "$CMIN" = 1 ]; then
+  for t in "${TARGETS[@]}"; do cmin_target "$t"; done
+  exit 0
+fi
 TABLE=$(mktemp)
 trap 'rm -f "$TABLE"' EXIT
 for t in "${TARGETS[@]}"; do run_target "$t"; done
