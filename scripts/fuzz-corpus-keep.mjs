@@ -4,8 +4,8 @@
 // repository), smallest first, at most MAX_BYTES in all. An input counts as taken from a shared
 // file when most of its probe windows occur in one (SAMPLES windows of WINDOW bytes, evenly
 // spread); inputs shorter than a window are generated or our own and kept.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 
 /** Bytes per probe window. */
 const WINDOW = 48;
@@ -45,6 +45,4 @@ for (const { name, size } of inputs) {
   total += size;
   kept++;
 }
-console.log(
-  `${kept} of ${inputs.length} inputs kept (${total} bytes); ${skippedShared} taken from the shared corpus left out`,
-);
+console.log(`${kept} of ${inputs.length} inputs kept (${total} bytes); ${skippedShared} taken from the shared corpus left out`);
