@@ -9,7 +9,7 @@
 # inputs the fuzzer finds go to fuzz/work/<target>/ (ignored); crashers to fuzz/artifacts/.
 # `scripts/fuzz.sh --cmin [TARGET...]` instead minimises what the runs found (libFuzzer's merge,
 # as `cargo fuzz cmin`) into fuzz/corpus/<target>/, keeping only inputs not taken from the
-# shared corpus (scripts/fuzz-corpus-keep.mjs), at most 256 KiB a target.
+# shared corpus (scripts/fuzz-corpus-keep.mjs), at most 128 KiB and 200 files a target.
 # Runs under `nice -n 15` (the machine is shared). Environment: FUZZ_RUNS (default 1000000),
 # FUZZ_MAX_LEN (bytes, default 65536), FUZZ_NICE (default 15).
 set -euo pipefail
@@ -133,7 +133,7 @@ cmin_target() {
     warn "$t: the merge failed (log: fuzz/logs/$t.cmin.log)"
   mapfile -t shared < <(seed_files "$t" | grep "^$SHARED/" || true)
   rm -rf "$FUZZ/corpus/$t"
-  note "$(node "$ROOT/scripts/fuzz-corpus-keep.mjs" "$merged" "$FUZZ/corpus/$t" 262144 "${shared[@]}")"
+  note "$(node "$ROOT/scripts/fuzz-corpus-keep.mjs" "$merged" "$FUZZ/corpus/$t" 131072 "${shared[@]}")"
   rm -rf "$merged"
 }
 
