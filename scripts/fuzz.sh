@@ -11,7 +11,7 @@
 # as `cargo fuzz cmin`) into fuzz/corpus/<target>/, keeping only inputs not taken from the
 # shared corpus (scripts/fuzz-corpus-keep.mjs), at most 128 KiB and 200 files a target.
 # Runs under `nice -n 15` (the machine is shared). Environment: FUZZ_RUNS (default 1000000),
-# FUZZ_MAX_LEN (bytes, default 65536), FUZZ_NICE (default 15).
+# FUZZ_MAX_LEN (bytes, default 16384), FUZZ_NICE (default 15).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -21,16 +21,23 @@ SHARED=${PROFTAB_SHARED:-/work/shared}
 SECONDS_PER_TARGET=${1:-600}
 shift || true
 RUNS=${FUZZ_RUNS:-1000000}
-# 64 KiB: every format has real files below it (the smallest otlp file of the corpus is 25 KB,
-# jfr 1 KB, perf.data 0.6 KB); larger seeds are cut to it. Larger inputs cost executions per
-# second without reaching new reader code.
-MAX_LEN=${FUZZ_MAX_LEN:-65536}
-# read_any and round_trip detect the format and (round_trip) run all nine writers per input:
-# at 64 KiB they manage tens of inputs a second, so they get 16 KiB (still above the smallest
-# real file of every format but otlp, which the otlp target covers).
-ROUND_TRIP_MAX_LEN=${FUZZ_ROUND_TRIP_MAX_LEN:-16384}
+# 16 KiB: every format but OTLP has real files below it (fixtures of callgrind, perf.data, jfr,
+# pprof of 0.2 to 1 KB), and larger inputs cost executions per second without reaching new
+# reader code (at 64 KiB callgrind managed 126 a second); larger seeds are cut to it. OTLP gets
+# 64 KiB (its smallest real file is 25 KB); read_any and round_trip, which detect the format and
+# (round_trip) run all nine writers per input, 8 KiB.
+MAX_LEN=${FUZZ_MAX_LEN:-16384}
 NICE=${FUZZ_NICE:-15}
 BIN="$FUZZ/target/x86_64-unknown-linux-gnu/release"
+
+# max_len_of TARGET: the input size limit of a target (see MAX_LEN).
+max_len_of() {
+  case $1 in
+  otlp) echo 65536 ;;
+  read_any | round_trip) echo 8192 ;;
+  *) echo "$MAX_LEN" ;;
+  esac
+}
 
 # seed_dirs TARGET: the fixture and corpus folders (format names) a target's seeds come from.
 seed_dirs() {
@@ -58,14 +65,6 @@ seed_files() {
     ;;
   esac
   return 0
-}
-
-# max_len_of TARGET: the input size limit of a target (see MAX_LEN).
-max_len_of() {
-  case $1 in
-  read_any | round_trip) echo "$ROUND_TRIP_MAX_LEN" ;;
-  *) echo "$MAX_LEN" ;;
-  esac
 }
 
 # dict_of TARGET: the libFuzzer dictionary of a target (fuzz/<target>.dict, else fuzz/json.dict
