@@ -25,7 +25,7 @@ fn finds(dir: &str) -> Vec<std::path::PathBuf> {
 #[test]
 fn fuzz_finds_read_to_valid_profiles_or_errors() {
     let mut seen = 0;
-    for (format, dir) in [(Format::Dhat, "dhat")] {
+    for (format, dir) in [(Format::Dhat, "dhat"), (Format::PerfData, "perf-data")] {
         for path in finds(dir) {
             seen += 1;
             let bytes = std::fs::read(&path).unwrap();

@@ -97,8 +97,10 @@ pub(super) fn check_pipe(bytes: &[u8], e: Endian) -> Result<(), ReadError> {
             return Ok(()); // the record reader names the problem
         }
         if kind == RECORD_HEADER_FEATURE && size >= 16 {
-            let feature = e.u64(&bytes[at + 8..]);
-            if feature == u64::from(FEATURE_EVENT_DESC) {
+            // linux-perf-data keeps the low 32 bits of the u64 feature id (`as u32`), so a
+            // feature 2^32 + 12 is EVENT_DESC to it: compare what it will see.
+            let feature = e.u64(&bytes[at + 8..]) as u32;
+            if feature == FEATURE_EVENT_DESC {
                 check_event_desc(&bytes[at + 16..at + size], e)
                     .map_err(|m| bad(Place::Byte(at as u64), m))?;
             }
