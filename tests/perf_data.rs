@@ -338,7 +338,7 @@ fn symbolised_pprof_conversion_keeps_top() {
 
 #[test]
 fn invalid_inputs_give_their_messages() {
-    assert!(check_invalid_fixtures(Format::PerfData, "perf-data") >= 3);
+    assert!(check_invalid_fixtures(Format::PerfData, "perf-data") >= 4);
 }
 
 #[test]

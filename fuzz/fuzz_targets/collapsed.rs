@@ -1,11 +1,11 @@
 //! Collapsed reader: no panic; a read profile writes and reads back with the same totals.
 #![no_main]
 
-mod text_limits;
+mod support;
 
 use libfuzzer_sys::fuzz_target;
 use proftab::formats::{collapsed, WriteOptions};
-use text_limits::{fuzz_options, type_total};
+use support::{fuzz_options, type_total};
 
 fuzz_target!(|data: &[u8]| {
     let options = fuzz_options();
@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(first) = collapsed::read(data, &options) else {
         return;
     };
-    assert!(first.profile.validate().is_empty(), "a read profile is valid");
+    assert!(
+        first.profile.validate().is_empty(),
+        "a read profile is valid"
+    );
     let written = collapsed::write(&first.profile, &WriteOptions::default())
         .expect("a read profile can be written");
     let Ok(second) = collapsed::read(&written.bytes, &options) else {

@@ -1,18 +1,16 @@
-//! `.cpuprofile` / Chrome trace reader: no panic and no hang (parent cycles, deep trees).
+//! `.cpuprofile` / Chrome trace reader: never a panic and no hang (parent cycles, deep trees);
+//! a read profile is valid, within the sample limit, and writes as pprof with the same totals.
 #![no_main]
 
-#[allow(dead_code)]
-mod text_limits;
+mod support;
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::cpuprofile;
-use text_limits::fuzz_options;
+use proftab::formats::Format;
+use support::{assert_pprof_keeps_totals, fuzz_options, read_valid};
 
-fuzz_target!(|data: &[u8]| {
-    let options = fuzz_options();
-    let _ = cpuprofile::detect(data);
-    if let Ok(parsed) = cpuprofile::read(data, &options) {
-        assert!(parsed.profile.num_samples() <= 100_000);
-        assert!(parsed.profile.validate().is_empty(), "a read profile is valid");
-    }
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let Some(parsed) = read_valid(Format::Cpuprofile, data) else {
+        return;
+    };
+    assert!(parsed.profile.num_samples() <= fuzz_options().limits.max_samples);
+    assert_pprof_keeps_totals(&parsed.profile);
 });

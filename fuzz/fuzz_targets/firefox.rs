@@ -11,7 +11,10 @@ fuzz_target!(|data: &[u8]| {
         limits: Limits::fuzzing(),
     };
     if let Ok(parsed) = firefox::read(data, &options) {
-        assert!(parsed.profile.validate().is_empty(), "a read profile must validate");
+        assert!(
+            parsed.profile.validate().is_empty(),
+            "a read profile must validate"
+        );
         if parsed.profile.values.is_empty() {
             return;
         }

@@ -1,16 +1,10 @@
-//! heapprofile reader: no panic on any input; a read profile is valid.
+//! heapprofile (V8 sampling heap profile) reader: never a panic; a read profile is valid and writes as pprof with the same total
+//! per value type (`support::check_reader`). Seeds: `tests/fixtures/heapprofile/`, the invalid ones, and
+//! the shared corpus (`scripts/fuzz.sh` copies them at run time).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::{heapprofile, Limits, ReadOptions};
+mod support;
 
-fuzz_target!(|data: &[u8]| {
-    let options = ReadOptions {
-        limits: Limits::fuzzing(),
-        ..ReadOptions::default()
-    };
-    let _ = heapprofile::detect(data);
-    if let Ok(parsed) = heapprofile::read(data, &options) {
-        assert!(parsed.profile.validate().is_empty(), "a read profile is valid");
-    }
-});
+use proftab::formats::Format;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| support::check_reader(Format::Heapprofile, data));

@@ -1,16 +1,10 @@
-//! massif (valgrind --tool=massif output) reader: no panic on any input; a read profile is valid.
+//! massif (valgrind --tool=massif output) reader: never a panic; a read profile is valid and writes as pprof with the same total
+//! per value type (`support::check_reader`). Seeds: `tests/fixtures/massif/`, the invalid ones, and
+//! the shared corpus (`scripts/fuzz.sh` copies them at run time).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::{massif, Limits, ReadOptions};
+mod support;
 
-fuzz_target!(|data: &[u8]| {
-    let options = ReadOptions {
-        limits: Limits::fuzzing(),
-        ..ReadOptions::default()
-    };
-    let _ = massif::detect(data);
-    if let Ok(parsed) = massif::read(data, &options) {
-        assert!(parsed.profile.validate().is_empty(), "a read profile is valid");
-    }
-});
+use proftab::formats::Format;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| support::check_reader(Format::Massif, data));

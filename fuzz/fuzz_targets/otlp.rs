@@ -11,7 +11,10 @@ fuzz_target!(|data: &[u8]| {
         limits: Limits::fuzzing(),
     };
     if let Ok(parsed) = otlp::read(data, &options) {
-        assert!(parsed.profile.validate().is_empty(), "a read profile must validate");
+        assert!(
+            parsed.profile.validate().is_empty(),
+            "a read profile must validate"
+        );
         let written = otlp::write(&parsed.profile, &WriteOptions::default()).expect("write");
         let back = otlp::read(&written.bytes, &options).expect("re-read");
         assert_eq!(back.profile.num_samples(), parsed.profile.num_samples());

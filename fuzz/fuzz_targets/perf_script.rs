@@ -1,33 +1,21 @@
-//! Fuzz target: bytes → perf-script reader (Linux `perf script` output). Never a panic;
-//! whatever reads is a valid v2 profile with one `samples` of value 1 per sample, writes as
-//! pprof, and the pprof reads back with the same sample count.
-//!
-//! `RUSTC_BOOTSTRAP=1 cargo fuzz run perf_script -- -max_total_time=120`
-//! (seed corpus: `tests/fixtures/perf-script/`, `tests/fixtures/invalid/perf-script/`).
-
+//! perf-script reader (Linux `perf script` output): never a panic; a read profile is valid with one `samples` of value 1 per sample,
+//! and writes as pprof with the same total per value type (`support::check_reader`).
 #![no_main]
 
-mod text_limits;
+mod support;
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::{perf_script, pprof, ReadOptions, WriteOptions};
-use text_limits::{fuzz_options, type_total};
+use proftab::formats::Format;
+use support::{assert_pprof_keeps_totals, read_valid, type_total};
 
-fuzz_target!(|data: &[u8]| {
-    let options = fuzz_options();
-    let _ = perf_script::detect(data);
-    let Ok(parsed) = perf_script::read(data, &options) else {
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let Some(parsed) = read_valid(Format::PerfScript, data) else {
         return;
     };
     let p = &parsed.profile;
-    let violations = p.validate();
-    assert!(violations.is_empty(), "invalid profile: {violations:?}");
-    let n = p.num_samples() as f64;
-    assert_eq!(type_total(p, "samples"), n, "one sample count per sample");
-    let written =
-        pprof::write(p, &WriteOptions::default()).expect("a read profile writes as pprof");
-    let back = pprof::read(&written.bytes, &ReadOptions::default())
-        .expect("proftab's pprof output reads back")
-        .profile;
-    assert_eq!(type_total(&back, "samples"), n, "samples after pprof");
+    assert_eq!(
+        type_total(p, "samples"),
+        p.num_samples() as f64,
+        "one samples per sample"
+    );
+    assert_pprof_keeps_totals(p);
 });

@@ -8,11 +8,11 @@
 
 #![no_main]
 
-mod text_limits;
+mod support;
 
 use libfuzzer_sys::fuzz_target;
 use proftab::formats::{pprof, WriteOptions};
-use text_limits::{fuzz_options, type_total};
+use support::{fuzz_options, type_total};
 
 fuzz_target!(|data: &[u8]| {
     let options = fuzz_options();
@@ -29,7 +29,13 @@ fuzz_target!(|data: &[u8]| {
     // Merging keeps every total (exactly, while the sums are exact in an f64).
     for c in &parsed.profile.values {
         let name = parsed.profile.str(c.value_type);
-        let (before, after) = (type_total(&parsed.profile, name), type_total(&back.profile, name));
-        assert!(before == after || before.abs() >= 2f64.powi(53), "{name}: {before} vs {after}");
+        let (before, after) = (
+            type_total(&parsed.profile, name),
+            type_total(&back.profile, name),
+        );
+        assert!(
+            before == after || before.abs() >= 2f64.powi(53),
+            "{name}: {before} vs {after}"
+        );
     }
 });

@@ -8,13 +8,12 @@
 
 #![no_main]
 
-#[allow(dead_code)] // type_total serves the other targets
-mod text_limits;
+mod support;
 
 use libfuzzer_sys::fuzz_target;
 use proftab::formats::{read_any, tables_json, Format, WriteOptions};
 use proftab::model::Profile;
-use text_limits::fuzz_options;
+use support::fuzz_options;
 
 /// `(type, unit, total bits)` per value type.
 fn totals(p: &Profile) -> Vec<(String, String, u64)> {

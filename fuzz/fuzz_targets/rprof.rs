@@ -7,11 +7,11 @@
 
 #![no_main]
 
-mod text_limits;
+mod support;
 
 use libfuzzer_sys::fuzz_target;
 use proftab::formats::{rprof, WriteOptions};
-use text_limits::fuzz_options;
+use support::fuzz_options;
 
 fuzz_target!(|data: &[u8]| {
     let options = fuzz_options();

@@ -1,11 +1,11 @@
 //! speedscope reader: no panic; a read profile writes and reads back with the same totals.
 #![no_main]
 
-mod text_limits;
+mod support;
 
 use libfuzzer_sys::fuzz_target;
 use proftab::formats::{speedscope, WriteOptions};
-use text_limits::{fuzz_options, type_total};
+use support::{fuzz_options, type_total};
 
 fuzz_target!(|data: &[u8]| {
     let options = fuzz_options();
@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(first) = speedscope::read(data, &options) else {
         return;
     };
-    assert!(first.profile.validate().is_empty(), "a read profile is valid");
+    assert!(
+        first.profile.validate().is_empty(),
+        "a read profile is valid"
+    );
     let Ok(written) = speedscope::write(&first.profile, &WriteOptions::default()) else {
         // A profile without value types (no profiles in the file) has nothing to write.
         assert!(first.profile.values.is_empty());

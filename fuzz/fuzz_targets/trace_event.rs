@@ -1,16 +1,10 @@
-//! trace_event reader: no panic on any input; a read profile is valid.
+//! trace-event (Chrome trace JSON) reader: never a panic; a read profile is valid and writes as pprof with the same total
+//! per value type (`support::check_reader`). Seeds: `tests/fixtures/trace-event/`, the invalid ones, and
+//! the shared corpus (`scripts/fuzz.sh` copies them at run time).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use proftab::formats::{trace_event, Limits, ReadOptions};
+mod support;
 
-fuzz_target!(|data: &[u8]| {
-    let options = ReadOptions {
-        limits: Limits::fuzzing(),
-        ..ReadOptions::default()
-    };
-    let _ = trace_event::detect(data);
-    if let Ok(parsed) = trace_event::read(data, &options) {
-        assert!(parsed.profile.validate().is_empty(), "a read profile is valid");
-    }
-});
+use proftab::formats::Format;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| support::check_reader(Format::TraceEvent, data));

@@ -56,11 +56,12 @@ pub(super) struct Frame<'a> {
 }
 
 /// Parses `0xADDR: name (file:line)`, `0xADDR: name (in object)`, `0xADDR: ???` and, for
-/// anything else (`[root]`), a bare name.
+/// anything else (`[root]`), a bare name; an empty entry has no name (a function's name is
+/// never empty).
 pub(super) fn parse_frame(text: &str) -> Frame<'_> {
     let bare = Frame {
         address: None,
-        name: Some(text),
+        name: (!text.is_empty()).then_some(text),
         file: None,
         line: 0,
         object: None,

@@ -117,7 +117,7 @@ pub(super) fn expand(
 }
 
 /// The data section `[offset, offset + size)` of a file-mode recording, checked.
-fn data_section(bytes: &[u8], endian: Endian) -> Result<(usize, usize), ReadError> {
+pub(super) fn data_section(bytes: &[u8], endian: Endian) -> Result<(usize, usize), ReadError> {
     if bytes.len() < FILE_HEADER_SIZE as usize {
         return Err(err(0, "the file header is cut short"));
     }

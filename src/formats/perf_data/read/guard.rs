@@ -4,7 +4,7 @@
 //! every section, count and string length it will use is checked against the bytes first.
 
 use super::super::{FORMAT, PIPE_HEADER_SIZE};
-use super::decompress::Endian;
+use super::decompress::{data_section, Endian};
 use crate::formats::{Place, ReadError};
 
 /// Smallest `perf_event_attr` (PERF_ATTR_SIZE_VER0).
@@ -19,6 +19,8 @@ const FEATURES_AT: usize = 72;
 const FEATURE_EVENT_DESC: u32 = 12;
 /// PERF_RECORD_HEADER_FEATURE (pipe mode).
 const RECORD_HEADER_FEATURE: u32 = 80;
+/// PERF_RECORD_AUXTRACE: `size` bytes of trace data (a u64 after the header) follow it.
+const RECORD_AUXTRACE: u32 = 71;
 /// Size of a `perf_file_section` (offset, size).
 const SECTION_SIZE: u64 = 16;
 
@@ -97,8 +99,10 @@ pub(super) fn check_pipe(bytes: &[u8], e: Endian) -> Result<(), ReadError> {
             return Ok(()); // the record reader names the problem
         }
         if kind == RECORD_HEADER_FEATURE && size >= 16 {
-            let feature = e.u64(&bytes[at + 8..]);
-            if feature == u64::from(FEATURE_EVENT_DESC) {
+            // linux-perf-data keeps the low 32 bits of the u64 feature id (`as u32`), so a
+            // feature 2^32 + 12 is EVENT_DESC to it: compare what it will see.
+            let feature = e.u64(&bytes[at + 8..]) as u32;
+            if feature == FEATURE_EVENT_DESC {
                 check_event_desc(&bytes[at + 16..at + size], e)
                     .map_err(|m| bad(Place::Byte(at as u64), m))?;
             }
@@ -131,6 +135,39 @@ fn check_event_desc(body: &[u8], e: Endian) -> Result<(), String> {
                 "event description {i} of {nr} goes past the end of its section"
             ));
         }
+    }
+    Ok(())
+}
+
+/// Checks the AUXTRACE records of the stream linux-perf-data will read (`stream`: the input, or
+/// it with its compressed records expanded): the trace data each announces must fit in what
+/// follows, since the crate reserves that many bytes before reading them.
+pub(super) fn check_auxtrace(stream: &[u8], pipe: bool, e: Endian) -> Result<(), ReadError> {
+    let (mut at, end) = match pipe {
+        true => (PIPE_HEADER_SIZE as usize, stream.len()),
+        false => data_section(stream, e)?,
+    };
+    while at + 16 <= end {
+        let kind = e.u32(&stream[at..]);
+        let size = usize::from(e.u16(&stream[at + 6..]));
+        if size < 8 {
+            return Ok(()); // the record reader names the problem
+        }
+        let mut next = at + size;
+        if kind == RECORD_AUXTRACE {
+            let payload = e.u64(&stream[at + 8..]);
+            let left = end.saturating_sub(next) as u64;
+            if payload > left {
+                return Err(bad(
+                    Place::Byte(at as u64),
+                    format!(
+                        "an AUXTRACE record announces {payload} bytes of trace data; {left} follow"
+                    ),
+                ));
+            }
+            next += payload as usize;
+        }
+        at = next;
     }
     Ok(())
 }

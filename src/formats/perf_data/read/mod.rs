@@ -59,7 +59,9 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     let mut warnings = Warnings::default();
     let max = options.limits.max_decompressed_bytes;
     let expanded = decompress::expand(bytes, pipe, endian, max, &mut warnings)?;
-    let data = Cursor::new(expanded.as_deref().unwrap_or(bytes));
+    let stream = expanded.as_deref().unwrap_or(bytes);
+    guard::check_auxtrace(stream, pipe, endian)?;
+    let data = Cursor::new(stream);
     let PerfFileReader {
         mut perf_file,
         mut record_iter,

@@ -1,0 +1,158 @@
+//! Round trip: bytes → `read_any` → every writable format → read back → the same total per
+//! value type, as far as the target format holds value types: all of them (tables-JSON, pprof,
+//! OTLP), or the one it writes (firefox, speedscope, collapsed: the default type; tables-JSON
+//! v1: `samples`; Rprof: none, see [`compared_totals`]). A
+//! writer's error on a valid profile is a finding unless it is a documented refusal
+//! ([`documented_refusal`]); a changed total is a finding unless the values are not integers
+//! and the writer warned that it lost something (e.g. rounding to pprof's integers).
+#![no_main]
+
+mod support;
+
+use proftab::formats::{
+    read_any, read_as, registry, write_as, Format, Limits, ReadOptions, WriteError, WriteOptions,
+    Written,
+};
+use proftab::model::Profile;
+use support::{fuzz_options, integral, type_total};
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let Ok(parsed) = read_any(data, &fuzz_options()) else {
+        return;
+    };
+    let p = &parsed.profile;
+    let violations = p.validate();
+    assert!(violations.is_empty(), "invalid profile: {violations:?}");
+    for spec in registry().iter().filter(|s| s.write.is_some()) {
+        round_trip(p, spec.format);
+    }
+});
+
+/// `p` written as `format` and read back keeps its totals (see the file's documentation).
+fn round_trip(p: &Profile, format: Format) {
+    let name = format.name();
+    let written = match write_as(format, p, &WriteOptions::default()) {
+        Ok(w) => w,
+        Err(e) => {
+            assert!(
+                documented_refusal(format, p, &e),
+                "{name}: a valid profile: {e}"
+            );
+            return;
+        }
+    };
+    // Read back with the default limits: a writer may legitimately expand (Rprof writes one
+    // line per tick), and its output is bounded by the writer's own limits.
+    let options = ReadOptions {
+        source_uri: None,
+        limits: Limits::default(),
+    };
+    let back = match format.can_read() {
+        true => read_as(format, &written.bytes, &options),
+        false => read_any(&written.bytes, &options),
+    };
+    let back = match back {
+        Ok(b) => b.profile,
+        Err(e) => {
+            // tables-json-v1 and otlp-json have no reader of their own; a collapsed file of no
+            // lines (no samples, or all dropped with a warning) is empty, which no reader takes.
+            let nothing =
+                written.bytes.is_empty() && (p.num_samples() == 0 || !written.warnings.is_empty());
+            assert!(
+                !format.can_read() || nothing,
+                "{name}: proftab's output does not read back: {e}"
+            );
+            return;
+        }
+    };
+    for (type_name, before) in compared_totals(p, format) {
+        let dropped = format!("value type {type_name}/");
+        if written
+            .warnings
+            .iter()
+            .any(|w| w.message.contains(&dropped))
+        {
+            continue; // "not written: value type NAME/UNIT": a loss the writer states
+        }
+        let after = type_total_or_default(&back, &type_name, format);
+        check_total(p, &written, &type_name, before, after);
+    }
+}
+
+/// True when `format` holds every value type (else only the written one).
+fn holds_all_types(format: Format) -> bool {
+    matches!(
+        format,
+        Format::TablesJson | Format::TablesJsonV1 | Format::Pprof | Format::Otlp | Format::OtlpJson
+    )
+}
+
+/// `(value type, total)` of `p` that `format` holds. None for Rprof: its writer turns the
+/// values into timer ticks (a count into lines, a time into rounded ticks, each with a
+/// warning), so its output is checked to read back, and the rprof target checks its fixpoint.
+fn compared_totals(p: &Profile, format: Format) -> Vec<(String, f64)> {
+    if format == Format::Rprof {
+        return Vec::new();
+    }
+    if format == Format::TablesJsonV1 {
+        return vec![("samples".to_owned(), type_total(p, "samples"))];
+    }
+    if holds_all_types(format) {
+        return p
+            .values
+            .iter()
+            .map(|c| (p.str(c.value_type).to_owned(), c.total()))
+            .collect();
+    }
+    p.default_value_type()
+        .and_then(|vt| p.value_column(vt))
+        .map(|c| vec![(p.str(c.value_type).to_owned(), c.total())])
+        .unwrap_or_default()
+}
+
+/// The total of `name` in `back`; single-type formats may rename their one type (speedscope
+/// and firefox name it by unit), so there the default type stands for it.
+fn type_total_or_default(back: &Profile, name: &str, format: Format) -> f64 {
+    if back.value_type_index(name).is_some() || holds_all_types(format) {
+        return type_total(back, name);
+    }
+    back.default_value_type()
+        .and_then(|vt| back.value_column(vt))
+        .map_or(0.0, |c| c.total())
+}
+
+/// A total kept: equal (NaN to NaN, or within the rounding of decimal text, 1e-9 relative);
+/// else only for non-integral values of which the writer warned.
+fn check_total(p: &Profile, written: &Written, name: &str, before: f64, after: f64) {
+    let close = before == after
+        || (before.is_nan() && after.is_nan())
+        || (before - after).abs() <= 1e-9 * before.abs().max(after.abs());
+    if close || (!integral(p) && !written.warnings.is_empty()) {
+        return;
+    }
+    panic!(
+        "total of {name}: {before} before, {after} after; warnings: {:?}",
+        written.warnings
+    );
+}
+
+/// Refusals the writers document: no value type to write; tables-JSON v1 holds only
+/// `samples/count`; Rprof's need for a count or a time
+/// per sample, one interval, and a bounded output.
+fn documented_refusal(format: Format, p: &Profile, e: &WriteError) -> bool {
+    let message = e.to_string();
+    if p.values.is_empty() && message.contains("no value types") {
+        return true;
+    }
+    if format == Format::TablesJsonV1 {
+        return message.contains("v1 holds only the value type samples/count");
+    }
+    format == Format::Rprof
+        && [
+            "Rprof lines are timer ticks",
+            "one sampling interval",
+            "would make the Rprof file larger",
+        ]
+        .iter()
+        .any(|m| message.contains(m))
+}

@@ -1,0 +1,10 @@
+//! tables-JSON (proftab's own v2/v1 tables) reader: never a panic; a read profile is valid and writes as pprof with the same total
+//! per value type (`support::check_reader`). Seeds: `tests/fixtures/tables-json/`, the invalid ones, and
+//! the shared corpus (`scripts/fuzz.sh` copies them at run time).
+#![no_main]
+
+mod support;
+
+use proftab::formats::Format;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| support::check_reader(Format::TablesJson, data));
