@@ -198,7 +198,12 @@ test("compare mode: the summary says what a focus leaves of each side", async ()
   assert.equal(s.baseShownSamples, 0);
   assert.ok(s.newShownSamples > 0 && s.newShownSamples < s.newSamples, `${s.newShownSamples} of ${s.newSamples}`);
   const n = s.newShownSamples.toLocaleString("en-US");
-  assert.match(text, new RegExp(`^Shown: baseline 0 in 0 samples · comparison .+ in ${n} samples \\(new\\) — of Baseline .+ in [\\d,]+ samples · comparison `));
+  assert.match(
+    text,
+    new RegExp(
+      `^Shown: baseline 0 in 0 samples · comparison .+ in ${n} samples \\(new\\) — of Baseline .+ in [\\d,]+ samples · comparison `,
+    ),
+  );
   // Without the focus the summary is the selections' totals alone.
   await page.click("#chips .chip button");
   await page.waitForFunction(() => !document.getElementById("compare-summary").textContent.startsWith("Shown"));

@@ -88,7 +88,10 @@ test("source tab: lines of workload.R with time and memory as summaryRprof, next
   }
   // Memory freed per line (profvis's measure, judged against profvis in tests/rprof_profvis.rs)
   // is a column of its own.
-  assert.ok(rows.some((r) => r.values.memory_freed?.[1] > 0), "some line frees memory");
+  assert.ok(
+    rows.some((r) => r.values.memory_freed?.[1] > 0),
+    "some line frees memory",
+  );
   // …and no other line has a cost.
   for (const r of rows) if (!judge.has(r.line)) assert.deepEqual(r.values.time, [0, 0], `line ${r.line}`);
   // Next hot line: the hottest by self time first, then the next.
