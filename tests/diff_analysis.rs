@@ -235,6 +235,17 @@ fn random_profile(seed: u64) -> Profile {
     b.build().unwrap()
 }
 
+/// The frame names of sample `s`'s call path, root first.
+fn path_names(p: &Profile, frames: &FrameIds, s: usize) -> Vec<String> {
+    let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
+    let mut names: Vec<String> = p
+        .frames_leaf_first(stack)
+        .map(|l| frames.name[frames.of_location[l.idx()] as usize].clone())
+        .collect();
+    names.reverse();
+    names
+}
+
 /// Per call path (frame names, root first): baseline and comparison totals summed sample by
 /// sample, without the stack table's sharing.
 fn naive_path_totals(p: &Profile, c: &Comparison) -> BTreeMap<Vec<String>, (f64, f64)> {
@@ -244,12 +255,7 @@ fn naive_path_totals(p: &Profile, c: &Comparison) -> BTreeMap<Vec<String>, (f64,
     for s in 0..p.num_samples() {
         let Some(v) = col.get(s) else { continue };
         let src = p.samples.source[s];
-        let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
-        let mut names: Vec<String> = p
-            .frames_leaf_first(stack)
-            .map(|l| frames.name[frames.of_location[l.idx()] as usize].clone())
-            .collect();
-        names.reverse();
+        let names = path_names(p, &frames, s);
         for len in 0..=names.len() {
             let e = out.entry(names[..len].to_vec()).or_default();
             if c.base.contains(&src) {
@@ -372,12 +378,7 @@ fn naive_focused_counts(
 ) -> (f64, f64) {
     let mut out = (0.0, 0.0);
     for s in 0..p.num_samples() {
-        let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
-        let mut names: Vec<String> = p
-            .frames_leaf_first(stack)
-            .map(|l| frames.name[frames.of_location[l.idx()] as usize].clone())
-            .collect();
-        names.reverse();
+        let names = path_names(p, frames, s);
         let len = (0..=names.len())
             .rev()
             .find(|&l| kept.contains(&names[..l]))
