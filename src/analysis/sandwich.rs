@@ -159,7 +159,7 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
     let mut b = TreeBuilder::new();
     let mut self_w: Vec<HashMap<u32, f64>> = vec![HashMap::default(); sides.len()];
     let weighed = |n: usize| sides.iter().any(|w| w.self_w[n] != 0.0);
-    if tree.len() > 0 && weighed(ROOT as usize) {
+    if !tree.is_empty() && weighed(ROOT as usize) {
         for (k, w) in sides.iter().enumerate() {
             self_w[k].insert(ROOT, w.self_w[ROOT as usize]);
         }
