@@ -3,8 +3,9 @@
 //!
 //! Every method takes a `mode`: 0 the top-down tree (node ids those of [`Viewer::flame`]), 1
 //! the bottom-up tree (those of [`Viewer::inverted_flame`]), 2 the comparison of the last
-//! [`Viewer::compare`] (those of [`Viewer::compare_flame`]; rows carry both sides). Node ids
-//! hold until the options change.
+//! [`Viewer::compare`] (those of [`Viewer::compare_flame`]; rows carry both sides), 3 its
+//! bottom-up tree (both sides, innermost functions at the top). Node ids hold until the
+//! options change.
 
 use js_sys::{Float64Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
@@ -42,6 +43,7 @@ impl Viewer {
         match mode {
             0 | 1 => Ok(f(&self.view.tree_source(mode == 1))),
             2 => Ok(f(&self.comparison()?.tree_source())),
+            3 => Ok(f(&self.comparison()?.inverted_tree_source())),
             m => Err(JsError::new(&format!("unknown call tree mode {m}"))),
         }
     }
@@ -52,8 +54,8 @@ impl Viewer {
     /// Rows of the shown children of each of `nodes` (0 is the root, so `[0]` gives the
     /// top-level rows), heaviest first under the current order: `{node, parent, depth, frame,
     /// children (how many each would show), self, total: Float64Array, truncated}`, plus
-    /// `baseSelf` and `baseTotal` in mode 2 (`self`/`total` are then the comparison's, scaled).
-    /// In mode 1 a top-level row's self is its total and deeper rows have none.
+    /// `baseSelf` and `baseTotal` in modes 2 and 3 (`self`/`total` are then the comparison's,
+    /// scaled). In modes 1 and 3 a top-level row's self is its total and deeper rows have none.
     pub fn tree_children(&mut self, mode: u8, nodes: &[u32]) -> Result<Object, JsError> {
         self.with_tree(mode, |t| rows_to_js(&t.children_rows(nodes)))
     }
@@ -70,7 +72,7 @@ impl Viewer {
         self.with_tree(mode, |t| Uint32Array::from(&t.heaviest_path()[..]))
     }
 
-    /// The node whose call path is `frames` (frame ids from the top-level row down; in mode 1
+    /// The node whose call path is `frames` (frame ids from the top-level row down; in modes 1 and 3
     /// innermost first), or -1 when the tree has no such shown path.
     pub fn tree_node_of_path(&mut self, mode: u8, frames: &[u32]) -> Result<i32, JsError> {
         self.with_tree(mode, |t| {

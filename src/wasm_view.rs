@@ -5,7 +5,7 @@
 use js_sys::{Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::analysis::diff::{diff_tree_with_frames, Comparison, DiffSummary, Normalization};
+use crate::analysis::diff::{diff_tree_with_frames, Comparison, Normalization};
 use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::facets::{facet_mask, facets, Facet};
 use crate::analysis::filter::SampleFilter;
@@ -113,17 +113,21 @@ fn selection(sources: &[u32], side: &str) -> Result<Vec<SourceIndex>, JsError> {
     Ok(rows.into_iter().map(SourceIndex).collect())
 }
 
-fn summary_to_js(s: &DiffSummary, width: f64, (base_shown, new_shown): (f64, f64)) -> Object {
+fn summary_to_js(dv: &DiffView) -> Object {
+    let (s, (base_shown, new_shown)) = (dv.summary(), dv.shown_totals());
+    let (base_samples, new_samples) = dv.shown_samples();
     let o = Object::new();
     set(&o, "baseShown", base_shown);
     set(&o, "newShown", new_shown);
+    set(&o, "baseShownSamples", base_samples);
+    set(&o, "newShownSamples", new_samples);
     set(&o, "baseTotal", s.base_total);
     set(&o, "newTotal", s.new_total());
     set(&o, "newTotalRaw", s.new_total_raw);
     set(&o, "scale", s.scale);
     set(&o, "baseSamples", s.base_samples as f64);
     set(&o, "newSamples", s.new_samples as f64);
-    set(&o, "width", width);
+    set(&o, "width", dv.width());
     o
 }
 
@@ -491,8 +495,10 @@ impl Viewer {
     /// under whatever options are set later. `normalized`: scale the comparison to the
     /// baseline's total. `size_by_base`: box widths from the baseline instead of the
     /// comparison. Returns `{baseTotal, newTotal, newTotalRaw, scale, baseSamples, newSamples,
-    /// width, baseShown, newShown}` (`width`: the root box's width after transforms;
-    /// `baseShown`, `newShown`: both sides' totals after transforms, the comparison scaled). Fails on an empty selection,
+    /// width, baseShown, newShown, baseShownSamples, newShownSamples}` (`width`: the root box's
+    /// width after transforms; `baseShown`, `newShown`: both sides' totals after transforms,
+    /// the comparison scaled; `…ShownSamples`: the samples of each side the transforms keep).
+    /// Fails on an empty selection,
     /// an unknown source, identical selections, or a side without values of the type.
     pub fn compare(
         &mut self,
@@ -523,7 +529,7 @@ impl Viewer {
             ));
         }
         let dv = state.compute(&self.view)?;
-        let summary = summary_to_js(dv.summary(), dv.width(), dv.shown_totals());
+        let summary = summary_to_js(&dv);
         state.view = Some(dv);
         self.compare = Some(state);
         Ok(summary)

@@ -235,6 +235,17 @@ fn random_profile(seed: u64) -> Profile {
     b.build().unwrap()
 }
 
+/// The frame names of sample `s`'s call path, root first.
+fn path_names(p: &Profile, frames: &FrameIds, s: usize) -> Vec<String> {
+    let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
+    let mut names: Vec<String> = p
+        .frames_leaf_first(stack)
+        .map(|l| frames.name[frames.of_location[l.idx()] as usize].clone())
+        .collect();
+    names.reverse();
+    names
+}
+
 /// Per call path (frame names, root first): baseline and comparison totals summed sample by
 /// sample, without the stack table's sharing.
 fn naive_path_totals(p: &Profile, c: &Comparison) -> BTreeMap<Vec<String>, (f64, f64)> {
@@ -244,12 +255,7 @@ fn naive_path_totals(p: &Profile, c: &Comparison) -> BTreeMap<Vec<String>, (f64,
     for s in 0..p.num_samples() {
         let Some(v) = col.get(s) else { continue };
         let src = p.samples.source[s];
-        let stack = p.sample_stack(proftab::model::SampleIndex(s as u32));
-        let mut names: Vec<String> = p
-            .frames_leaf_first(stack)
-            .map(|l| frames.name[frames.of_location[l.idx()] as usize].clone())
-            .collect();
-        names.reverse();
+        let names = path_names(p, &frames, s);
         for len in 0..=names.len() {
             let e = out.entry(names[..len].to_vec()).or_default();
             if c.base.contains(&src) {
@@ -358,5 +364,59 @@ fn function_totals_match_a_naive_sum_per_sample() {
             .map(|(k, (bs, ns, bt, nt))| (k, [bs, ns, bt, nt]))
             .collect();
         assert_eq!(got, expected, "seed {seed}");
+    }
+}
+
+/// Samples of each side through `frame`, counted per sample: a sample's path is cut to its
+/// longest prefix the tree kept (`kept`), as [`DiffTree::base_samples`] documents.
+fn naive_focused_counts(
+    p: &Profile,
+    c: &Comparison,
+    frames: &FrameIds,
+    kept: &BTreeSet<Vec<String>>,
+    frame: &str,
+) -> (f64, f64) {
+    let mut out = (0.0, 0.0);
+    for s in 0..p.num_samples() {
+        let names = path_names(p, frames, s);
+        let len = (0..=names.len())
+            .rev()
+            .find(|&l| kept.contains(&names[..l]))
+            .unwrap();
+        if !names[..len].iter().any(|n| n == frame) {
+            continue;
+        }
+        let src = p.samples.source[s];
+        out.0 += f64::from(u8::from(c.base.contains(&src)));
+        out.1 += f64::from(u8::from(c.new.contains(&src)));
+    }
+    out
+}
+
+#[test]
+fn focused_sample_counts_match_a_naive_count() {
+    use proftab::analysis::diff_view::{DiffView, SizeBy};
+    use proftab::analysis::transform::Transform;
+    use proftab::analysis::tree::Order;
+    for seed in 1..20u64 {
+        let p = random_profile(seed * 15_485_863);
+        let c = comparison(&[0], &[1, 2], Normalization::Scaled);
+        let (t, frames) = diff_tree(&p, &c).unwrap();
+        let kept: BTreeSet<Vec<String>> = tree_path_totals(&t, &frames).into_keys().collect();
+        let all = DiffView::new(&t, &[], Order::WidestFirst, &frames.name_rank, SizeBy::New);
+        let selections = (t.summary.base_samples as f64, t.summary.new_samples as f64);
+        assert_eq!(all.shown_samples(), selections, "seed {seed}");
+        for (f, name) in frames.name.iter().enumerate() {
+            let focus = [Transform::Focus(f as u32)];
+            let v = DiffView::new(
+                &t,
+                &focus,
+                Order::WidestFirst,
+                &frames.name_rank,
+                SizeBy::New,
+            );
+            let want = naive_focused_counts(&p, &c, &frames, &kept, name);
+            assert_eq!(v.shown_samples(), want, "seed {seed}, focus on {name}");
+        }
     }
 }

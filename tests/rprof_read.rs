@@ -127,6 +127,7 @@ fn value_types_times_and_sources() {
             ("nodes", "bytes"),
             ("duplications", "count"),
             ("memory_increase", "bytes"),
+            ("memory_freed", "bytes"),
         ]
     );
     assert_eq!(p.meta_value("default_sample_type"), Some("time"));

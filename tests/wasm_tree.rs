@@ -138,5 +138,41 @@ fn compare_rows_have_both_sides() {
     assert_eq!((base[at("other")], new[at("other")]), (2.0, 0.0));
     assert_eq!((base[at("fresh")], new[at("fresh")]), (0.0, 2.0));
     assert_eq!(f64s(&rows, "baseSelf")[at("leaf")], 3.0);
-    assert!(v.tree_children(3, &[0]).is_err());
+    assert!(v.tree_children(4, &[0]).is_err());
+}
+
+#[wasm_bindgen_test]
+fn compare_inverted_rows_have_both_sides_self() {
+    let mut v = viewer(&[STACKS, NEW_STACKS]);
+    assert!(v.tree_children(3, &[0]).is_err(), "no comparison yet");
+    v.compare(&[0], &[1], false, false).unwrap();
+    let top = v.tree_children(3, &[0]).unwrap();
+    let frames = names(&v, &u32s(&top, "frame"));
+    // Every top-level row is a function's self on each side, and the sides' totals hold.
+    let (new, base) = (f64s(&top, "total"), f64s(&top, "baseTotal"));
+    assert_eq!(f64s(&top, "self"), new);
+    assert_eq!(f64s(&top, "baseSelf"), base);
+    assert_eq!(
+        (base.iter().sum::<f64>(), new.iter().sum::<f64>()),
+        (7.0, 8.0)
+    );
+    let table = v.compare_table().unwrap();
+    let (base_self, new_self) = (f64s(&table, "baseSelf"), f64s(&table, "newSelf"));
+    for (i, &f) in u32s(&top, "frame").iter().enumerate() {
+        let f = f as usize;
+        assert_eq!(
+            (base[i], new[i]),
+            (base_self[f], new_self[f]),
+            "{}",
+            frames[i]
+        );
+    }
+    // Below a function, its callers, innermost first: the path ends at the outermost frame.
+    let heaviest = v.tree_heaviest_path(3).unwrap().to_vec();
+    let path = v.tree_path(3, *heaviest.last().unwrap()).unwrap().to_vec();
+    assert_eq!(names(&v, &path[path.len() - 1..]), ["main"]);
+    assert_eq!(
+        v.tree_node_of_path(3, &path).unwrap(),
+        *heaviest.last().unwrap() as i32
+    );
 }

@@ -1,6 +1,6 @@
 // The worker's answers for the Call tree tab (views/calltree.js), built on the Viewer's
 // `tree_*` methods (src/wasm_tree.rs). `mode`: 0 top-down, 1 bottom-up, 2 Compare mode's
-// tree (base / new columns). Each answer that opens rows carries `rows`: the children of
+// tree (base / new columns), 3 its bottom-up tree. Each answer that opens rows carries `rows`: the children of
 // every node it opens, as the columns `tree_children` returns, so one round trip suffices.
 
 /** Most rows one "expand all below" (`*`) loads; the view says when it stopped there. */

@@ -160,6 +160,10 @@ struct SideWeights {
     base_empty: f64,
     /// Comparison value of samples without frames (unscaled).
     new_empty: f64,
+    /// Baseline samples per stack node (whatever their value), samples without frames last.
+    base_count: Vec<f64>,
+    /// As `base_count`, for the comparison.
+    new_count: Vec<f64>,
 }
 
 /// Per-source membership of both selections.
@@ -200,6 +204,8 @@ fn side_weights(p: &Profile, c: &Comparison) -> Result<SideWeights, DiffError> {
         new_leaf: vec![0.0; n_stacks],
         base_empty: 0.0,
         new_empty: 0.0,
+        base_count: vec![0.0; n_stacks + 1],
+        new_count: vec![0.0; n_stacks + 1],
     };
     let (mut base_valued, mut new_valued) = (0usize, 0usize);
     for (s, (src, &stack)) in p.samples.source.iter().zip(&p.samples.stack).enumerate() {
@@ -207,8 +213,11 @@ fn side_weights(p: &Profile, c: &Comparison) -> Result<SideWeights, DiffError> {
         let new = in_new.get(src.idx()).copied().unwrap_or(false);
         w.summary.base_samples += usize::from(base);
         w.summary.new_samples += usize::from(new);
-        let Some(v) = col.get(s) else { continue };
         let node = decode_opt(stack).map(|n| n as usize);
+        let at = node.unwrap_or(n_stacks).min(n_stacks);
+        w.base_count[at] += f64::from(u8::from(base));
+        w.new_count[at] += f64::from(u8::from(new));
+        let Some(v) = col.get(s) else { continue };
         if base {
             base_valued += 1;
             add_at(&mut w.base_leaf, &mut w.base_empty, node, v);
@@ -401,6 +410,12 @@ pub struct DiffTree {
     pub new_total: Vec<f64>,
     /// `new_total - base_total`.
     pub delta: Vec<f64>,
+    /// Baseline samples whose innermost frame is this node, whatever their value (unscaled);
+    /// a sample whose path no value reaches on either side counts at the nearest ancestor
+    /// kept. The sum is [`DiffSummary::base_samples`].
+    pub base_samples: Vec<f64>,
+    /// As `base_samples`, for the comparison.
+    pub new_samples: Vec<f64>,
 }
 
 impl Deref for DiffTree {
@@ -445,12 +460,36 @@ pub fn diff_tree_with_frames(
     };
     let base = Weights::from_self(&full, self_of(&w.base_leaf, w.base_empty, 1.0));
     let new = Weights::from_self(&full, self_of(&w.new_leaf, w.new_empty, scale));
-    Ok(prune(&full, &base, &new, w.summary))
+    let n_stacks = node_of_stack.len();
+    let count_of = |count: &[f64]| self_of(&count[..n_stacks], count[n_stacks], 1.0);
+    let counts = [count_of(&w.base_count), count_of(&w.new_count)];
+    Ok(prune(&full, &base, &new, w.summary, counts))
+}
+
+/// Per-node sample counts of the full tree moved to the pruned one: a dropped node's to its
+/// nearest kept ancestor (`renumber` as [`CallTree::retain`] gives it; the root is kept).
+fn kept_counts(full: &CallTree, renumber: &[u32], counts: &[f64], len: usize) -> Vec<f64> {
+    let mut to = vec![0u32; renumber.len()];
+    let mut out = vec![0.0; len];
+    for n in 0..renumber.len() {
+        to[n] = match renumber[n] {
+            DROPPED => to[full.parent[n] as usize],
+            r => r,
+        };
+        out[to[n] as usize] += counts[n];
+    }
+    out
 }
 
 /// The tree without nodes that carry nothing on either side (and have no descendant that
 /// does), renumbered in the same order so `parent[n] < n` still holds.
-fn prune(full: &CallTree, base: &Weights, new: &Weights, summary: DiffSummary) -> DiffTree {
+fn prune(
+    full: &CallTree,
+    base: &Weights,
+    new: &Weights,
+    summary: DiffSummary,
+    [base_count, new_count]: [Vec<f64>; 2],
+) -> DiffTree {
     let carries: Vec<bool> = base
         .total
         .iter()
@@ -458,6 +497,8 @@ fn prune(full: &CallTree, base: &Weights, new: &Weights, summary: DiffSummary) -
         .map(|(&b, &n)| b != 0.0 || n != 0.0)
         .collect();
     let (tree, renumber) = full.retain(&carries);
+    let base_samples = kept_counts(full, &renumber, &base_count, tree.len());
+    let new_samples = kept_counts(full, &renumber, &new_count, tree.len());
     let kept = |column: &[f64]| -> Vec<f64> {
         column
             .iter()
@@ -480,91 +521,11 @@ fn prune(full: &CallTree, base: &Weights, new: &Weights, summary: DiffSummary) -
         new_self: kept(&new.self_w),
         new_total,
         delta,
+        base_samples,
+        new_samples,
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::fixtures::paths_profile;
-    use crate::model::NO_INDEX;
-
-    /// Two sources: baseline main->a (6), main->b (4); comparison main->a (6), main->b (14).
-    fn two_sources() -> Profile {
-        paths_profile(
-            &["base", "new"],
-            &[
-                (0, &["main", "a"], 6.0),
-                (0, &["main", "b"], 4.0),
-                (1, &["main", "a"], 6.0),
-                (1, &["main", "b"], 14.0),
-            ],
-        )
-    }
-
-    fn cmp(normalization: Normalization) -> Comparison {
-        Comparison {
-            value_type: ValueTypeIndex(0),
-            base: vec![SourceIndex(0)],
-            new: vec![SourceIndex(1)],
-            normalization,
-        }
-    }
-
-    #[test]
-    fn scaled_halves_the_comparison() {
-        let d = diff_functions(&two_sources(), &cmp(Normalization::Scaled)).unwrap();
-        assert_eq!(d.summary.scale, 0.5);
-        let names: Vec<&str> = d.rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["b", "main", "a"]);
-        let b = &d.rows[0];
-        assert_eq!((b.base_self, b.new_self, b.self_delta()), (4.0, 7.0, 3.0));
-        assert_eq!(b.self_relative(), Some(0.75));
-        assert_eq!(d.rows[2].self_delta(), -3.0);
-    }
-
-    #[test]
-    fn errors_name_the_problem() {
-        let p = two_sources();
-        let mut c = cmp(Normalization::Absolute);
-        c.new = vec![SourceIndex(7)];
-        assert_eq!(diff_summary(&p, &c), Err(DiffError::UnknownSource(7)));
-        c.new.clear();
-        assert_eq!(
-            diff_summary(&p, &c).unwrap_err().to_string(),
-            "diff: the comparison selection has no sources"
-        );
-        c.new = vec![SourceIndex(1)];
-        c.value_type = ValueTypeIndex(3);
-        assert_eq!(diff_summary(&p, &c), Err(DiffError::UnknownValueType(3)));
-    }
-
-    #[test]
-    fn scale_is_one_when_a_total_is_not_positive() {
-        assert_eq!(scale_factor(Normalization::Scaled, 0.0, 5.0), 1.0);
-        assert_eq!(scale_factor(Normalization::Scaled, 5.0, 0.0), 1.0);
-        assert_eq!(scale_factor(Normalization::Scaled, -2.0, -4.0), 1.0);
-        assert_eq!(scale_factor(Normalization::Scaled, 2.0, 8.0), 0.25);
-        assert_eq!(scale_factor(Normalization::Absolute, 2.0, 8.0), 1.0);
-    }
-
-    #[test]
-    fn tree_paths_and_frames() {
-        let p = two_sources();
-        let (t, frames) = diff_tree(&p, &cmp(Normalization::Absolute)).unwrap();
-        assert_eq!(t.len(), 4);
-        assert_eq!(t.parent, vec![NO_INDEX, 0, 1, 1]);
-        assert_eq!(t.depth, vec![0, 1, 2, 2]);
-        let names: Vec<&str> = t
-            .path(3)
-            .iter()
-            .map(|&f| frames.name[f as usize].as_str())
-            .collect();
-        assert_eq!(names, ["main", "b"]);
-        assert_eq!(
-            (t.base_total[3], t.new_total[3], t.delta[3]),
-            (4.0, 14.0, 10.0)
-        );
-        assert_eq!(t.delta[0], 10.0);
-    }
-}
+#[path = "diff_tests.rs"]
+mod tests;

@@ -8,12 +8,15 @@
 //! carry both sides' totals, so colour and tooltip need no second query. Siblings are ordered
 //! as the flame graph orders them, by the sized side. The scale of
 //! [`crate::analysis::diff::Normalization::Scaled`] is that of the whole selections, before
-//! transforms, as [`DiffTree`] computed it.
+//! transforms, as [`DiffTree`] computed it. The bottom-up (inverted) tree of both sides is
+//! built on first use ([`DiffView::inverted_tree_source`]).
+
+use std::cell::OnceCell;
 
 use crate::analysis::calltree::TreeSource;
 use crate::analysis::diff::{DiffSummary, DiffTree};
 use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
-use crate::analysis::sandwich::{first_occurrences, frame_totals, FrameTotals};
+use crate::analysis::sandwich::{first_occurrences, frame_totals, inverted_sides, FrameTotals};
 use crate::analysis::transform::{apply_all, Transform};
 use crate::analysis::tree::{moved_self, CallTree, Children, Order, Weights};
 
@@ -48,6 +51,15 @@ pub struct DiffFrameTotals {
     pub new: FrameTotals,
 }
 
+/// The bottom-up tree of both sides: invariants as [`DiffView`]'s.
+#[derive(Clone, Debug)]
+struct InvertedDiff {
+    tree: CallTree,
+    base: Weights,
+    new: Weights,
+    children: Children,
+}
+
 /// A comparison ready to draw. Invariants: `base` and `new` have one entry per node of
 /// `tree`, `children` lists every node's children ordered by the sized side.
 #[derive(Clone, Debug)]
@@ -59,6 +71,12 @@ pub struct DiffView {
     size_by: SizeBy,
     children: Children,
     frame_totals: DiffFrameTotals,
+    /// Samples of each side the transforms keep: (baseline, comparison).
+    shown_samples: (f64, f64),
+    /// Sibling order and frame name ranks, for the inverted tree's child lists.
+    order: Order,
+    name_rank: Vec<u32>,
+    inverted: OnceCell<InvertedDiff>,
 }
 
 impl DiffView {
@@ -75,6 +93,8 @@ impl DiffView {
         let (tree, map) = apply_all(&diff.tree, transforms);
         let base = Weights::from_self(&tree, moved_self(&diff.base_self, &map, tree.len()));
         let new = Weights::from_self(&tree, moved_self(&diff.new_self, &map, tree.len()));
+        let kept = |counts: &[f64]| moved_self(counts, &map, tree.len()).iter().sum::<f64>();
+        let shown_samples = (kept(&diff.base_samples), kept(&diff.new_samples));
         let sized = if size_by == SizeBy::New { &new } else { &base };
         let children = Children::new(&tree, sized, order, name_rank);
         let first = first_occurrences(&tree, &children);
@@ -91,6 +111,10 @@ impl DiffView {
             size_by,
             children,
             frame_totals,
+            shown_samples,
+            order,
+            name_rank: name_rank.to_vec(),
+            inverted: OnceCell::new(),
         }
     }
 
@@ -124,6 +148,35 @@ impl DiffView {
         }
     }
 
+    /// The bottom-up call tree of both sides as tree-grid rows (the comparison's weights, then
+    /// the baseline's), siblings ordered by the sized side: under the root every frame that is
+    /// innermost in some sample of either side, its callers below.
+    pub fn inverted_tree_source(&self) -> TreeSource<'_> {
+        let inv = self.inverted.get_or_init(|| {
+            let (tree, mut sides) = inverted_sides(&self.tree, &[&self.base, &self.new]);
+            let new = sides.pop().unwrap_or_default();
+            let base = sides.pop().unwrap_or_default();
+            let sized = if self.size_by == SizeBy::New {
+                &new
+            } else {
+                &base
+            };
+            let children = Children::new(&tree, sized, self.order, &self.name_rank);
+            InvertedDiff {
+                tree,
+                base,
+                new,
+                children,
+            }
+        });
+        TreeSource {
+            tree: &inv.tree,
+            kids: &inv.children,
+            weights: vec![&inv.new, &inv.base],
+            inverted: true,
+        }
+    }
+
     /// Which side gives the widths.
     pub fn size_by(&self) -> SizeBy {
         self.size_by
@@ -133,6 +186,13 @@ impl DiffView {
     /// leaves of [`DiffSummary::base_total`] and [`DiffSummary::new_total`].
     pub fn shown_totals(&self) -> (f64, f64) {
         (self.base.grand_total(), self.new.grand_total())
+    }
+
+    /// How many samples of each side the transforms keep (a focus keeps those through its
+    /// frame): what they leave of [`DiffSummary::base_samples`] and
+    /// [`DiffSummary::new_samples`], as (baseline, comparison).
+    pub fn shown_samples(&self) -> (f64, f64) {
+        self.shown_samples
     }
 
     /// The width of the root box: the sized side's total after transforms.
@@ -283,6 +343,9 @@ mod tests {
         assert_eq!(focused.shown_totals(), (6.0, 7.0));
         assert_eq!(focused.summary().base_total, 12.0);
         assert_eq!(v.shown_totals(), (12.0, 24.0));
+        // One sample per path: a focus on a keeps main->a (both) and main->a->b (comparison).
+        assert_eq!(focused.shown_samples(), (1.0, 2.0));
+        assert_eq!(v.shown_samples(), (3.0, 4.0), "a hide drops no sample");
     }
 
     #[test]
@@ -295,5 +358,32 @@ mod tests {
         assert_eq!((t.new.self_w[b], t.new.total[b]), (15.0, 15.0));
         let gone = frames.find("gone").unwrap() as usize;
         assert_eq!((t.base.total[gone], t.new.total[gone]), (2.0, 0.0));
+    }
+
+    #[test]
+    fn inverted_tree_has_both_sides_self_at_the_top() {
+        let (v, frames) = view(&[], SizeBy::New);
+        let t = v.inverted_tree_source();
+        let named = |rows: &crate::analysis::calltree::TreeRows| -> Vec<String> {
+            rows.frame
+                .iter()
+                .map(|&f| frames.name[f as usize].clone())
+                .collect()
+        };
+        let top = t.children_rows(&[crate::analysis::tree::ROOT]);
+        // Each frame's self: b new 14 + 1, base 4; a 6 / 6; fresh 3 / 0; gone 0 / 2.
+        assert_eq!(named(&top), ["b", "a", "fresh", "gone"]);
+        assert_eq!(top.total[0], vec![15.0, 6.0, 3.0, 0.0]);
+        assert_eq!(top.total[1], vec![4.0, 6.0, 0.0, 2.0]);
+        assert_eq!(top.self_w, top.total);
+        // b's callers: main (14 / 4) and a (1 / 0), no self.
+        let callers = t.children_rows(&top.node[..1]);
+        assert_eq!(named(&callers), ["main", "a"]);
+        assert_eq!(callers.total, vec![vec![14.0, 1.0], vec![4.0, 0.0]]);
+        assert_eq!(callers.self_w, vec![vec![0.0, 0.0], vec![0.0, 0.0]]);
+        // Sized by the baseline, its heaviest frame comes first.
+        let (by_base, _) = view(&[], SizeBy::Base);
+        let top = by_base.inverted_tree_source().children_rows(&[0]);
+        assert_eq!(top.total[1], vec![6.0, 4.0, 2.0, 0.0]);
     }
 }

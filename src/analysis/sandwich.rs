@@ -145,21 +145,48 @@ fn finish_weighed(b: TreeBuilder, self_w: HashMap<u32, f64>) -> WeighedTree {
 /// A node's self weight is that of the original nodes whose reversed path it is, so the
 /// first row holds each frame's self value and the total stays the tree's total.
 pub fn inverted(tree: &CallTree, w: &Weights) -> WeighedTree {
-    let mut b = TreeBuilder::new();
-    let mut self_w: HashMap<u32, f64> = HashMap::default();
-    if let Some(&root_self) = w.self_w.first().filter(|&&v| v != 0.0) {
-        self_w.insert(ROOT, root_self);
+    let (tree, mut sides) = inverted_sides(tree, &[w]);
+    WeighedTree {
+        tree,
+        weights: sides.pop().unwrap_or_default(),
     }
-    for node in (1..tree.len()).filter(|&n| w.self_w[n] != 0.0) {
+}
+
+/// [`inverted`] of one tree with several weight sets (Compare mode's baseline and
+/// comparison): one inverted tree holding the reversed path of every node some side gives a
+/// self weight, and per side its weights on that tree, in the order of `sides`.
+pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Weights>) {
+    let mut b = TreeBuilder::new();
+    let mut self_w: Vec<HashMap<u32, f64>> = vec![HashMap::default(); sides.len()];
+    let weighed = |n: usize| sides.iter().any(|w| w.self_w[n] != 0.0);
+    if !tree.is_empty() && weighed(ROOT as usize) {
+        for (k, w) in sides.iter().enumerate() {
+            self_w[k].insert(ROOT, w.self_w[ROOT as usize]);
+        }
+    }
+    for node in (1..tree.len()).filter(|&n| weighed(n)) {
         let mut inv = ROOT;
         let mut up = node as u32;
         while up != ROOT {
             inv = b.child(inv, tree.frame[up as usize]);
             up = tree.parent[up as usize];
         }
-        *self_w.entry(inv).or_insert(0.0) += w.self_w[node];
+        for (k, w) in sides.iter().enumerate() {
+            *self_w[k].entry(inv).or_insert(0.0) += w.self_w[node];
+        }
     }
-    finish_weighed(b, self_w)
+    let new = b.finish();
+    let weights = self_w
+        .into_iter()
+        .map(|side| {
+            let mut sw = vec![0.0; new.len()];
+            for (k, v) in side {
+                sw[k as usize] += v;
+            }
+            Weights::from_self(&new, sw)
+        })
+        .collect();
+    (new, weights)
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
 // End-to-end tests of the Call tree tab in headless Chromium: the R line profile's tree
 // (heaviest root first, keyboard, ARIA attributes), the inverted tree, the selection shared
-// with the flame graph, search, Compare columns, and a big tree whose DOM stays small.
+// with the flame graph, search, Compare columns (top-down and inverted), and a big tree whose DOM stays small.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { percent } from "../../www/format.js";
+import { formatValue, percent } from "../../www/format.js";
 import { dropFiles, frameTimes, ROOT, screenshot } from "./harness.mjs";
 import { drawn, file, readyPage } from "./viewer-page.mjs";
 
@@ -248,6 +248,34 @@ test("call tree: compare columns", async () => {
   assert.equal(hot.cells[3], "new");
   assert.match(hot.cells[2], /^\+/);
   await page.waitForFunction(() => /treecompare=1/.test(location.hash));
+  // Inverted: each top-level row is a function with both sides' self values, callers below.
+  assert.equal(await page.isEnabled("#tree-invert"), true);
+  await page.click("#tree-invert");
+  await page.waitForFunction(() => document.querySelector("#calltree .tg-head").textContent.includes("callers below"));
+  await page.waitForTimeout(300);
+  const inverted = await treeRows(page);
+  const top = inverted.filter((r) => r.level === 1);
+  assert.ok(top.length > 1 && inverted.some((r) => r.level === 2), "top-level functions, the heaviest path's callers open");
+  await page.waitForFunction(() => /treecompare=1/.test(location.hash) && /bottomup=1/.test(location.hash));
+  // The judge: the Compare view's function table (the same comparison's self per function).
+  await page.click('#tabs button[data-view="compare"]');
+  await page.waitForFunction(() => window.__proftab.state.compare.result);
+  const judge = await page.evaluate(() => {
+    const s = window.__proftab.state;
+    const r = s.compare.result;
+    return { names: s.frames.names, baseSelf: [...r.baseSelf], newSelf: [...r.newSelf], unit: s.info.valueTypes[s.vt].unit };
+  });
+  const frameOf = (label) => judge.names.indexOf(label);
+  for (const r of top) {
+    const f = frameOf(name(r));
+    assert.ok(f >= 0, name(r));
+    assert.equal(r.cells[0], formatValue(judge.baseSelf[f], judge.unit), `${name(r)}: baseline self`);
+    assert.equal(r.cells[1], formatValue(judge.newSelf[f], judge.unit), `${name(r)}: comparison self`);
+  }
+  const selfOnEitherSide = judge.names.filter((_, f) => judge.baseSelf[f] > 0 || judge.newSelf[f] > 0);
+  assert.equal(top.length, selfOnEitherSide.length, "one top-level row per function with self on either side");
+  await page.click('#tabs button[data-view="calltree"]');
+  await screenshot(page, "calltree-compare-inverted");
   assert.deepEqual(problems, []);
 });
 

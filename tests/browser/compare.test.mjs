@@ -194,7 +194,16 @@ test("compare mode: the summary says what a focus leaves of each side", async ()
   assert.ok(s.newShown > 0 && s.newShown < s.newTotal, `${s.newShown} of ${s.newTotal}`);
   assert.equal(s.baseTotal > 0, true);
   const text = await page.textContent("#compare-summary");
-  assert.match(text, /^Shown: baseline 0 · comparison .+ \(new\) — of Baseline .+ in [\d,]+ samples · comparison /);
+  // The sample counts are the focus's too: none of the baseline, some of the comparison.
+  assert.equal(s.baseShownSamples, 0);
+  assert.ok(s.newShownSamples > 0 && s.newShownSamples < s.newSamples, `${s.newShownSamples} of ${s.newSamples}`);
+  const n = s.newShownSamples.toLocaleString("en-US");
+  assert.match(
+    text,
+    new RegExp(
+      `^Shown: baseline 0 in 0 samples · comparison .+ in ${n} samples \\(new\\) — of Baseline .+ in [\\d,]+ samples · comparison `,
+    ),
+  );
   // Without the focus the summary is the selections' totals alone.
   await page.click("#chips .chip button");
   await page.waitForFunction(() => !document.getElementById("compare-summary").textContent.startsWith("Shown"));

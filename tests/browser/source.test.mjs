@@ -86,6 +86,12 @@ test("source tab: lines of workload.R with time and memory as summaryRprof, next
     assert.equal(round(got.time[1] / 1e9, 2), want.total, `line ${line} total time`);
     assert.equal(round(got.memory_increase[1] / 2 ** 20, 1), want.mem, `line ${line} memory`);
   }
+  // Memory freed per line (profvis's measure, judged against profvis in tests/rprof_profvis.rs)
+  // is a column of its own.
+  assert.ok(
+    rows.some((r) => r.values.memory_freed?.[1] > 0),
+    "some line frees memory",
+  );
   // …and no other line has a cost.
   for (const r of rows) if (!judge.has(r.line)) assert.deepEqual(r.values.time, [0, 0], `line ${r.line}`);
   // Next hot line: the hottest by self time first, then the next.

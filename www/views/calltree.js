@@ -1,6 +1,7 @@
 // The Call tree tab (#calltree-pane): the call tree of the chosen options as a virtualised
 // treegrid (treegrid.js), top-down or inverted (S.bottomUp, shared with the flame graph's
-// Bottom-up), or with base / new / Δ columns of the Compare mode's sources (S.treeCompare).
+// Bottom-up), with base / new / Δ columns of the Compare mode's sources (S.treeCompare) in
+// either direction.
 // Rows come from the worker (worker-tree.js) as columns; children are loaded on expand.
 // Selecting a row selects its call path everywhere (state.js's selectFrame with a path).
 // Owns #calltree-pane, #calltree, #tree-invert, #tree-compare and #tree-status.
@@ -15,11 +16,16 @@ import { call } from "../worker-client.js";
 /** Most search matches opened at once. */
 const MATCH_CAP = 200;
 
-/** 0 top-down, 1 inverted, 2 comparison (worker-tree.js's modes). */
+/** 0 top-down, 1 inverted, 2 comparison, 3 comparison inverted (worker-tree.js's modes). */
 export function treeMode() {
-  if (S.treeCompare && canCompare()) return 2;
-  return S.bottomUp ? 1 : 0;
+  const inverted = S.bottomUp ? 1 : 0;
+  return S.treeCompare && canCompare() ? 2 + inverted : inverted;
 }
+
+/** The tree of `mode` is bottom-up. */
+const isInverted = (mode) => mode === 1 || mode === 3;
+/** The tree of `mode` has both sides' columns. */
+const isCompared = (mode) => mode >= 2;
 
 let grand = [0, 0];
 let generation = 0;
@@ -46,8 +52,8 @@ function records(r) {
 
 function columns(mode) {
   const u = unit();
-  const name = { label: mode === 1 ? "Function (callers below)" : "Function", cls: "name" };
-  if (mode === 2) {
+  const name = { label: isInverted(mode) ? "Function (callers below)" : "Function", cls: "name" };
+  if (isCompared(mode)) {
     const [base, next] = grand;
     return [
       {
@@ -86,7 +92,7 @@ const grid = new TreeGrid($("calltree"), {
   onSelect: async (r) => {
     const mode = treeMode();
     const { frames } = await call("treePath", { mode, node: r.node });
-    selectFrame(r.frame, "tree", { frames: Array.from(frames), inverted: mode === 1 });
+    selectFrame(r.frame, "tree", { frames: Array.from(frames), inverted: isInverted(mode) });
   },
   onContext: (r, e) => openMenu({ node: r.node, frame: r.frame }, e),
   onExpandAll: expandAll,
@@ -107,7 +113,7 @@ async function reload() {
   const mode = treeMode();
   grand = [S.totals[0], 0];
   try {
-    if (mode === 2) {
+    if (isCompared(mode)) {
       const c = S.compare;
       const r = await call("compare", { base: c.base, compared: c.new, normalized: c.normalized, sizeByBase: false });
       grand = [r.summary.baseTotal, r.summary.newTotal];
@@ -132,7 +138,7 @@ async function reload() {
 async function revealSelection() {
   const p = S.selectedPath;
   const mode = treeMode();
-  if (!p || p.inverted !== (mode === 1)) return grid.showSelected(-1, false);
+  if (!p || p.inverted !== isInverted(mode)) return grid.showSelected(-1, false);
   const g = generation;
   const r = await call("treeReveal", { mode, frames: p.frames });
   if (g !== generation) return;
@@ -178,10 +184,9 @@ async function expandAll(rec) {
 function showControls() {
   const invert = $("tree-invert");
   invert.setAttribute("aria-pressed", String(S.bottomUp));
-  invert.disabled = treeMode() === 2;
   const cmp = $("tree-compare");
   cmp.hidden = !canCompare();
-  cmp.setAttribute("aria-pressed", String(treeMode() === 2));
+  cmp.setAttribute("aria-pressed", String(isCompared(treeMode())));
 }
 
 $("tree-invert").addEventListener("click", () => toggleBottomUp());
@@ -206,7 +211,7 @@ on("treeCompare", () => {
   reload();
 });
 on("compare", () => {
-  if (treeMode() === 2) reload();
+  if (isCompared(treeMode())) reload();
 });
 on("selected", (from) => {
   if (from !== "tree" && S.view === "calltree" && !dirty) revealSelection();

@@ -91,15 +91,20 @@ function sync() {
 
 /**
  * The totals of both sides and the scale applied, as a line of text; under a focus or hides,
- * first what they leave of each side (the comparison scaled) and its change.
+ * first what they leave of each side (values, the comparison scaled, and samples) and its change.
  */
 function showSummary(summary, unit) {
   const side = (total, samples) => `${formatValue(total, unit)} in ${samples.toLocaleString("en-US")} samples`;
   let text = `Baseline ${side(summary.baseTotal, summary.baseSamples)} · comparison ${side(summary.newTotalRaw, summary.newSamples)}`;
   if (summary.scale !== 1) text += `, scaled ×${summary.scale.toPrecision(4)}`;
   else if (summary.baseTotal) text += ` (${formatRelative(summary.baseTotal, summary.newTotalRaw)})`;
-  if (S.transforms.length && (summary.baseShown !== summary.baseTotal || summary.newShown !== summary.newTotal)) {
-    const shown = `Shown: baseline ${formatValue(summary.baseShown, unit)} · comparison ${formatValue(summary.newShown, unit)}`;
+  const changed =
+    summary.baseShown !== summary.baseTotal ||
+    summary.newShown !== summary.newTotal ||
+    summary.baseShownSamples !== summary.baseSamples ||
+    summary.newShownSamples !== summary.newSamples;
+  if (S.transforms.length && changed) {
+    const shown = `Shown: baseline ${side(summary.baseShown, summary.baseShownSamples)} · comparison ${side(summary.newShown, summary.newShownSamples)}`;
     text = `${shown} (${formatRelative(summary.baseShown, summary.newShown)}) — of ${text}`;
   }
   $("compare-summary").textContent = text;

@@ -17,10 +17,14 @@
 //!   | `nodes` | `bytes` | bytes of cons cells in use |
 //!   | `duplications` | `count` | `duplicate()` calls since the previous sample |
 //!   | `memory_increase` | `bytes` | Σ max(0, Δ) of the three byte totals since the previous sample with memory in the same run (0 for the first): `summaryRprof(memory = "both")`'s per-sample value |
+//!   | `memory_freed` | `bytes` | max(0, −Δ) of the vector bytes (small + large, no nodes) since the previous sample with memory in the same run (0 for the first): profvis's per-sample "memory deallocated" |
 //!
 //!   The first four memory types are the raw totals, so the file can be written back exactly;
 //!   `memory_increase` is what `summaryRprof()` attributes (its `mem.total`, in bytes rather than
-//!   MiB, and without the reset every 5000 lines that `summaryRprof`'s chunked reading causes).
+//!   MiB, and without the reset every 5000 lines that `summaryRprof`'s chunked reading causes);
+//!   `memory_freed` is what profvis's code pane shows as freed per line (`parse_rprof`'s
+//!   negative `meminc`, in bytes rather than MiB). Both are derived from the raw totals, so the
+//!   writer writes neither: reading the written file gives them back.
 //!   Meta `default_sample_type` is `time`.
 //! * Frames leaf first. A source reference `F#L` belongs to the frame after it (the line running
 //!   in that function, as `r-prof/profile` reads it): the function is keyed by (name, file of
@@ -74,6 +78,9 @@ pub const TYPE_NODES: (&str, &str) = ("nodes", "bytes");
 pub const TYPE_DUPLICATIONS: (&str, &str) = ("duplications", "count");
 /// Heap growth since the previous sample (`summaryRprof(memory = "both")`).
 pub const TYPE_MEMORY_INCREASE: (&str, &str) = ("memory_increase", "bytes");
+
+/// Vector heap shrinkage since the previous sample (profvis's "memory deallocated").
+pub const TYPE_MEMORY_FREED: (&str, &str) = ("memory_freed", "bytes");
 
 /// Meta key of the header lines.
 pub const META_HEADER: &str = "rprof.header";

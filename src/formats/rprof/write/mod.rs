@@ -138,7 +138,10 @@ impl<'p> Writer<'p> {
         used_types.extend(plan.time.map(|(vt, _)| vt.idx()));
         used_types.extend(plan.memory.iter().flatten().map(|vt| vt.idx()));
         if plan.memory.is_some() {
-            used_types.extend(p.value_type_index(TYPE_MEMORY_INCREASE.0).map(|v| v.idx()));
+            // Derived from the raw totals the file holds: the reader computes them again.
+            for (derived, _) in [TYPE_MEMORY_INCREASE, TYPE_MEMORY_FREED] {
+                used_types.extend(p.value_type_index(derived).map(|v| v.idx()));
+            }
         }
         Writer {
             p,
