@@ -10,6 +10,7 @@
 //! * every writable format of the registry has a declaration;
 //! * the CLI prints the warnings on stderr: `convert labels.pb.gz -o x.folded` says the labels
 //!   were dropped, with counts.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
 
@@ -195,10 +196,10 @@ fn a_tables_json_round_trip_loses_nothing_and_reports_nothing() {
     }
 }
 
-#[test]
-fn the_cli_prints_what_collapsed_drops() {
-    let out = scratch_dir("loss-cli").join("x.folded");
-    let input = fixture("pprof/fields.pb.gz");
+/// Runs `proftab convert INPUT -o x.folded` (in scratch folder `scratch`), which must succeed;
+/// returns its stderr.
+fn convert_to_folded(input: &std::path::Path, scratch: &str) -> String {
+    let out = scratch_dir(scratch).join("x.folded");
     let o = run(
         env!("CARGO_BIN_EXE_proftab"),
         &[
@@ -210,7 +211,12 @@ fn the_cli_prints_what_collapsed_drops() {
         None,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
+    stderr(&o)
+}
+
+#[test]
+fn the_cli_prints_what_collapsed_drops() {
+    let err = convert_to_folded(&fixture("pprof/fields.pb.gz"), "loss-cli");
     assert!(
         err.contains(
             "collapsed: cannot hold sample labels: dropped 4 labels on 3 samples of 4 \
@@ -232,19 +238,7 @@ fn the_cli_says_the_labels_of_parca_labels_are_dropped() {
         eprintln!("SKIP: {} is missing", input.display());
         return;
     }
-    let out = scratch_dir("loss-cli-parca").join("x.folded");
-    let o = run(
-        env!("CARGO_BIN_EXE_proftab"),
-        &[
-            "convert",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
+    let err = convert_to_folded(&input, "loss-cli-parca");
     assert!(
         err.contains("collapsed: cannot hold sample labels: dropped 11 labels on 11 samples of 121 (keys: api)"),
         "{err}"

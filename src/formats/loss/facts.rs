@@ -114,16 +114,24 @@ pub(super) fn lines(f: &'static str, p: &Profile) -> Option<Warning> {
 
 /// Column numbers of locations.
 pub(super) fn columns(f: &'static str, p: &Profile) -> Option<Warning> {
-    let n = p
-        .locations
-        .ext
-        .get(ext::locations::COLUMN)
-        .map_or(0, present_cells);
+    location_column(f, p, ext::locations::COLUMN, "column numbers", "columns")
+}
+
+/// A warning for the locations that have a cell in extension column `column`: "cannot hold
+/// `what`: dropped the `cells` of N locations".
+fn location_column(
+    f: &'static str,
+    p: &Profile,
+    column: &str,
+    what: &str,
+    cells: &str,
+) -> Option<Warning> {
+    let n = p.locations.ext.get(column).map_or(0, present_cells);
     (n > 0).then(|| {
         Warning::new(
             f,
             format!(
-                "cannot hold column numbers: dropped the columns of {}",
+                "cannot hold {what}: dropped the {cells} of {}",
                 plural(n, "location")
             ),
             n,
@@ -232,21 +240,7 @@ pub(super) fn sources(f: &'static str, p: &Profile) -> Option<Warning> {
 
 /// Instruction addresses (and the mapping each belongs to).
 pub(super) fn addresses(f: &'static str, p: &Profile) -> Option<Warning> {
-    let n = p
-        .locations
-        .ext
-        .get(ext::locations::ADDRESS)
-        .map_or(0, present_cells);
-    (n > 0).then(|| {
-        Warning::new(
-            f,
-            format!(
-                "cannot hold addresses: dropped the addresses of {}",
-                plural(n, "location")
-            ),
-            n,
-        )
-    })
+    location_column(f, p, ext::locations::ADDRESS, "addresses", "addresses")
 }
 
 /// Locations marked inlined (`.inlined`, or a pprof line index above 0).

@@ -123,7 +123,7 @@ pub fn report(format: Format, p: &Profile, options: &WriteOptions) -> Vec<Warnin
         let by_labels = h.sample_rows == Rows::SummedByStackAndLabels;
         out.extend(facts::sample_rows(name, p, by_labels));
     }
-    let checks: [(bool, fn(&'static str, &Profile) -> Option<Warning>); 8] = [
+    let checks: [(bool, Check); 8] = [
         (h.labels, facts::labels),
         (h.lines, facts::lines),
         (h.columns, facts::columns),
@@ -143,6 +143,9 @@ pub fn report(format: Format, p: &Profile, options: &WriteOptions) -> Vec<Warnin
     }
     out
 }
+
+/// One kind's check: the warning for what the profile has of it, if anything.
+type Check = fn(&'static str, &Profile) -> Option<Warning>;
 
 /// The value type a one-type writer writes: the named one, else the default.
 fn chosen(p: &Profile, options: &WriteOptions) -> Option<ValueTypeIndex> {
