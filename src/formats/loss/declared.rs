@@ -145,10 +145,20 @@ const PPROF: Known<'static> = Known {
 const SPEEDSCOPE: Known<'static> = Known {
     locations: &[],
     samples: &[],
-    sources: &[speedscope::SOURCE_NAME],
+    // The start and end values, exporter and version: the writer writes its own.
+    sources: &[
+        speedscope::SOURCE_NAME,
+        speedscope::SOURCE_START_VALUE,
+        speedscope::SOURCE_END_VALUE,
+    ],
     functions: &[],
     tables: &[],
-    meta: &[speedscope::META_NAME, speedscope::META_ACTIVE_PROFILE],
+    meta: &[
+        speedscope::META_NAME,
+        speedscope::META_ACTIVE_PROFILE,
+        speedscope::META_EXPORTER,
+        speedscope::META_VERSION,
+    ],
 };
 
 const RPROF: Known<'static> = Known {
