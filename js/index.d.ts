@@ -27,6 +27,12 @@ export interface Warning {
   count: number;
 }
 
+/** What `Profile.writeWithWarnings` returns: the file and what it could not hold. */
+export interface WriteResult {
+  bytes: Uint8Array;
+  warnings: Warning[];
+}
+
 /** One value type of `sample_values`. */
 export interface ValueType {
   /** The `type` name, e.g. "samples", "cpu", "alloc_space". */
@@ -200,8 +206,16 @@ export declare class Profile {
    * that source's samples, for formats that hold one run (Rprof). Throws when it cannot be
    * written. */
   write(format: string, valueType?: string | null, sourceId?: number | null): Uint8Array;
-  /** As `write`, with what the format could not hold. */
-  writeWithWarnings(format: string, valueType?: string | null, sourceId?: number | null): { bytes: Uint8Array; warnings: Warning[] };
+  /** As `write`, with what the format could not hold: the writer's own warnings, then one
+   * warning per kind of thing `format` cannot hold that the profile has (value types beyond the
+   * written one, sample labels, lines, columns, file names, sample times, samples summed by
+   * stack, sources, addresses, inlined frames, extension columns / tables / meta keys), its
+   * `message` naming what was dropped and `count` how many samples, locations, functions,
+   * values or keys it affects. None for what the profile does not have; none for
+   * `tables-json`. E.g. a labelled pprof as `collapsed`:
+   * `{ format: "collapsed", message: "cannot hold sample labels: dropped 11 labels on 11
+   * samples of 121 (keys: api)", count: 11 }`. */
+  writeWithWarnings(format: string, valueType?: string | null, sourceId?: number | null): WriteResult;
 
   /** Self and total per source line of every function whose name `pattern` (a regular
    * expression) matches, as `proftab list` computes them, for the value type named

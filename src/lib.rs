@@ -22,6 +22,8 @@ pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm_export;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_list;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_source;

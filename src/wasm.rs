@@ -191,7 +191,9 @@ impl Profile {
         Ok(Uint8Array::from(written.bytes.as_slice()))
     }
 
-    /// As `write`, returning `{ bytes, warnings }` with what the format could not hold.
+    /// As `write`, returning `{ bytes, warnings }` with what the format could not hold: the
+    /// writer's warnings, then the loss report (`formats::loss`), one `{format, message,
+    /// count}` per kind of thing lost, counted.
     #[wasm_bindgen(js_name = writeWithWarnings)]
     pub fn write_with_warnings(
         &self,

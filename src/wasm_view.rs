@@ -586,17 +586,4 @@ impl Viewer {
             .as_ref()
             .ok_or_else(|| JsError::new("no comparison: call compare() first"))
     }
-
-    /// The loaded (combined) profile written as `format`; the writer's warnings are dropped
-    /// here and reported by the CLI.
-    pub fn export(&self, format: &str) -> Result<Uint8Array, JsError> {
-        let f = formats::Format::from_name(format)
-            .ok_or_else(|| JsError::new(&format!("unknown format {format}")))?;
-        let mut options = formats::WriteOptions::default();
-        let vt = self.view.options().value_type;
-        options.value_type = Some(self.view.profile().value_type_names(vt).0.to_owned());
-        let written = formats::write_as(f, self.view.profile(), &options)
-            .map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Uint8Array::from(&written.bytes[..]))
-    }
 }

@@ -675,30 +675,37 @@ fn invalid_json_cases() -> Vec<InvalidCase> {
 fn what_a_writer_cannot_hold_is_reported() {
     let bytes = std::fs::read(corpus().join("otlp/sig-profiling-otlp-bench-profile.otlp")).unwrap();
     let p = read(&bytes);
-    let as_firefox = formats::firefox::write(&p, &WriteOptions::default()).unwrap();
+    let as_firefox = formats::write_as(Format::Firefox, &p, &WriteOptions::default()).unwrap();
     let text: Vec<String> = as_firefox
         .warnings
         .iter()
         .map(ToString::to_string)
         .collect();
     assert!(
-        text.iter()
-            .any(|w| w.contains("table sample_labels") && w.contains("table mappings")),
+        text.iter().any(|w| w.contains("cannot hold sample labels"))
+            && text
+                .iter()
+                .any(|w| w.contains("tables: dropped mappings (10 rows)")),
         "{text:?}"
     );
-    assert!(otlp::write(&p, &WriteOptions::default())
-        .unwrap()
-        .warnings
-        .is_empty());
+    assert!(
+        formats::write_as(Format::Otlp, &p, &WriteOptions::default())
+            .unwrap()
+            .warnings
+            .is_empty()
+    );
     let ff = std::fs::read(corpus().join("firefox/processed-v58-argument-values.json")).unwrap();
     let from_firefox = formats::firefox::read(&ff, &ReadOptions::default())
         .unwrap()
         .profile;
-    let as_otlp = otlp::write(&from_firefox, &WriteOptions::default()).unwrap();
+    let as_otlp = formats::write_as(Format::Otlp, &from_firefox, &WriteOptions::default()).unwrap();
     let text: Vec<String> = as_otlp.warnings.iter().map(ToString::to_string).collect();
     assert!(
         text.iter()
-            .any(|w| w.contains("locations..category") && w.contains("sources..thread_name")),
+            .any(|w| w.contains("locations columns: dropped .category"))
+            && text
+                .iter()
+                .any(|w| w.contains("sources columns: dropped .thread_name")),
         "{text:?}"
     );
 }

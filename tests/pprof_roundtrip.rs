@@ -5,7 +5,7 @@
 
 mod support;
 
-use proftab::formats::{detect, gzip, pprof, read_any, Format, ReadOptions, WriteOptions};
+use proftab::formats::{self, detect, gzip, pprof, read_any, Format, ReadOptions, WriteOptions};
 use proftab::model::{Cell, ColumnData, Profile, ProfileBuilder};
 use support::corpus::*;
 use support::go::*;
@@ -156,13 +156,21 @@ fn foreign_profile() -> Profile {
 #[test]
 fn foreign_profiles_are_written_with_fresh_ids_and_merged_samples() {
     let p = foreign_profile();
-    let written = pprof::write(&p, &WriteOptions::default()).unwrap();
+    let written = formats::write_as(Format::Pprof, &p, &WriteOptions::default()).unwrap();
     let text: Vec<String> = written.warnings.iter().map(ToString::to_string).collect();
     assert!(
         text.iter().any(|w| w.contains("1 values rounded")),
         "{text:?}"
     );
-    assert!(text.iter().any(|w| w.contains("samples..time")), "{text:?}");
+    assert!(
+        text.iter().any(|w| w.contains("timestamps of 1 sample")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|w| w.contains("sums samples by stack and labels: 3 samples became 2 entries")),
+        "{text:?}"
+    );
     let back = read(&written.bytes);
     // Samples 1 and 2 share a stack and (no) labels: merged into one.
     assert_eq!(back.num_samples(), 2);

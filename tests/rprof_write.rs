@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use proftab::formats::{rprof, ReadOptions, WriteOptions, Written};
+use proftab::formats::{rprof, Format, ReadOptions, WriteOptions, Written};
 use proftab::model::{Cell, Profile, ProfileBuilder, ValueTypeIndex};
 
 /// A two-function profile: samples `main -> work` with the given (type, unit) values.
@@ -227,7 +227,8 @@ fn what_rprof_cannot_say_is_reported() {
     b.set_sample_ext(s, ".thread", Cell::Int(7));
     b.set_meta("pprof.drop_frames", "runtime\\..*");
     let p = b.build().unwrap();
-    let w = write(&p);
+    // write_as: the writer's warnings, then the shared loss report.
+    let w = proftab::formats::write_as(Format::Rprof, &p, &WriteOptions::default()).unwrap();
     assert_eq!(
         text(&w),
         "sample.interval=10000\n\"two 1 lines\" \n\"a\" \"b\" \n"
@@ -237,8 +238,8 @@ fn what_rprof_cannot_say_is_reported() {
         "will read back as several frames",
         "no frames and no memory values",
         "alloc_space/bytes",
-        "samples..thread",
-        "meta pprof.drop_frames",
+        "samples columns: dropped .thread (1 sample)",
+        "meta keys: dropped pprof.drop_frames",
         "sample.interval=10000 (10 ms",
     ] {
         assert!(has_warning(&w, needle), "{needle}: {:?}", w.warnings);

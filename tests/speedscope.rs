@@ -181,13 +181,13 @@ fn written_value_type_becomes_the_default_when_read_back() {
         value_type: Some("samples".to_owned()),
         ..Default::default()
     };
-    let out = speedscope::write(&p, &counts).unwrap();
+    let out = formats::write_as(Format::Speedscope, &p, &counts).unwrap();
     let w: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         w,
         [
             "speedscope: sample times (.time) were not written: speedscope sampled profiles lay samples end to end",
-            "speedscope: only value type samples/count was written; speedscope holds one value type, so time/seconds was not written"
+            "speedscope: holds one value type: wrote samples/count, dropped time/seconds (5 values) (5 times)"
         ]
     );
     let back = read_bytes(&out.bytes).profile;

@@ -119,6 +119,30 @@ fn export_writes_a_readable_profile() {
     assert!(v.export("no-such-format").is_err());
 }
 
+/// The export the viewer shows before downloading: the bytes and the loss warnings, counted.
+#[wasm_bindgen_test]
+fn export_with_warnings_lists_what_the_format_loses() {
+    let v = viewer(&["main;work 1\nmain;work 2\nmain 4\n"]);
+    let out = v.export_with_warnings("collapsed").unwrap();
+    let bytes: Uint8Array = get(&out, "bytes").dyn_into().unwrap();
+    assert_eq!(
+        String::from_utf8(bytes.to_vec()).unwrap(),
+        "main 4\nmain;work 3\n"
+    );
+    let warnings: Array = get(&out, "warnings").dyn_into().unwrap();
+    assert_eq!(warnings.length(), 1);
+    let w: Object = warnings.get(0).dyn_into().unwrap();
+    assert_eq!(get(&w, "format").as_string().unwrap(), "collapsed");
+    assert_eq!(
+        get(&w, "message").as_string().unwrap(),
+        "sums samples by stack: 3 samples became 2 entries (sample order and identity are lost)"
+    );
+    assert_eq!(get(&w, "count").as_f64(), Some(1.0));
+    let none = v.export_with_warnings("tables-json").unwrap();
+    let none: Array = get(&none, "warnings").dyn_into().unwrap();
+    assert_eq!(none.length(), 0);
+}
+
 /// Compare mode's baseline: main;work;leaf 2, main;work 1, main;other 1 (4 samples).
 /// Its comparison: main;work;leaf 6, main;fresh 2 (8 samples).
 const NEW_STACKS: &str = "main;work;leaf 6\nmain;fresh 2\n";

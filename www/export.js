@@ -1,5 +1,6 @@
 // Export: the profile in another format (written by the worker) or the active view as PNG or
 // SVG, downloaded under a name derived from the first source.
+import { $ } from "./dom.js";
 import { MERGED, NO_NODE } from "./flame.js";
 import { showError } from "./messages.js";
 import { frameColor, frameLabel, S } from "./state.js";
@@ -45,12 +46,45 @@ export async function exportAs(fmt) {
     download(new Blob([svgOf(view)], { type: "image/svg+xml" }), `${baseName()}-flamegraph.svg`);
     return;
   }
+  let r;
   try {
-    const r = await call("export", { format: fmt });
-    download(new Blob([r.bytes]), `${baseName()}${EXTENSIONS[fmt] || `.${fmt}`}`);
+    r = await call("export", { format: fmt });
   } catch (e) {
     showError(`Export as ${fmt} failed: ${e.message}`);
+    return;
   }
+  if (r.warnings.length && !(await confirmLosses(fmt, r.warnings))) return;
+  download(new Blob([r.bytes]), `${baseName()}${EXTENSIONS[fmt] || `.${fmt}`}`);
+}
+
+/**
+ * Lists what `fmt` cannot hold (the writer's warnings, each with its count) in the modal
+ * #export-dialog before the download; resolves true for Download, false for Cancel or Escape.
+ */
+function confirmLosses(fmt, warnings) {
+  const dialog = $("export-dialog");
+  $("export-title").textContent = `Export as ${fmt}: what is lost`;
+  $("export-intro").textContent =
+    `${fmt} cannot hold everything this profile has; ${warnings.length} thing${warnings.length === 1 ? "" : "s"} will not be in the file:`;
+  $("export-losses").replaceChildren(...warnings.map(lossItem));
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "download"), { once: true });
+    dialog.showModal();
+  });
+}
+
+/** One warning as a list item: its message and, beyond one, how many things it affects. */
+function lossItem(w) {
+  const li = document.createElement("li");
+  li.textContent = w.message;
+  if (w.count > 1) {
+    const n = document.createElement("span");
+    n.className = "loss-count";
+    n.textContent = ` (${w.count.toLocaleString("en-US")} affected)`;
+    li.append(n);
+  }
+  return li;
 }
 
 const NS = "http://www.w3.org/2000/svg";

@@ -176,7 +176,8 @@ const handlers = {
     return { frames: viewer.path(node) };
   },
   export({ format }) {
-    return { bytes: viewer.export(format) };
+    const { bytes, warnings } = viewer.exportWithWarnings(format);
+    return { bytes, warnings };
   },
   ...treeHandlers(() => viewer),
 };

@@ -23,6 +23,7 @@ pub mod inline;
 pub mod instruments;
 pub mod jfr;
 pub(crate) mod json_scan;
+pub mod loss;
 pub mod massif;
 pub mod otlp;
 pub mod papyrus;

@@ -333,7 +333,8 @@ pub fn read_as(format: Format, bytes: &[u8], options: &ReadOptions) -> Result<Pa
     read(bytes, options)
 }
 
-/// Writes `profile` as `format`.
+/// Writes `profile` as `format`; the warnings end with what `format` cannot hold of the
+/// profile ([`loss::report`]).
 pub fn write_as(
     format: Format,
     profile: &Profile,
@@ -343,7 +344,11 @@ pub fn write_as(
         .spec()
         .and_then(|s| s.write)
         .ok_or_else(|| WriteError::new(format.name(), "proftab cannot write this format"))?;
-    write(profile, options)
+    let mut written = write(profile, options)?;
+    written
+        .warnings
+        .extend(loss::report(format, profile, options));
+    Ok(written)
 }
 
 /// Names of the readable formats.

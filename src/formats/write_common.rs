@@ -1,6 +1,6 @@
 //! Helpers shared by the writers of formats that hold one value type (collapsed, speedscope).
 
-use super::error::{Warning, WriteError};
+use super::error::WriteError;
 use super::WriteOptions;
 use crate::model::{LocationIndex, Profile, StackIndex, ValueTypeIndex};
 
@@ -41,36 +41,6 @@ pub(crate) fn value_type_list(profile: &Profile) -> String {
     } else {
         names.join(", ")
     }
-}
-
-/// A warning naming the value types other than `written` (and the `skip` names) that the
-/// format cannot hold, or `None` when there are none.
-pub(crate) fn other_types_warning(
-    format: &'static str,
-    profile: &Profile,
-    written: ValueTypeIndex,
-    skip: &[&str],
-) -> Option<Warning> {
-    let dropped: Vec<String> = (0..profile.values.len())
-        .filter_map(ValueTypeIndex::from_usize)
-        .filter(|&vt| vt != written)
-        .map(|vt| profile.value_type_names(vt))
-        .filter(|(t, _)| !skip.contains(t))
-        .map(|(t, u)| format!("{t}/{u}"))
-        .collect();
-    if dropped.is_empty() {
-        return None;
-    }
-    let (t, u) = profile.value_type_names(written);
-    Some(Warning::new(
-        format,
-        format!(
-            "only value type {t}/{u} was written; {format} holds one value type, so {} {} not written",
-            dropped.join(", "),
-            if dropped.len() == 1 { "was" } else { "were" }
-        ),
-        1,
-    ))
 }
 
 /// The locations of a stack from the outermost frame to the innermost.

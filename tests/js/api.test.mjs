@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { formats, INT_NA, NO_INDEX, Profile } from "proftab";
-import { CORPUS, CORPUS_NEW, corpusFiles, readableFormats, TINY } from "./helpers.mjs";
+import { CORPUS, CORPUS_NEW, corpusFiles, ROOT, readableFormats, TINY } from "./helpers.mjs";
 
 const readable = readableFormats(formats);
 
@@ -139,6 +139,24 @@ describe("a tables-JSON document written by hand", () => {
     const { bytes, warnings } = p.writeWithWarnings("tables-json");
     assert.deepEqual(bytes, p.write("tables-json"));
     assert.deepEqual(warnings, []);
+    p.free();
+  });
+
+  test("writeWithWarnings says what a format loses, with counts", () => {
+    const bytes = fs.readFileSync(path.join(ROOT, "tests/fixtures/pprof/fields.pb.gz"));
+    const p = Profile.parse(bytes, "fields.pb.gz");
+    const { warnings } = p.writeWithWarnings("collapsed");
+    const labels = warnings.find((w) => w.message.startsWith("cannot hold sample labels"));
+    assert.deepEqual(labels, {
+      format: "collapsed",
+      message: "cannot hold sample labels: dropped 4 labels on 3 samples of 4 (keys: bytes, request, size, thread)",
+      count: 3,
+    });
+    assert.ok(
+      warnings.every((w) => w.format === "collapsed" && Number.isInteger(w.count) && w.count > 0),
+      JSON.stringify(warnings),
+    );
+    assert.deepEqual(p.writeWithWarnings("tables-json").warnings, []);
     p.free();
   });
 

@@ -9,13 +9,11 @@ use std::collections::BTreeMap;
 
 use super::grammar::is_differential;
 use super::{BEFORE_TYPE, NAME};
-use crate::formats::error::{Warning, Warnings, WriteError};
-use crate::formats::write_common::{
-    chosen_value_type, format_number, frames_root_first, other_types_warning,
-};
+use crate::formats::error::{Warnings, WriteError};
+use crate::formats::write_common::{chosen_value_type, format_number, frames_root_first};
 use crate::formats::{WriteOptions, Written};
 use crate::hash::HashMap;
-use crate::model::{Profile, SampleIndex, StackIndex, ValueTypeIndex, SAMPLE_TIME};
+use crate::model::{Profile, SampleIndex, StackIndex, ValueTypeIndex};
 
 /// Name given to empty frames.
 const ANONYMOUS: &str = "(anonymous)";
@@ -35,15 +33,10 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     let mut w = WriteState::new(profile);
     w.aggregate(vt, before);
     let bytes = w.render(before.is_some());
-    let mut warnings = w.warnings.into_vec();
-    let skip: &[&str] = if before.is_some() {
-        &[BEFORE_TYPE]
-    } else {
-        &[]
-    };
-    warnings.extend(other_types_warning(NAME, profile, vt, skip));
-    warnings.extend(lost_detail_warnings(profile));
-    Ok(Written { bytes, warnings })
+    Ok(Written {
+        bytes,
+        warnings: w.warnings.into_vec(),
+    })
 }
 
 /// Sums per stack text: (value, before).
@@ -165,37 +158,4 @@ impl<'p> WriteState<'p> {
         }
         out.into_bytes()
     }
-}
-
-/// Warnings for what collapsed stacks cannot hold: sources, sample times, file names, lines.
-fn lost_detail_warnings(p: &Profile) -> Vec<Warning> {
-    let mut out = Vec::new();
-    let sources = p.sources.source_type.len();
-    if sources > 1 {
-        out.push(Warning::new(
-            NAME,
-            format!(
-                "the samples of {sources} sources were merged (collapsed stacks have no sources)"
-            ),
-            1,
-        ));
-    }
-    if p.samples.ext.get(SAMPLE_TIME).is_some() {
-        out.push(Warning::new(
-            NAME,
-            "sample times (.time) were not written: collapsed stacks are aggregated and unordered",
-            1,
-        ));
-    }
-    let has_files = p.functions.filename.iter().any(|f| !f.is_na());
-    let has_lines =
-        p.locations.line.iter().any(|&l| l > 0) || p.functions.start_line.iter().any(|&l| l > 0);
-    if has_files || has_lines {
-        out.push(Warning::new(
-            NAME,
-            "file names and line numbers were not written: collapsed frames are names only",
-            1,
-        ));
-    }
-    out
 }

@@ -28,6 +28,8 @@ mod read;
 mod schema;
 mod write;
 
+pub(crate) use write::KNOWN as WRITE_KNOWN;
+
 use super::{json_scan, Place, ReadError};
 
 pub use read::read;

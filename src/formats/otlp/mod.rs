@@ -27,6 +27,8 @@ mod read;
 pub mod wire;
 mod write;
 
+pub(crate) use write::KNOWN as WRITE_KNOWN;
+
 use crate::model::{ext, Profile};
 
 use super::{

@@ -5,9 +5,7 @@
 use super::schema::unit_kind;
 use super::{LOCATION_COLUMN, META_ACTIVE_PROFILE, META_NAME, NAME, SCHEMA_URL, SOURCE_NAME};
 use crate::formats::error::{Warning, Warnings, WriteError};
-use crate::formats::write_common::{
-    chosen_value_type, format_number, frames_root_first, other_types_warning,
-};
+use crate::formats::write_common::{chosen_value_type, format_number, frames_root_first};
 use crate::formats::{WriteOptions, Written};
 use crate::hash::HashMap;
 use crate::model::{LocationIndex, Profile, SampleIndex, StackIndex, ValueTypeIndex, SAMPLE_TIME};
@@ -79,7 +77,6 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     out.push_str(&profiles.join(","));
     out.push_str("]}\n");
     let mut warnings = w.warnings.into_vec();
-    warnings.extend(other_types_warning(NAME, profile, vt, &[]));
     if !exact {
         warnings.push(Warning::new(
             NAME,

@@ -11,7 +11,7 @@ use super::{
     function_cols, location_cols, meta_keys, source_cols, MS_PER_SECOND, NAME,
     PROCESSED_PROFILE_VERSION,
 };
-use crate::formats::unwritten::{self, Known};
+use crate::formats::unwritten::Known;
 use crate::formats::{Warnings, WriteError, WriteOptions, Written};
 use crate::model::{ext, Profile, META_DEFAULT_TYPE, SAMPLE_TIME};
 use shared::Shared;
@@ -89,9 +89,6 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
         "counters": [],
         "profilerOverhead": [],
     });
-    if let Some(lost) = unwritten::report(profile, NAME, &KNOWN) {
-        w.push(lost);
-    }
     let bytes = serde_json::to_vec(&doc).map_err(|e| WriteError::new(NAME, e.to_string()))?;
     Ok(Written {
         bytes,
@@ -99,8 +96,8 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     })
 }
 
-/// What this writer writes; everything else is reported.
-const KNOWN: Known<'static> = Known {
+/// The extension items this writer writes; [`crate::formats::loss`] reports the others.
+pub(crate) const KNOWN: Known<'static> = Known {
     locations: &[
         location_cols::CATEGORY,
         location_cols::SUBCATEGORY,
@@ -145,19 +142,7 @@ fn weight_plan(
             .default_value_type()
             .ok_or_else(|| WriteError::new(NAME, "the profile has no value types"))?,
     };
-    let (ty, unit) = p.value_type_names(vt);
-    let others: Vec<&str> = p
-        .values
-        .iter()
-        .map(|c| p.str(c.value_type))
-        .filter(|&t| t != ty)
-        .collect();
-    if !others.is_empty() {
-        let list = others.join(", ");
-        w.add(NAME, "types", || {
-            format!("holds one value type; wrote {ty}, not {list}")
-        });
-    }
+    let (_, unit) = p.value_type_names(vt);
     let (weight_type, scale) = match unit {
         "nanoseconds" => ("tracing-ms", 1e-6),
         "microseconds" => ("tracing-ms", 1e-3),

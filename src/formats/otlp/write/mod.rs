@@ -41,18 +41,14 @@ pub(super) fn write(p: &Profile, _options: &WriteOptions) -> Result<Written, Wri
         resource_profiles,
         dictionary: Some(w.dictionary()),
     };
-    let mut warnings = w.warnings;
-    if let Some(lost) = unwritten::report(p, NAME, &KNOWN) {
-        warnings.push(lost);
-    }
     Ok(Written {
         bytes: data.encode_to_vec(),
-        warnings: warnings.into_vec(),
+        warnings: w.warnings.into_vec(),
     })
 }
 
-/// What this writer writes; everything else is reported.
-const KNOWN: unwritten::Known<'static> = unwritten::Known {
+/// The extension items this writer writes; [`crate::formats::loss`] reports the others.
+pub(crate) const KNOWN: unwritten::Known<'static> = unwritten::Known {
     locations: &[
         location_cols::ADDRESS,
         location_cols::MAPPING_ID,

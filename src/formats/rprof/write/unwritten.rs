@@ -1,12 +1,13 @@
-//! What the written file cannot hold: value types no line carries, function start lines
-//! the reader cannot recover, and extension columns, tables and meta keys.
+//! What the written file cannot hold that depends on the plan: value types no line carries,
+//! function start lines the reader cannot recover. Extension columns, tables and meta keys
+//! are reported by the shared loss report ([`crate::formats::loss`]).
 //!
 //! Each kind is one warning, so nothing the profile holds is dropped silently.
 
 use super::super::*;
 use super::Writer;
 use crate::formats::Warning;
-use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
+use crate::model::ValueTypeIndex;
 
 impl Writer<'_> {
     /// Warns about everything in the profile that no line carries.
@@ -31,14 +32,6 @@ impl Writer<'_> {
             ));
         }
         self.report_start_lines();
-        let extras = extension_names(p);
-        if !extras.is_empty() {
-            self.warnings.push(Warning::new(
-                FORMAT,
-                format!("left out (no place in Rprof): {}", extras.join(", ")),
-                extras.len(),
-            ));
-        }
     }
 
     pub(super) fn report_start_lines(&mut self) {
@@ -71,43 +64,4 @@ impl Writer<'_> {
             ));
         }
     }
-}
-
-/// Extension columns, tables and meta keys that Rprof does not carry.
-fn extension_names(p: &Profile) -> Vec<String> {
-    let known_sample_cols = [SAMPLE_TIME, COL_RUN, COL_TOPLEVEL_FILE, COL_TOPLEVEL_LINE];
-    let mut names: Vec<String> = Vec::new();
-    let cols = |table: &str, ext: &crate::model::ExtColumns, skip: &[&str]| -> Vec<String> {
-        ext.columns
-            .iter()
-            .filter(|c| !skip.contains(&c.name.as_str()))
-            .map(|c| format!("{table}.{}", c.name))
-            .collect()
-    };
-    names.extend(cols("samples", &p.samples.ext, &known_sample_cols));
-    names.extend(cols("locations", &p.locations.ext, &[]));
-    names.extend(cols("functions", &p.functions.ext, &[]));
-    names.extend(cols("sources", &p.sources.ext, &[]));
-    names.extend(
-        p.ext_tables
-            .iter()
-            .filter(|t| !t.is_empty())
-            .map(|t| format!("table {}", t.name)),
-    );
-    let known_meta = [
-        crate::model::META_VERSION,
-        crate::model::META_DEFAULT_TYPE,
-        META_HEADER,
-    ];
-    let mut meta: Vec<String> = p
-        .meta
-        .key
-        .iter()
-        .map(|&k| p.str(k))
-        .filter(|k| !known_meta.contains(k))
-        .map(|k| format!("meta {k}"))
-        .collect();
-    meta.dedup();
-    names.extend(meta);
-    names
 }
