@@ -117,7 +117,8 @@ function retain(what, r) {
 }
 
 function retainedNames() {
-  return [...retained.files.map((f) => f.name), ...retained.urls.map((u) => u.split("/").pop())];
+  const base = (u) => decodeURIComponent(new URL(u, location.href).pathname.split("/").pop() || u);
+  return [...retained.files.map((f) => f.name), ...retained.urls.map(base)];
 }
 
 /**

@@ -143,7 +143,6 @@ const handlers = {
    * Fails with every reader's message when no profile could be read.
    */
   async load(args) {
-    await ready;
     const { bytes, names, origin, roles, sources, kept } = await inputs(args);
     let read = { bytes, names };
     // Binaries alone: the last perf.data is read again with them.
@@ -220,9 +219,11 @@ const handlers = {
   ...treeHandlers(() => viewer),
 };
 
+// Every call waits for the wasm module (a call can come before it is instantiated).
 self.onmessage = async (ev) => {
   const { id, kind, args } = ev.data;
   try {
+    await ready;
     const result = await handlers[kind](args || {});
     postMessage({ id, ok: true, result }, result && typeof result === "object" ? transfer(result) : []);
   } catch (e) {

@@ -151,3 +151,39 @@ for (const [mode, message] of Object.entries(FAULTS)) {
     await page.close();
   });
 }
+
+test("a worker fault with no profile shown: the fault is told, the next file loads in the fresh worker", async () => {
+  const { page, problems } = await readyPage();
+  const failed = await page.evaluate(() => window.__proftab.fault("panic"));
+  assert.match(failed, FAULTS.panic);
+  await page.waitForSelector("#notice:not([hidden])");
+  const n = await notice(page);
+  assert.equal(n.title, "The viewer's worker failed and was restarted.");
+  assert.match(n.items[0], FAULTS.panic);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), "error");
+  assert.equal(await page.isVisible("#empty"), true);
+  await page.setInputFiles("#file-input", PPROF);
+  await drawn(page);
+  assert.equal(await page.isHidden("#notice"), true, "a new load clears the notice");
+  assert.equal((await tableRows(page, 1))[0][4], "math/big.addVV");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("an example loaded by URL is loaded again by URL after a fault", async () => {
+  const { page, problems } = await readyPage();
+  const example = await page.getAttribute("#example-list button", "data-example");
+  await page.click("#example-list button");
+  await drawn(page);
+  await page.evaluate(() => {
+    document.body.dataset.flamegraphDrawn = "0";
+  });
+  await page.evaluate(() => window.__proftab.fault("oom"));
+  await page.waitForSelector("#notice:not([hidden])");
+  await drawn(page);
+  const n = await notice(page);
+  assert.equal(n.title, `The viewer's worker failed and was restarted; ${example} loaded again.`);
+  assert.deepEqual(await page.evaluate(() => window.__proftab.state.info.sources.map((s) => s.uri)), [example]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
