@@ -6,7 +6,9 @@
 #   dist/      the static viewer: www/ plus pkg/web and the example profiles of
 #              tests/fixtures (scripts/examples.mjs), relative URLs only (any host, any sub-path)
 #   dist-test/ dist/ plus www/test-hook.js, loaded by its index.html: the read-only
-#              `window.__proftab` the browser tests and benchmarks use. dist/ never has it.
+#              `window.__proftab` the browser tests and benchmarks use, and
+#              www/worker-faults.js, imported by its worker.js: faults forced by the tests.
+#              dist/ has neither.
 #   target/release/proftab   the CLI (src/bin/proftab/)
 #
 # Both .wasm files are optimized with npm binaryen's wasm-opt -O3 (never Debian's binaryen 108,
@@ -74,7 +76,7 @@ build_dist() {
   rm -rf dist
   mkdir -p dist
   cp -R www/. dist/
-  rm dist/test-hook.js
+  rm dist/test-hook.js dist/worker-faults.js
   mkdir -p dist/pkg
   cp pkg/web/proftab.js pkg/web/proftab_bg.wasm dist/pkg/
   # Relative URLs only: the viewer must work from any sub-path of any static host.
@@ -87,12 +89,14 @@ build_dist() {
   fi
 }
 
-# dist-test/: dist/ with the test hook, a module loaded after app.js.
+# dist-test/: dist/ with the test hook, a module loaded after app.js, and the worker's
+# test-only handlers (worker-faults.js) added to its handler table.
 build_test_dist() {
-  step "dist-test/ (dist/ + test-hook.js)"
+  step "dist-test/ (dist/ + test-hook.js + worker-faults.js)"
   rm -rf dist-test
   cp -R dist dist-test
-  cp www/test-hook.js dist-test/
+  cp www/test-hook.js www/worker-faults.js dist-test/
+  printf '%s\n' 'import { faultHandlers } from "./worker-faults.js";' 'Object.assign(handlers, faultHandlers);' >>dist-test/worker.js
   sed -i 's|<script type="module" src="app.js"></script>|&\n<script type="module" src="test-hook.js"></script>|' dist-test/index.html
   grep -q 'src="test-hook.js"' dist-test/index.html || die "dist-test/index.html does not load test-hook.js"
 }

@@ -24,7 +24,11 @@ pub mod wasm;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_export;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm_fault;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_list;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_load;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_source;
 #[cfg(target_arch = "wasm32")]

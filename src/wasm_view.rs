@@ -14,9 +14,9 @@ use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
 use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
-use crate::formats::pprof::prune::{pruned, Expressions};
-use crate::formats::{self, ReadOptions};
-use crate::model::{Profile, SourceIndex, ValueTypeIndex};
+use crate::formats;
+use crate::model::{SourceIndex, ValueTypeIndex};
+pub use crate::wasm_load::LoadedFiles;
 use crate::wasm_symbols::Symbols;
 
 /// A loaded profile (several files combined, one source each) and its analysis state.
@@ -131,50 +131,6 @@ fn summary_to_js(dv: &DiffView) -> Object {
     o
 }
 
-/// Reads every file, each with its file name as `source_uri`, combines them and prunes the
-/// result as `go tool pprof` does.
-fn read_files(
-    files: &Array,
-    names: &Array,
-    symbols: &mut Symbols,
-    binaries: &[(String, Vec<u8>)],
-) -> Result<(Profile, Vec<String>, Vec<String>), JsError> {
-    let mut profiles = Vec::new();
-    let mut formats_read = Vec::new();
-    let mut warnings = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        let bytes = Uint8Array::new(&file).to_vec();
-        let name = names.get(i as u32).as_string();
-        let options = ReadOptions {
-            source_uri: name.clone(),
-            ..ReadOptions::default()
-        };
-        let label = name.unwrap_or_else(|| format!("file {}", i + 1));
-        let mut parsed = formats::read_any(&bytes, &options)
-            .map_err(|e| JsError::new(&format!("{label}: {e}")))?;
-        symbols.apply(&mut parsed, binaries);
-        formats_read.push(parsed.format.name().to_owned());
-        warnings.extend(parsed.warnings.iter().map(|w| format!("{label}: {w}")));
-        profiles.push(parsed.profile);
-    }
-    // The stacks `go tool pprof` shows, as the CLI's views: merged, then pruned once with the
-    // first file's drop_frames/keep_frames.
-    let expressions = profiles.first().map(Expressions::of).unwrap_or_default();
-    let (profile, warning) = pruned(combine(profiles)?, &expressions);
-    let first = names
-        .get(0)
-        .as_string()
-        .unwrap_or_else(|| "file 1".to_owned());
-    warnings.extend(warning.map(|w| format!("{first}: {w}")));
-    Ok((profile, formats_read, warnings))
-}
-
-fn combine(profiles: Vec<Profile>) -> Result<Profile, JsError> {
-    crate::model::combine::combine_owned(profiles)
-        .ok_or_else(|| JsError::new("no file given"))?
-        .map_err(|e| JsError::new(&e.to_string()))
-}
-
 impl Viewer {
     /// The sample mask of value `value` of facet `index` (`None` for a negative index); the
     /// view's current mask when that is the same choice.
@@ -199,56 +155,20 @@ impl Viewer {
     }
 }
 
-/// Files read and combined into one profile, before any analysis (a separate step so the page
-/// can show "parsing" and "analysing" as two phases).
-#[wasm_bindgen]
-pub struct LoadedFiles {
-    profile: Profile,
-    formats: Vec<String>,
-    warnings: Vec<String>,
-    symbols: Symbols,
-}
-
-impl LoadedFiles {
-    /// [`LoadedFiles::read`] with binaries that symbolise the perf.data files.
-    pub(crate) fn read_all(
-        files: &Array,
-        names: &Array,
-        binaries: &[(String, Vec<u8>)],
-    ) -> Result<LoadedFiles, JsError> {
-        let mut symbols = Symbols::new(binaries.len());
-        let (profile, formats, warnings) = read_files(files, names, &mut symbols, binaries)?;
-        Ok(LoadedFiles {
-            profile,
-            formats,
-            warnings,
-            symbols,
-        })
-    }
-}
-
-#[wasm_bindgen]
-impl LoadedFiles {
-    /// Reads `files` (an array of `Uint8Array`) named `names` (one source each) and combines
-    /// them. Fails with the reader's message naming the file.
-    pub fn read(files: &Array, names: &Array) -> Result<LoadedFiles, JsError> {
-        Self::read_all(files, names, &[])
-    }
-}
-
 #[wasm_bindgen]
 impl Viewer {
     /// Builds the call tree and the view of the default value type of loaded files.
     pub fn analyse(files: LoadedFiles) -> Viewer {
-        let facets = facets(&files.profile);
+        let (profile, formats, warnings, symbols) = files.into_parts();
+        let facets = facets(&profile);
         Viewer {
-            view: View::new(files.profile),
-            formats: files.formats,
-            warnings: files.warnings,
+            view: View::new(profile),
+            formats,
+            warnings,
             compare: None,
             facets,
             facet_choice: None,
-            symbols: files.symbols,
+            symbols,
         }
     }
 

@@ -96,7 +96,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::GhcProf, "ghc-prof"), 4);
+    assert_eq!(check_invalid_fixtures(Format::GhcProf, "ghc-prof"), 5);
 }
 
 #[test]

@@ -106,7 +106,7 @@ fn go_pprof_top_equals_proftab_top() {
 fn invalid_inputs() {
     assert_eq!(
         check_invalid_fixtures(Format::Heapprofile, "heapprofile"),
-        2
+        3
     );
 }
 

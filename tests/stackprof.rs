@@ -83,7 +83,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::Stackprof, "stackprof"), 6);
+    assert_eq!(check_invalid_fixtures(Format::Stackprof, "stackprof"), 7);
 }
 
 #[test]

@@ -85,7 +85,7 @@ fn go_pprof_top_equals_proftab_top() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::TraceEvent, "trace-event"), 3);
+    assert_eq!(check_invalid_fixtures(Format::TraceEvent, "trace-event"), 4);
 }
 
 #[test]

@@ -160,7 +160,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::V8Prof, "v8-prof"), 7);
+    assert_eq!(check_invalid_fixtures(Format::V8Prof, "v8-prof"), 8);
 }
 
 #[test]

@@ -106,6 +106,44 @@ fn unreadable_bytes_name_the_file() {
 }
 
 #[wasm_bindgen_test]
+fn a_bad_file_among_good_ones_is_listed_and_the_others_read() {
+    let (bytes, names) = files(&[STACKS, "\u{1}\u{2}binary", "a;b 3\n"]);
+    let loaded = LoadedFiles::read(&bytes, &names).expect("two files are readable");
+    let failed = loaded.failed();
+    assert_eq!(failed.length(), 1);
+    let f: Object = failed.get(0).dyn_into().unwrap();
+    assert_eq!(get(&f, "index").as_f64(), Some(1.0));
+    assert_eq!(get(&f, "name").as_string().unwrap(), "file1.txt");
+    let message = get(&f, "message").as_string().unwrap();
+    assert!(
+        message.starts_with("input: unrecognized format"),
+        "{message}"
+    );
+    let v = Viewer::analyse(loaded);
+    assert_eq!(v.totals().to_vec(), vec![7.0, 7.0, 7.0]);
+    let sources: Array = get(&v.info(), "sources").dyn_into().unwrap();
+    assert_eq!(sources.length(), 2);
+}
+
+#[wasm_bindgen_test]
+fn when_no_file_is_readable_the_error_names_each() {
+    let (bytes, names) = files(&["\u{1}\u{2}binary", "\u{3}also not"]);
+    let err = LoadedFiles::read(&bytes, &names).err().expect("an error");
+    let text = JsValue::from(err).dyn_into::<js_sys::Error>().unwrap();
+    let message: String = text.message().into();
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(lines.len(), 2, "{message}");
+    assert!(
+        lines[0].starts_with("file0.txt: input: unrecognized format"),
+        "{message}"
+    );
+    assert!(
+        lines[1].starts_with("file1.txt: input: unrecognized format"),
+        "{message}"
+    );
+}
+
+#[wasm_bindgen_test]
 fn export_writes_a_readable_profile() {
     let v = viewer(&[STACKS]);
     let formats: Vec<String> = Viewer::writable_formats()

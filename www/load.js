@@ -1,6 +1,8 @@
 // Loading profiles: the file pickers, drag and drop anywhere on the page (#drop-overlay), the
 // examples of the empty page (#empty), `?url=` and the load itself (worker, progress, errors,
-// then state.js takes the answer). Owns #empty and the visibility of #views.
+// files that could not be read, then state.js takes the answer). Owns #empty and the
+// visibility of #views. Keeps what the shown profile was loaded from (File objects or URLs,
+// and the binaries dropped) to load it again, view state kept, when the worker faults.
 import { $ } from "./dom.js";
 import { closeMenu } from "./menu.js";
 import {
@@ -15,20 +17,24 @@ import {
   showSymbols,
   showWarnings,
 } from "./messages.js";
+import { hideNotice, showFailedFiles, showNotice } from "./notice.js";
 import { addSources, isSourceName, sourceCount } from "./sources.js";
-import { applyOptions, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
+import { applyOptions, flushHash, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
 import { searchText } from "./toolbar.js";
 import { zoomTo } from "./views/index.js";
-import { CANCELLED, call, cancel } from "./worker-client.js";
+import { CANCELLED, call, cancel, onWorkerFault } from "./worker-client.js";
 
 /**
- * Loads `{files}` (File objects, with `paths` for those dropped in a folder) or `{urls}` and
- * shows the result. Files of source text (see sources.js) are kept for the Source tab, ELF
+ * Loads `{files}` (File objects, with `paths` for those dropped in a folder) and/or `{urls}`
+ * and shows the result. Files of source text (see sources.js) are kept for the Source tab, ELF
  * files (binaries) for the symbols of a perf.data (the worker re-reads the last perf.data with
- * them); when there are only those, the profile shown stays.
+ * them); when there are only those, the profile shown stays. Files that cannot be read are
+ * listed in the notice and the others shown; when none can be read, the profile shown stays.
+ * `fault`: the message of the worker fault this load recovers from (shown when it is done).
  */
-export async function load(what) {
+export async function load(what, fault = null) {
   hideError();
+  if (!fault) hideNotice();
   closeMenu();
   setFlamegraphDrawn(false);
   setPageState("loading");
@@ -38,11 +44,13 @@ export async function load(what) {
   try {
     r = await call("load", what);
   } catch (e) {
+    if (e.fault) return; // the fault's listener loads again
     hideProgress();
     showError(e.message);
     setPageState(S.loaded ? "shown" : e.message === CANCELLED ? "ready" : "error");
     return;
   }
+  retain(what, r);
   addSources(r.sources);
   if (!r.info) {
     hideProgress();
@@ -51,6 +59,11 @@ export async function load(what) {
     if (S.loaded) showBinariesKept(r.kept);
     return;
   }
+  if (await show(r)) tellProblems(r, fault);
+}
+
+/** Shows the worker's answer `r` to a load; false when a worker fault interrupted it. */
+async function show(r) {
   showProgress({ phase: "layout", text: "Drawing…" });
   setProfile(r, searchText());
   setLoaded(true);
@@ -60,13 +73,82 @@ export async function load(what) {
     await applyOptions();
     zoomTo(hashZoom());
   } catch (e) {
+    if (e.fault) return false;
     showError(e.message);
   }
   hideProgress();
   setPageState("shown");
+  return true;
+}
+
+/** After a load shown: warnings, symbols, files not read and the fault recovered from. */
+function tellProblems(r, fault) {
   showWarnings(r.info.warnings);
   showSymbols(r.info.symbols, r.kept);
   if (!r.info.symbols) showBinariesKept(r.kept);
+  if (fault) showNotice(`The viewer's worker failed and was restarted; ${retainedNames().join(", ")} loaded again.`, [fault]);
+  else if (r.failed.length) showFailedFiles(r.failed, r.info.formats.length);
+}
+
+// ---------------------------------------------------------------- recovery
+
+/**
+ * What the shown profile was loaded from: its profile files (with their paths; those that
+ * could not be read left out) and URLs, and every binary dropped so far (by name, the last
+ * of a name). Sources stay on the page (sources.js); the worker holds the rest.
+ */
+const retained = { files: [], paths: [], urls: [], binaries: [] };
+let recovering = false;
+
+/** Updates `retained` from a load's request `what` and the worker's answer `r`. */
+function retain(what, r) {
+  const files = what.files || [];
+  const role = (i) => r.roles[i];
+  for (const [i, f] of files.entries()) {
+    if (role(i) !== "binary") continue;
+    retained.binaries = retained.binaries.filter((b) => b.name !== f.name).concat(f);
+  }
+  const urls = what.urls || [];
+  if (!r.info || (!urls.length && !r.roles.includes("profile"))) return;
+  const keep = [...files.keys()].filter((i) => role(i) === "profile");
+  retained.files = keep.map((i) => files[i]);
+  retained.paths = keep.map((i) => what.paths?.[i] || files[i].name);
+  retained.urls = urls;
+}
+
+function retainedNames() {
+  const base = (u) => decodeURIComponent(new URL(u, location.href).pathname.split("/").pop() || u);
+  return [...retained.files.map((f) => f.name), ...retained.urls.map(base)];
+}
+
+/**
+ * After a worker fault (a wasm trap, out of memory): the fresh worker loads the shown profile
+ * again from `retained`, with the view state of the URL hash. A fault while doing so, or with
+ * no profile shown, only tells the fault: the empty page comes back.
+ */
+async function recover(message) {
+  flushHash();
+  if (recovering || !S.loaded || !(retained.files.length || retained.urls.length)) {
+    hideProgress();
+    setLoaded(false);
+    setPageState("error");
+    showNotice("The viewer's worker failed and was restarted.", [message]);
+    return;
+  }
+  recovering = true;
+  const b = retained.binaries;
+  try {
+    await load(
+      {
+        files: [...b, ...retained.files],
+        paths: [...b.map((f) => f.name), ...retained.paths],
+        urls: retained.urls,
+      },
+      message,
+    );
+  } finally {
+    recovering = false;
+  }
 }
 
 function cancelLoad() {
@@ -129,6 +211,7 @@ for (const id of ["file-input", "file-input-2", "source-input", "source-folder"]
   });
 }
 onCancel(cancelLoad);
+onWorkerFault(recover);
 
 // Drag and drop anywhere on the page.
 let depth = 0;

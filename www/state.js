@@ -125,6 +125,12 @@ export function scheduleHash() {
   hashTimer = setTimeout(writeHash, 200);
 }
 
+/** Writes the state into the URL hash now (before the worker is replaced after a fault). */
+export function flushHash() {
+  clearTimeout(hashTimer);
+  writeHash();
+}
+
 function writeHash() {
   if (!S.loaded) return;
   history.replaceState(null, "", `#${toHash(S, { label: frameLabel, zoom: zoomNow() })}`);

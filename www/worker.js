@@ -1,10 +1,12 @@
 // The viewer's Web Worker: reads files, parses and analyses them in wasm, and answers layout
 // queries with typed-array columns. The page never parses; it only draws what comes back.
-import init, { isBinary, isProfile, LoadedFiles, needsBinaries, Viewer } from "./pkg/proftab.js";
+// A wasm trap (a panic, a failed allocation) leaves the instance unusable: its answer says
+// `fatal`, and the page replaces this worker (worker-client.js).
+import init, { isBinary, isProfile, LoadedFiles, needsBinaries, recordPanics, Viewer } from "./pkg/proftab.js";
 import { isSourceName, MAX_SOURCE_BYTES } from "./sources.js";
 import { treeHandlers } from "./worker-tree.js";
 
-const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) });
+const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) }).then(recordPanics);
 let viewer = null;
 // ELF files (binaries, `.debug` files) dropped so far, `{name, bytes}`: they symbolise the
 // perf.data files loaded with them or after them.
@@ -73,6 +75,24 @@ function errorText(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * Whether `e` is a fault after which this worker must not be used: a wasm trap (a panic, a
+ * failed allocation, a stack overflow) or JavaScript out of memory.
+ */
+function isFault(e) {
+  return e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
+}
+
+/** The message of fault `e` in handler `kind`: what was being done and what failed. */
+function faultText(e, kind, args) {
+  const panic = self.proftabPanic;
+  self.proftabPanic = undefined;
+  const cause = panic || `${e.name}: ${e.message} (out of memory, or a bug)`;
+  const names = args.files ? args.files.map((f) => f.name) : (args.urls || []).map((u) => u.split("/").pop());
+  const what = kind === "load" ? `reading ${names.join(", ")}` : `answering "${kind}"`;
+  return `proftab failed while ${what}: ${cause}`;
+}
+
 function frameData() {
   const f = viewer.frames();
   return { names: f.names, files: f.files, lines: f.lines, types: f.types };
@@ -83,43 +103,59 @@ const transfer = (o) =>
     .filter((v) => ArrayBuffer.isView(v))
     .map((v) => v.buffer);
 
-const handlers = {
-  async load({ files, urls, paths }) {
-    await ready;
-    let bytes = [];
-    let names = [];
-    // Source text: files with a source extension the registry does not take for a profile.
-    const sources = [];
-    // Names of the binaries kept from this load.
-    const kept = [];
-    if (urls) {
-      for (const u of urls) {
-        bytes.push(await fetchAll(u));
-        names.push(decodeURIComponent(new URL(u, self.location.href).pathname.split("/").pop() || u));
-      }
+/**
+ * The inputs of a load: `files` (with `paths`) sorted by what they are, then `urls`. `bytes`
+ * and `names` are the profiles to read, `origin[i]` the index in `files` of `bytes[i]` (-1
+ * for a URL), `roles[j]` what `files[j]` was taken for: "profile", "binary" or "source".
+ */
+async function inputs({ files = [], urls = [], paths }) {
+  const out = { bytes: [], names: [], origin: [], roles: [], sources: [], kept: [] };
+  for (let i = 0; i < files.length; i++) {
+    const b = await readAll(files[i], i, files.length);
+    if (isSourceName(files[i].name) && !isProfile(b)) {
+      if (b.length <= MAX_SOURCE_BYTES) out.sources.push({ path: paths?.[i] || files[i].name, text: new TextDecoder().decode(b) });
+      out.roles.push("source");
+    } else if (isBinary(b)) {
+      keepBinary(files[i].name, b);
+      out.kept.push(files[i].name);
+      out.roles.push("binary");
     } else {
-      for (let i = 0; i < files.length; i++) {
-        const b = await readAll(files[i], i, files.length);
-        if (isSourceName(files[i].name) && !isProfile(b)) {
-          if (b.length <= MAX_SOURCE_BYTES) sources.push({ path: paths?.[i] || files[i].name, text: new TextDecoder().decode(b) });
-          continue;
-        }
-        if (isBinary(b)) {
-          keepBinary(files[i].name, b);
-          kept.push(files[i].name);
-          continue;
-        }
-        bytes.push(b);
-        names.push(files[i].name);
-      }
+      out.bytes.push(b);
+      out.names.push(files[i].name);
+      out.origin.push(i);
+      out.roles.push("profile");
     }
-    if (!bytes.length && kept.length && perfInputs) ({ bytes, names } = perfInputs);
-    if (!bytes.length && (sources.length || kept.length)) return { sources, kept };
-    perfInputs = bytes.some((b) => needsBinaries(b)) ? { bytes: [...bytes], names: [...names] } : null;
-    const size = bytes.reduce((s, b) => s + b.length, 0);
+  }
+  for (const u of urls) {
+    out.bytes.push(await fetchAll(u));
+    out.names.push(decodeURIComponent(new URL(u, self.location.href).pathname.split("/").pop() || u));
+    out.origin.push(-1);
+  }
+  return out;
+}
+
+const handlers = {
+  /**
+   * Reads `{files, paths, urls}` and makes the viewer of the profiles among them. Answers
+   * `{info, frames, facets, writable, parseMs, analyseMs, sources, kept, roles, failed}`
+   * (`failed`: `[{name, message, index}]`, the files not read, `index` into `files` or -1;
+   * their role is "failed"), or `{sources, kept, roles}` when there was no profile to read.
+   * Fails with every reader's message when no profile could be read.
+   */
+  async load(args) {
+    const { bytes, names, origin, roles, sources, kept } = await inputs(args);
+    let read = { bytes, names };
+    // Binaries alone: the last perf.data is read again with them.
+    const reread = !bytes.length && kept.length && perfInputs;
+    if (reread) read = perfInputs;
+    if (!read.bytes.length && (sources.length || kept.length)) return { sources, kept, roles };
+    perfInputs = read.bytes.some((b) => needsBinaries(b)) ? { bytes: [...read.bytes], names: [...read.names] } : null;
+    const size = read.bytes.reduce((s, b) => s + b.length, 0);
     progress("parsing", size, size, 0, 1);
     const t0 = performance.now();
-    const loaded = LoadedFiles.readWith(bytes, names, binaries);
+    const loaded = LoadedFiles.readWith(read.bytes, read.names, binaries);
+    const failed = reread ? [] : loaded.failed().map((f) => ({ ...f, index: origin[f.index] }));
+    for (const f of failed) if (f.index >= 0) roles[f.index] = "failed";
     const parseMs = performance.now() - t0;
     progress("analysing", size, size, 0, 1);
     const next = Viewer.analyse(loaded);
@@ -135,6 +171,8 @@ const handlers = {
       analyseMs,
       sources,
       kept,
+      roles,
+      failed,
     };
   },
   options({ valueType, order, sources, t0, t1, transforms, facet, facetValue }) {
@@ -182,12 +220,15 @@ const handlers = {
   ...treeHandlers(() => viewer),
 };
 
+// Every call waits for the wasm module (a call can come before it is instantiated).
 self.onmessage = async (ev) => {
   const { id, kind, args } = ev.data;
   try {
+    await ready;
     const result = await handlers[kind](args || {});
     postMessage({ id, ok: true, result }, result && typeof result === "object" ? transfer(result) : []);
   } catch (e) {
-    postMessage({ id, ok: false, error: errorText(e) });
+    const fatal = isFault(e);
+    postMessage({ id, ok: false, error: fatal ? faultText(e, kind, args || {}) : errorText(e), fatal });
   }
 };

@@ -25,6 +25,13 @@ pub(crate) struct Member {
     pub value: Range<usize>,
 }
 
+/// Deepest nesting of arrays and objects any JSON reader accepts: serde_json's recursion
+/// limit, which every JSON reader's parse keeps (the `unbounded_depth` feature is off), so
+/// deeper input is an error ([`json_problem`] names this limit), never a stack overflow. No
+/// option raises it; real profiles nest a few levels (trees of frames are id-linked lists or
+/// walked with an explicit stack, see heapprofile).
+pub const MAX_JSON_DEPTH: usize = 128;
+
 /// Largest number of members read from one object; a detector or reader never needs more, and
 /// the cap bounds memory for hostile objects with millions of keys.
 pub(crate) const MAX_MEMBERS: usize = 4096;
@@ -257,16 +264,40 @@ pub(crate) fn serde_error(
     e: &serde_json::Error,
 ) -> ReadError {
     let offset = base.saturating_add(offset_of(slice, e.line(), e.column()));
-    let text = e.to_string();
-    let message = text
-        .rsplit_once(" at line ")
-        .map_or(text.as_str(), |(m, _)| m);
+    let message = json_problem(e);
     let message = if path.is_empty() {
-        message.to_owned()
+        message
     } else {
         format!("in {path}: {message}")
     };
     ReadError::new(format, Place::Byte(offset as u64), message)
+}
+
+/// serde_json's message for `e` without its `at line … column …` (the caller names the
+/// place); its recursion limit is told as the nesting limit [`MAX_JSON_DEPTH`].
+pub(crate) fn json_problem(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let message = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(m, _)| m);
+    if message == "recursion limit exceeded" {
+        return format!(
+            "arrays and objects nest deeper than {MAX_JSON_DEPTH} levels (the JSON nesting \
+             limit, MAX_JSON_DEPTH)"
+        );
+    }
+    message.to_owned()
+}
+
+/// [`json_problem`] followed by `at line L column C`, for readers whose place is the whole
+/// document.
+pub(crate) fn json_problem_at(e: &serde_json::Error) -> String {
+    format!(
+        "{} at line {} column {}",
+        json_problem(e),
+        e.line(),
+        e.column()
+    )
 }
 
 /// Byte offset of 1-based `line` and `column` (serde_json's convention) in `slice`.

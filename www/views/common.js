@@ -15,7 +15,8 @@ export function viewOptions(extra) {
     rootLabel: () => "all",
     onHover: showTooltip,
     onContext: openMenu,
-    onError: (e) => showError(String(e.message || e)),
+    // A worker fault is told by load.js, which loads the profile again.
+    onError: (e) => e.fault || showError(String(e.message || e)),
     ...extra,
   };
 }

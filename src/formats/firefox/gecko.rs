@@ -15,6 +15,7 @@ use super::err;
 use super::schema::{
     Category, Flag, FrameTable, FuncTable, Meta, Samples, StackTable, Tables, Thread,
 };
+use crate::formats::json_scan;
 use crate::formats::ReadError;
 use crate::hash::HashMap;
 
@@ -85,8 +86,12 @@ pub(super) struct Converted {
 
 /// Parses `bytes` as a Gecko profile and converts every thread of every process.
 pub(super) fn convert(bytes: &[u8]) -> Result<Converted, ReadError> {
-    let root: GeckoDoc = serde_json::from_slice(bytes)
-        .map_err(|e| err("(Gecko profile)", format!("invalid JSON: {e}")))?;
+    let root: GeckoDoc = serde_json::from_slice(bytes).map_err(|e| {
+        err(
+            "(Gecko profile)",
+            format!("invalid JSON: {}", json_scan::json_problem_at(&e)),
+        )
+    })?;
     let meta = root.meta.as_ref().ok_or_else(|| err("meta", "missing"))?;
     let version = meta.version.unwrap_or(0.0);
     if version > GECKO_PROFILE_VERSION {

@@ -208,7 +208,10 @@ pub(super) fn to_binary(bytes: &[u8]) -> Result<Vec<Vec<u8>>, ReadError> {
             ReadError::new(
                 NAME,
                 Place::Line(e.line()),
-                format!("invalid OTLP/JSON (object {i}): {e}"),
+                format!(
+                    "invalid OTLP/JSON (object {i}): {}",
+                    crate::formats::json_scan::json_problem_at(&e)
+                ),
             )
         })?;
         out.push(convert(data, i)?.encode_to_vec());

@@ -23,11 +23,7 @@ pub(super) fn parse_with_notes(bytes: &[u8]) -> Result<(Tables, Vec<String>), Re
 }
 
 fn json_error(e: serde_json::Error) -> ReadError {
-    let text = e.to_string();
-    let message = text
-        .rfind(" at line ")
-        .and_then(|i| text.get(..i))
-        .unwrap_or(&text);
+    let message = crate::formats::json_scan::json_problem(&e);
     ReadError::new(
         FORMAT,
         Place::Line(e.line()),

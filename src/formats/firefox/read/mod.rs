@@ -16,6 +16,7 @@ use super::schema::{
     Tables, Thread, ThreadSlot,
 };
 use super::{err, gecko, meta_keys, NAME, PROCESSED_PROFILE_VERSION};
+use crate::formats::json_scan;
 use crate::formats::{Format, Parsed, Place, ReadError, ReadOptions, Warnings};
 use crate::hash::HashMap;
 use crate::model::{FunctionIndex, LocationIndex, ProfileBuilder, StackIndex};
@@ -67,8 +68,13 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(NAME, "the file is empty"));
     }
-    let doc: Doc = serde_json::from_slice(bytes)
-        .map_err(|e| ReadError::new(NAME, Place::Line(e.line()), format!("invalid JSON: {e}")))?;
+    let doc: Doc = serde_json::from_slice(bytes).map_err(|e| {
+        ReadError::new(
+            NAME,
+            Place::Line(e.line()),
+            format!("invalid JSON: {}", json_scan::json_problem_at(&e)),
+        )
+    })?;
     let meta = doc
         .meta
         .as_ref()
