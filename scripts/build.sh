@@ -7,7 +7,7 @@
 #              tests/fixtures (scripts/examples.mjs), relative URLs only (any host, any sub-path)
 #   dist-test/ dist/ plus www/test-hook.js, loaded by its index.html: the read-only
 #              `window.__proftab` the browser tests and benchmarks use. dist/ never has it.
-#   target/release/proftab   the CLI (src/bin/proftab/)
+#   target/release/proftab   the CLI (src/bin/proftab/ over src/cli/)
 #
 # Both .wasm files are optimized with npm binaryen's wasm-opt -O3 (never Debian's binaryen 108,
 # which breaks wasm-bindgen's externref table). wasm-bindgen + wasm-opt are skipped when the
