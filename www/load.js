@@ -16,14 +16,16 @@ import {
   showWarnings,
 } from "./messages.js";
 import { addSources, isSourceName, sourceCount } from "./sources.js";
-import { applyOptions, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
+import { applyOptions, hashZoom, keepLink, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
 import { searchText } from "./toolbar.js";
+import { linkProfile } from "./url.js";
 import { zoomTo } from "./views/index.js";
 import { CANCELLED, call, cancel } from "./worker-client.js";
 
 /**
  * Loads `{files}` (File objects, with `paths` for those dropped in a folder) or `{urls}` and
- * shows the result. Files of source text (see sources.js) are kept for the Source tab, ELF
+ * shows the result; `link` (the hash parameters of a shared link) when the file came from the
+ * address, kept in the hash while that profile is shown. Files of source text (see sources.js) are kept for the Source tab, ELF
  * files (binaries) for the symbols of a perf.data (the worker re-reads the last perf.data with
  * them); when there are only those, the profile shown stays.
  */
@@ -52,6 +54,7 @@ export async function load(what) {
     return;
   }
   showProgress({ phase: "layout", text: "Drawing…" });
+  keepLink(what.link ?? "");
   setProfile(r, searchText());
   setLoaded(true);
   setView(S.view);
@@ -112,8 +115,10 @@ export async function showExamples() {
   }
 }
 
-/** Loads the `?url=` parameters of the page's address, if any. */
+/** Loads the profile a shared link's hash carries, else the `?url=` parameters of the page's address, if any. */
 export function loadFromAddress() {
+  const link = linkProfile(location.hash);
+  if (link) return load({ files: [new File([link.bytes], link.name)], link: link.params });
   const urls = new URLSearchParams(location.search).getAll("url");
   if (urls.length) load({ urls: urls.map((u) => new URL(u, location.href).href) });
 }
