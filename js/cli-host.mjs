@@ -82,4 +82,5 @@ export const nodeHost = {
       return [st.isFile() ? "file" : st.isDirectory() ? "dir" : "other", st.size];
     }),
   readDir: (path) => io(() => fs.readdirSync(path)),
+  env: (name) => process.env[name],
 };

@@ -75,7 +75,12 @@ function openBrowser(url) {
   const hasDisplay = platform !== "linux" || process.env.DISPLAY || process.env.WAYLAND_DISPLAY;
   if (!hasDisplay) return false;
   const [cmd, cmdArgs] =
-    platform === "darwin" ? ["open", [url]] : platform === "win32" ? ["cmd", ["/c", "start", '""', url]] : ["xdg-open", [url]];
+    // Windows: no shell, so the `&` between several files' parameters stays in the URL.
+    platform === "darwin"
+      ? ["open", [url]]
+      : platform === "win32"
+        ? ["rundll32", ["url.dll,FileProtocolHandler", url]]
+        : ["xdg-open", [url]];
   const child = spawn(cmd, cmdArgs, { stdio: "ignore", detached: true });
   child.on("error", () => console.error(`proftab: could not start ${cmd}; open the address above yourself`));
   child.unref();

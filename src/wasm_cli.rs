@@ -36,6 +36,8 @@ extern "C" {
     fn stat(this: &CliHost, path: &str) -> Result<js_sys::Array, JsValue>;
     #[wasm_bindgen(method, catch, js_name = readDir)]
     fn read_dir(this: &CliHost, path: &str) -> Result<Vec<String>, JsValue>;
+    #[wasm_bindgen(method)]
+    fn env(this: &CliHost, name: &str) -> Option<String>;
 }
 
 /// Runs the command line `args` (without the program name) with `host`'s files and streams;
@@ -103,5 +105,9 @@ impl Host for JsHost {
     fn read_dir(&self, path: &Path) -> io::Result<Vec<PathBuf>> {
         let names = self.0.read_dir(&text(path)).map_err(io_error)?;
         Ok(names.into_iter().map(|n| path.join(n)).collect())
+    }
+
+    fn env(&self, name: &str) -> Option<String> {
+        self.0.env(name)
     }
 }

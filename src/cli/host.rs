@@ -35,6 +35,8 @@ pub trait Host {
     fn stat(&self, path: &Path) -> io::Result<(Kind, u64)>;
     /// The entries of the folder at `path` (full paths), in no particular order.
     fn read_dir(&self, path: &Path) -> io::Result<Vec<PathBuf>>;
+    /// The environment variable `name`, when set.
+    fn env(&self, name: &str) -> Option<String>;
 }
 
 /// The operating system's files and streams.
@@ -80,6 +82,10 @@ impl Host for NativeHost {
         std::fs::read_dir(path)?
             .map(|e| e.map(|e| e.path()))
             .collect()
+    }
+
+    fn env(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
     }
 }
 

@@ -106,7 +106,7 @@ fn find_binary(
         .collect();
     if let Some(id) = lookup_id.filter(|id| id.len() > 2) {
         let (head, rest) = id.split_at(2);
-        if let Some(home) = std::env::var_os("HOME") {
+        if let Some(home) = host::with(|h| h.env("HOME")) {
             let cache = PathBuf::from(home).join(".debug/.build-id");
             candidates.push(cache.join(head).join(rest).join("elf"));
         }

@@ -3,7 +3,8 @@
 // exit status; `convert` writes the same file bytes. Needs target/release/proftab (or debug),
 // which scripts/build.sh builds.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -52,6 +53,9 @@ test("info, top, list, diff, validate and help print what the native binary prin
     ["list", "main", cpu, "--source-dir", fixture("pprof/src")],
     ["list", "main", cpu, "--json"],
     ["diff", fixture("diff/base.pb.gz"), fixture("diff/new.pb.gz")],
+    // perf.data: symbolised from --symbols, perf's ~/.debug cache and the recorded paths.
+    ["top", fixture("perf-data/fp.data"), "--symbols", fixture("perf-data")],
+    ["top", fixture("perf-data/multi.data")],
     ["validate", cpu],
     ["validate", fixture("cli/validate-violations.json")],
     ["help"],
@@ -111,7 +115,10 @@ test("errors: the same messages and exit statuses", () => {
 test("view: a file that cannot be read fails before serving, with the CLI's message", () => {
   if (skip()) return;
   const native = run(NATIVE, ["top", "no/such.pb.gz"]);
-  for (const args of [["view", "no/such.pb.gz"], ["view", "tests/fixtures"]]) {
+  for (const args of [
+    ["view", "no/such.pb.gz"],
+    ["view", "tests/fixtures"],
+  ]) {
     const node = run(process.execPath, [NODE_CLI, ...args, "--no-open"]);
     assert.equal(node.status, 1);
     assert.equal(node.stdout.length, 0, "no address printed");
@@ -121,4 +128,51 @@ test("view: a file that cannot be read fails before serving, with the CLI's mess
   const usage = run(process.execPath, [NODE_CLI, "view", "--port", "x"]);
   assert.equal(usage.status, 2);
   assert.equal(usage.stderr, 'proftab: --port needs a port number, got "x" (see `proftab view --help`)\n');
+});
+
+/** Starts `proftab FILE` with `env`; resolves to `{child, out}` once the address is printed (and what follows it). */
+async function startView(args, env) {
+  const child = spawn(process.execPath, [NODE_CLI, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stderr.on("data", (d) => {
+    out += d;
+  });
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (/Ctrl-C stops/.test(out)) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  return { child, out: () => out };
+}
+
+/** Waits until `ready()` holds, for 20 s at most (a loaded machine starts processes slowly). */
+async function until(ready) {
+  for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+test("view opens the browser with xdg-open when there is a display, and not without one", async (t) => {
+  if (process.platform !== "linux") return t.skip("xdg-open is the Linux opener");
+  if (!fs.existsSync(path.join(ROOT, "dist/index.html"))) return console.log("SKIP: dist/ is not built");
+  const bin = fs.mkdtempSync(path.join(tmp, "bin-"));
+  const opened = path.join(bin, "opened.txt");
+  fs.writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, DISPLAY: ":99" };
+  delete env.WAYLAND_DISPLAY;
+  const withDisplay = await startView([fixture("pprof/cpu.pb.gz")], env);
+  const url = withDisplay.out().match(/http:\/\/127\.0\.0\.1:\d+\/\S+/)[0];
+  await until(() => fs.existsSync(opened) && fs.statSync(opened).size > 0);
+  assert.equal(fs.readFileSync(opened, "utf8"), url, "xdg-open got the printed address");
+  withDisplay.child.kill("SIGINT");
+  assert.deepEqual(await once(withDisplay.child, "exit"), [0, null]);
+
+  fs.rmSync(opened);
+  delete env.DISPLAY;
+  const noDisplay = await startView([fixture("pprof/cpu.pb.gz")], env);
+  await until(() => /no display/.test(noDisplay.out()));
+  assert.match(noDisplay.out(), /no display: open the address in a browser/);
+  noDisplay.child.kill("SIGINT");
+  assert.deepEqual(await once(noDisplay.child, "exit"), [0, null]);
+  assert.equal(fs.existsSync(opened), false, "no browser started");
 });
