@@ -9,7 +9,7 @@
 #              `window.__proftab` the browser tests and benchmarks use, and
 #              www/worker-faults.js, imported by its worker.js: faults forced by the tests.
 #              dist/ has neither.
-#   target/release/proftab   the CLI (src/bin/proftab/)
+#   target/release/proftab   the CLI (src/bin/proftab/ over src/cli/)
 #
 # Both .wasm files are optimized with npm binaryen's wasm-opt -O3 (never Debian's binaryen 108,
 # which breaks wasm-bindgen's externref table). wasm-bindgen + wasm-opt are skipped when the

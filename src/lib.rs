@@ -16,11 +16,14 @@
 //! ```
 
 pub mod analysis;
+pub mod cli;
 pub mod formats;
 pub mod hash;
 pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_cli;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_export;
 #[cfg(target_arch = "wasm32")]

@@ -1,9 +1,11 @@
 // Export: the profile in another format (written by the worker) or the active view as PNG or
-// SVG, downloaded under a name derived from the first source.
+// SVG, downloaded under a name derived from the first source; "Copy link": the profile
+// (tables-json, gzipped) and the view state in the URL's fragment, when small enough.
 import { $ } from "./dom.js";
 import { MERGED, NO_NODE } from "./flame.js";
 import { showError } from "./messages.js";
-import { frameColor, frameLabel, S } from "./state.js";
+import { frameColor, frameLabel, S, shareLink } from "./state.js";
+import { linkParams, MAX_LINK_BYTES } from "./url.js";
 import { activeViews } from "./views/index.js";
 import { call } from "./worker-client.js";
 
@@ -85,6 +87,45 @@ function lossItem(w) {
     li.append(n);
   }
   return li;
+}
+
+/** `n` bytes in KB, one decimal. */
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+/** gzip of `bytes` (the browser's CompressionStream). */
+async function gzip(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * "Copy link": the profile as gzipped tables-json (every table, so the view state applies as
+ * it does here) and the view state, into the address's fragment and the clipboard; over
+ * MAX_LINK_BYTES compressed, a message with the size instead. Says what it did in #link-status.
+ */
+export async function copyLink() {
+  const status = $("link-status");
+  status.textContent = "";
+  let gz;
+  try {
+    gz = await gzip((await call("export", { format: "tables-json" })).bytes);
+  } catch (e) {
+    showError(`Copy link failed: ${e.message}`);
+    return;
+  }
+  if (gz.length > MAX_LINK_BYTES) {
+    showError(
+      `No link: this profile is ${kb(gz.length)} compressed, and a link carries profiles up to ${kb(MAX_LINK_BYTES)} (the profile travels in the link itself, never through a server). Share the file instead (Export…).`,
+    );
+    return;
+  }
+  const href = shareLink(linkParams(gz, `${baseName()}.json.gz`));
+  try {
+    await navigator.clipboard.writeText(href);
+    status.textContent = `Link copied (${kb(gz.length)} profile inside).`;
+  } catch {
+    status.textContent = `Link in the address bar (${kb(gz.length)} profile inside); copying was refused.`;
+  }
 }
 
 const NS = "http://www.w3.org/2000/svg";

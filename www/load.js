@@ -19,14 +19,29 @@ import {
 } from "./messages.js";
 import { hideNotice, showFailedFiles, showNotice } from "./notice.js";
 import { addSources, isSourceName, sourceCount } from "./sources.js";
-import { applyOptions, flushHash, hashZoom, on, resolvePatterns, S, setLoaded, setProfile, setView, startTiming } from "./state.js";
+import {
+  applyOptions,
+  flushHash,
+  hashZoom,
+  keepLink,
+  on,
+  resolvePatterns,
+  S,
+  setLoaded,
+  setProfile,
+  setView,
+  startTiming,
+} from "./state.js";
 import { searchText } from "./toolbar.js";
+import { linkProfile } from "./url.js";
 import { zoomTo } from "./views/index.js";
 import { CANCELLED, call, cancel, onWorkerFault } from "./worker-client.js";
 
 /**
  * Loads `{files}` (File objects, with `paths` for those dropped in a folder) and/or `{urls}`
- * and shows the result. Files of source text (see sources.js) are kept for the Source tab, ELF
+ * and shows the result; `link` (the hash parameters of a shared link) when the file came from
+ * the address, kept in the hash while that profile is shown. Files of source text (see
+ * sources.js) are kept for the Source tab, ELF
  * files (binaries) for the symbols of a perf.data (the worker re-reads the last perf.data with
  * them); when there are only those, the profile shown stays. Files that cannot be read are
  * listed in the notice and the others shown; when none can be read, the profile shown stays.
@@ -59,6 +74,7 @@ export async function load(what, fault = null) {
     if (S.loaded) showBinariesKept(r.kept);
     return;
   }
+  keepLink(what.link ?? "");
   if (await show(r)) tellProblems(r, fault);
 }
 
@@ -194,8 +210,10 @@ export async function showExamples() {
   }
 }
 
-/** Loads the `?url=` parameters of the page's address, if any. */
+/** Loads the profile a shared link's hash carries, else the `?url=` parameters of the page's address, if any. */
 export function loadFromAddress() {
+  const link = linkProfile(location.hash);
+  if (link) return load({ files: [new File([link.bytes], link.name)], link: link.params });
   const urls = new URLSearchParams(location.search).getAll("url");
   if (urls.length) load({ urls: urls.map((u) => new URL(u, location.href).href) });
 }

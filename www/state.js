@@ -17,7 +17,7 @@
 // those of the worker's current profile; frame ids index `S.frames` and every per-frame array.
 import { diffColors, frameColors } from "./colors.js";
 import { matchedFrames, transformArgs } from "./transforms.js";
-import { fromHash, toHash } from "./url.js";
+import { fromHash, linkHash, toHash } from "./url.js";
 import { call } from "./worker-client.js";
 
 export const S = {
@@ -131,9 +131,24 @@ export function flushHash() {
   writeHash();
 }
 
+/** The hash parameters of the profile a shared link carries (url.js linkParams), while that profile is shown; else "". */
+let linkData = "";
+
 function writeHash() {
   if (!S.loaded) return;
-  history.replaceState(null, "", `#${toHash(S, { label: frameLabel, zoom: zoomNow() })}`);
+  history.replaceState(null, "", `#${linkHash(toHash(S, { label: frameLabel, zoom: zoomNow() }), linkData)}`);
+}
+
+/** Keeps `params` (url.js linkParams, "" for none) in the hash from now on: the profile about to be shown came from a shared link, or not. */
+export function keepLink(params) {
+  linkData = params;
+}
+
+/** Shares the profile shown as `params` (url.js linkParams): the hash holds it from now on; the page's address. */
+export function shareLink(params) {
+  keepLink(params);
+  writeHash();
+  return location.href;
 }
 
 function hashState() {

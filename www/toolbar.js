@@ -2,7 +2,7 @@
 // value type, source, the view options menu (order / icicle / bottom-up), search, export,
 // theme, the sample filter (#facet) and the status line. Controls call state.js; the listeners below show the state they depend on.
 import { $, fillSelect, option } from "./dom.js";
-import { exportAs } from "./export.js";
+import { copyLink, exportAs } from "./export.js";
 import { formatValue, percent } from "./format.js";
 import {
   canCompare,
@@ -78,7 +78,7 @@ $("hide-matches").addEventListener("click", hideMatches);
 $("export").addEventListener("change", (e) => {
   const f = e.target.value;
   e.target.value = "";
-  if (f && S.loaded) exportAs(f);
+  if (f && S.loaded) f === "link" ? copyLink() : exportAs(f);
 });
 $("theme").addEventListener("click", () => {
   setTheme(!S.dark);
@@ -99,7 +99,13 @@ function fillControls() {
   fillFacets();
   $("compare-tab").hidden = !canCompare();
   const formats = S.writable.map((f) => [f, `profile: ${f}`]);
-  fillSelect($("export"), [["", "Export…"], ...formats, ["png", "image: PNG"], ["svg", "image: SVG"]]);
+  fillSelect($("export"), [
+    ["", "Export…"],
+    ["link", "Copy link (profile in the URL)"],
+    ...formats,
+    ["png", "image: PNG"],
+    ["svg", "image: SVG"],
+  ]);
 }
 
 /** The sample filter menu: one group per facet, each value with its number of samples. */

@@ -142,3 +142,46 @@ export function zoomFractions([d0, d1], vx0, vx1) {
 export function zoomRange([a, b], [d0, d1]) {
   return [d0 + a * (d1 - d0), d0 + b * (d1 - d0)];
 }
+
+// ---------------------------------------------------------------- shared links
+// "Copy link" (export.js) puts the profile itself into the hash, after the view state:
+// `…&dataname=<file name>&data=<base64url of the gzipped profile>`. The fragment never reaches
+// a server; opening the link loads the profile from it, then applies the view state.
+
+/** The largest compressed profile a shared link carries (bytes, before base64url). */
+export const MAX_LINK_BYTES = 64 * 1024;
+
+/** `bytes` as base64url without padding. */
+export function toBase64Url(bytes) {
+  let bin = "";
+  const CHUNK = 0x8000;
+  for (let i = 0; i < bytes.length; i += CHUNK) bin += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** The bytes of base64url `text` (padding optional), or null when it is not base64url. */
+export function fromBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
+  const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** The hash parameters that carry profile `bytes` (compressed) named `name`, to append to a state hash. */
+export function linkParams(bytes, name) {
+  const h = new URLSearchParams({ dataname: name });
+  return `${h.toString()}&data=${toBase64Url(bytes)}`;
+}
+
+/** A shared link's hash: view state `stateHash` (from toHash) then `params` (from linkParams; "" for none). */
+export function linkHash(stateHash, params) {
+  return params ? `${stateHash}&${params}` : stateHash;
+}
+
+/** The profile a shared link's hash carries, `{bytes, name, params}`, or null (none, or not base64url). */
+export function linkProfile(hash) {
+  const h = new URLSearchParams(hash.replace(/^#/, ""));
+  const bytes = h.has("data") ? fromBase64Url(h.get("data")) : null;
+  if (!bytes?.length) return null;
+  const name = h.get("dataname") || "shared-profile.gz";
+  return { bytes, name, params: linkParams(bytes, name) };
+}

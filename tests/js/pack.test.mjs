@@ -28,21 +28,45 @@ before(() => {
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-test("the tarball holds the entries, both wasm builds and the types, nothing else", () => {
+test("the tarball holds the entries, both wasm builds, the types, the command and the viewer, nothing else", () => {
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, [
-    "README.md",
-    "js/constants.mjs",
-    "js/index.d.ts",
-    "js/node.mjs",
-    "js/web.mjs",
-    "package.json",
-    "pkg/node/package.json",
-    "pkg/node/proftab.js",
-    "pkg/node/proftab_bg.wasm",
-    "pkg/web/proftab.js",
-    "pkg/web/proftab_bg.wasm",
-  ]);
+  assert.deepEqual(
+    files.filter((f) => !f.startsWith("dist/")),
+    [
+      "README.md",
+      "js/cli-host.mjs",
+      "js/cli.mjs",
+      "js/constants.mjs",
+      "js/index.d.ts",
+      "js/node.mjs",
+      "js/view.mjs",
+      "js/web.mjs",
+      "package.json",
+      "pkg/node/package.json",
+      "pkg/node/proftab.js",
+      "pkg/node/proftab_bg.wasm",
+      "pkg/web/proftab.js",
+      "pkg/web/proftab_bg.wasm",
+      "scripts/static-server.mjs",
+    ],
+  );
+  // dist/ is the viewer as built (scripts/build.sh), without the test hook.
+  const dist = files.filter((f) => f.startsWith("dist/"));
+  const built = fs.readdirSync(path.join(ROOT, "dist"), { recursive: true, withFileTypes: true });
+  const want = built.filter((e) => e.isFile()).map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
+  assert.deepEqual(dist, want.sort());
+  for (const f of ["dist/index.html", "dist/app.js", "dist/pkg/proftab_bg.wasm"]) assert.ok(dist.includes(f), f);
+  assert.ok(!dist.includes("dist/test-hook.js"));
+});
+
+test("the installed command runs a verb (npx proftab top FILE) as the native binary does", () => {
+  const bin = path.join(dir, "node_modules/.bin/proftab");
+  const file = path.join(ROOT, "tests/fixtures/pprof/cpu.pb.gz");
+  const top = execFileSync(bin, ["top", file, "--limit", "3"], { cwd: dir, encoding: "utf8" });
+  assert.match(top, /flat%/);
+  const native = path.join(ROOT, "target/release/proftab");
+  if (!fs.existsSync(native)) return console.log("SKIP: target/release/proftab is not built");
+  assert.equal(top, execFileSync(native, ["top", file, "--limit", "3"], { cwd: dir, encoding: "utf8" }));
 });
 
 /** Runs an ES module in the user's folder and returns what it printed, parsed as JSON. */

@@ -2,7 +2,18 @@
 // written by earlier versions of the viewer still parse to the same state.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fromHash, toHash, zoomFractions, zoomRange } from "../../www/url.js";
+import {
+  fromBase64Url,
+  fromHash,
+  linkHash,
+  linkParams,
+  linkProfile,
+  MAX_LINK_BYTES,
+  toBase64Url,
+  toHash,
+  zoomFractions,
+  zoomRange,
+} from "../../www/url.js";
 
 const NAMES = ["main", "math/big.nat.add", "runtime.mallocgc", "a=b&c"];
 
@@ -162,4 +173,35 @@ test("zoom fractions", () => {
   assert.equal(zoomFractions([0, 100], 0, 100), null);
   assert.deepEqual(zoomFractions([0, 200], 50, 100), [0.25, 0.5]);
   assert.deepEqual(zoomRange([0.25, 0.5], [0, 200]), [50, 100]);
+});
+
+test("base64url round-trips every byte value and lengths around the padding", () => {
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  for (const n of [0, 1, 2, 3, 4, 255, 256]) {
+    const bytes = all.subarray(0, n);
+    const text = toBase64Url(bytes);
+    assert.match(text, /^[A-Za-z0-9_-]*$/, "no +, / or = in a URL");
+    assert.deepEqual(fromBase64Url(text), bytes);
+  }
+  const big = Uint8Array.from({ length: MAX_LINK_BYTES }, (_, i) => (i * 7919) % 251);
+  assert.deepEqual(fromBase64Url(toBase64Url(big)), big);
+  assert.equal(fromBase64Url("a+b/"), null, "base64, not base64url");
+  assert.equal(fromBase64Url("abcde"), null, "a length no encoding has");
+});
+
+test("a shared link carries the view state and the profile, and gives both back", () => {
+  const bytes = Uint8Array.from([0x1f, 0x8b, 8, 0, 250, 251, 252, 253, 254, 255]);
+  const s = state({ view: "sandwich", vt: 1, selectedPath: { frames: [0, 3], inverted: false } });
+  const hash = linkHash(toHash(s, { label }), linkParams(bytes, "cpu & more.json.gz"));
+  const link = linkProfile(`#${hash}`);
+  assert.deepEqual(link.bytes, bytes);
+  assert.equal(link.name, "cpu & more.json.gz");
+  assert.equal(linkHash("view=flame", link.params), `view=flame&${linkParams(bytes, link.name)}`);
+  const back = fromHash(`#${hash}`, PROFILE);
+  assert.equal(back.view, "sandwich");
+  assert.equal(back.vt, 1);
+  assert.deepEqual(back.selectedPath, { frames: [0, 3], inverted: false });
+  assert.equal(linkProfile(toHash(s, { label })), null, "a state hash carries no profile");
+  assert.equal(linkProfile("#view=flame&data=not%2Bbase64url"), null);
+  assert.equal(linkHash("view=flame", ""), "view=flame");
 });

@@ -7,15 +7,15 @@
 
 use serde_json::{json, Value};
 
-use proftab::analysis::functions::function_table;
-use proftab::analysis::lines::line_table;
-use proftab::model::{Profile, ValueTypeIndex};
+use crate::analysis::functions::function_table;
+use crate::analysis::lines::line_table;
+use crate::model::{Profile, ValueTypeIndex};
 
-use crate::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON, LIMIT};
-use crate::input::{load_warning, Stacks};
-use crate::output::{emit, num, print_json, CliResult, Failure};
-use crate::symbols::{set_dirs, SYMBOLS};
-use crate::units::{percentage, report_unit_of, scaled_label};
+use crate::cli::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON, LIMIT};
+use crate::cli::input::{load_warning, Stacks};
+use crate::cli::output::{emit, num, print_json, CliResult, Failure};
+use crate::cli::symbols::{set_dirs, SYMBOLS};
+use crate::cli::units::{percentage, report_unit_of, scaled_label};
 
 /// The command line of `proftab top`.
 pub const VERB: Verb = Verb {

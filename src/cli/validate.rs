@@ -5,12 +5,12 @@
 //! rules of its `meta.version`, see docs/model.md), so faults a reader would repair or reject
 //! are still listed; any other format is read and the resulting profile checked.
 
-use proftab::formats::{self, tables_json, Format, ReadError, ReadOptions};
-use proftab::model::{validate_profile, Violation};
+use crate::formats::{self, tables_json, Format, ReadError, ReadOptions};
+use crate::model::{validate_profile, Violation};
 
-use crate::args::{Files, Matches, Verb};
-use crate::input::{display_name, read_bytes, read_options};
-use crate::output::{emit, CliResult, Failure};
+use crate::cli::args::{Files, Matches, Verb};
+use crate::cli::input::{display_name, read_bytes, read_options};
+use crate::cli::output::{emit, CliResult, Failure};
 
 /// The command line of `proftab validate`.
 pub const VERB: Verb = Verb {

@@ -9,15 +9,15 @@
 
 use serde_json::{json, Value};
 
-use proftab::analysis::diff::{diff_functions, Comparison, FunctionDiff, Normalization};
-use proftab::formats::pprof::prune::Expressions;
-use proftab::model::combine::combine;
-use proftab::model::{Profile, SourceIndex};
+use crate::analysis::diff::{diff_functions, Comparison, FunctionDiff, Normalization};
+use crate::formats::pprof::prune::Expressions;
+use crate::model::combine::combine;
+use crate::model::{Profile, SourceIndex};
 
-use crate::args::{Files, Matches, Opt, Verb, JSON, LIMIT};
-use crate::input::{display_name, load_warning, pruned_as_pprof, Stacks};
-use crate::output::{emit, num, print_json, CliResult, Failure};
-use crate::units::{report_unit_of, scaled_label};
+use crate::cli::args::{Files, Matches, Opt, Verb, JSON, LIMIT};
+use crate::cli::input::{display_name, load_warning, pruned_as_pprof, Stacks};
+use crate::cli::output::{emit, num, print_json, CliResult, Failure};
+use crate::cli::units::{report_unit_of, scaled_label};
 
 /// The command line of `proftab diff`.
 pub const VERB: Verb = Verb {

@@ -5,9 +5,11 @@
 //! a reader that closed standard output (`proftab top FILE | head`) is not an error; exit
 //! status 1 is a failed operation, 2 a usage error.
 
-use std::io::Write;
+use std::path::Path;
 
 use serde_json::{json, Value};
+
+use crate::cli::host;
 
 /// A failed command: what to print and the exit status.
 #[derive(Debug)]
@@ -40,7 +42,7 @@ pub type CliResult = Result<(), Failure>;
 /// Writes `proftab: <message>` to standard error (ignoring a closed stderr rather than
 /// panicking as `eprintln!` would).
 pub fn say(message: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "proftab: {message}");
+    host::with(|h| h.stderr(format!("proftab: {message}\n").as_bytes()));
 }
 
 /// Writes `bytes` to `path` (`-` for standard output).
@@ -48,7 +50,8 @@ pub fn write_bytes(path: &str, bytes: &[u8]) -> CliResult {
     if path == "-" {
         return write_stdout(bytes);
     }
-    std::fs::write(path, bytes).map_err(|e| Failure::failed(format!("cannot write {path}: {e}")))
+    host::with(|h| h.write(Path::new(path), bytes))
+        .map_err(|e| Failure::failed(format!("cannot write {path}: {e}")))
 }
 
 /// Prints a JSON value on standard output.
@@ -66,8 +69,7 @@ pub fn emit(text: &str) -> CliResult {
 /// Writes `bytes` to standard output. A reader that went away (`proftab top FILE | head`) is
 /// not an error.
 fn write_stdout(bytes: &[u8]) -> CliResult {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
+    match host::with(|h| h.stdout(bytes)) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::failed(format!(
             "cannot write to standard output: {e}"
         ))),

@@ -7,13 +7,13 @@
 //! before any input is read; `--type` and `--source` are checked against the read profile
 //! before anything is written.
 
-use proftab::formats::{self, Format, WriteOptions};
-use proftab::model::Profile;
+use crate::formats::{self, Format, WriteOptions};
+use crate::model::Profile;
 
-use crate::args::{chosen_value_type, Files, Matches, Opt, Verb};
-use crate::input::{display_name, load_combined, print_warnings, Stacks};
-use crate::output::{write_bytes, CliResult, Failure};
-use crate::symbols::{set_dirs, SYMBOLS};
+use crate::cli::args::{chosen_value_type, Files, Matches, Opt, Verb};
+use crate::cli::input::{display_name, load_combined, print_warnings, Stacks};
+use crate::cli::output::{write_bytes, CliResult, Failure};
+use crate::cli::symbols::{set_dirs, SYMBOLS};
 
 /// The options of `convert` and `combine`.
 const OPTIONS: &[Opt] = &[

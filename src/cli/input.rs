@@ -8,26 +8,25 @@
 //! Invariant: a file is named in messages as given on the command line, standard input as
 //! `<stdin>`; a file that cannot be read or parsed is a failure (status 1).
 
-use std::io::Read;
+use std::path::Path;
 use std::sync::OnceLock;
 
-use proftab::formats::pprof::prune::{pruned, pruned_parsed, Expressions};
-use proftab::formats::{self, Limits, Parsed, ReadOptions, Warning};
-use proftab::model::combine::combine_owned;
-use proftab::model::Profile;
+use crate::formats::pprof::prune::{pruned, pruned_parsed, Expressions};
+use crate::formats::{self, Limits, Parsed, ReadOptions, Warning};
+use crate::model::combine::combine_owned;
+use crate::model::Profile;
 
-use crate::output::{say, Failure};
+use crate::cli::host;
+use crate::cli::output::{say, Failure};
 
 /// The bytes of `path` (`-` for standard input).
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
     if path == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Failure::failed(format!("cannot read standard input: {e}")))?;
-        return Ok(buf);
+        return host::with(|h| h.read_stdin())
+            .map_err(|e| Failure::failed(format!("cannot read standard input: {e}")));
     }
-    std::fs::read(path).map_err(|e| Failure::failed(format!("cannot read {path}: {e}")))
+    host::with(|h| h.read(Path::new(path)))
+        .map_err(|e| Failure::failed(format!("cannot read {path}: {e}")))
 }
 
 /// How a file is named in messages.
@@ -64,12 +63,12 @@ pub fn read_options(path: &str) -> ReadOptions {
 }
 
 /// Reads and parses `path` in whatever format its content shows.
-/// perf.data recordings are symbolised ([`crate::symbols`]).
+/// perf.data recordings are symbolised ([`crate::cli::symbols`]).
 pub fn load(path: &str) -> Result<Parsed, Failure> {
     let bytes = read_bytes(path)?;
     let mut parsed = formats::read_any(&bytes, &read_options(path))
         .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))?;
-    crate::symbols::apply(&mut parsed);
+    crate::cli::symbols::apply(&mut parsed);
     Ok(parsed)
 }
 

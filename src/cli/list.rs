@@ -22,14 +22,15 @@ use std::path::{Path, PathBuf};
 use regex_lite::Regex;
 use serde_json::{json, Value};
 
-use proftab::analysis::source::{source_listing, FunctionSource};
-use proftab::hash::HashMap;
-use proftab::model::{Profile, ValueTypeIndex};
+use crate::analysis::source::{source_listing, FunctionSource};
+use crate::hash::HashMap;
+use crate::model::{Profile, ValueTypeIndex};
 
-use crate::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON};
-use crate::input::{load_combined, Stacks};
-use crate::output::{emit, num, print_json, say, CliResult, Failure};
-use crate::units::{minimum_label, percentage};
+use crate::cli::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON};
+use crate::cli::host::{self, Kind};
+use crate::cli::input::{load_combined, Stacks};
+use crate::cli::output::{emit, num, print_json, say, CliResult, Failure};
+use crate::cli::units::{minimum_label, percentage};
 
 /// Lines shown before the first and after the last line with a cost (pprof's `margin`).
 const MARGIN: i32 = 5;
@@ -81,7 +82,7 @@ pub fn run(args: &Matches) -> CliResult {
         .map_err(|e| Failure::usage(format!("invalid REGEX {pattern:?}: {e}")))?;
     let source_dir = args.value(SOURCE_DIR.name).map(PathBuf::from);
     if let Some(dir) = &source_dir {
-        if !dir.is_dir() {
+        if host::kind(dir) != Kind::Dir {
             return Err(Failure::failed(format!(
                 "--source-dir {}: no such directory",
                 dir.display()
@@ -166,22 +167,22 @@ fn find_source(dir: Option<&Path>, file: &str) -> Option<PathBuf> {
             let candidate = parts[start..]
                 .iter()
                 .fold(dir.to_path_buf(), |p, c| p.join(c));
-            if candidate.is_file() {
+            if host::kind(&candidate) == Kind::File {
                 return Some(candidate);
             }
         }
     }
     let as_is = Path::new(file);
-    as_is.is_file().then(|| as_is.to_path_buf())
+    (host::kind(as_is) == Kind::File).then(|| as_is.to_path_buf())
 }
 
 /// The lines of a text file (invalid UTF-8 replaced); `None` when it cannot be read or is
 /// larger than [`MAX_SOURCE_BYTES`].
 fn read_lines(path: &Path) -> Option<Vec<String>> {
-    if std::fs::metadata(path).ok()?.len() > MAX_SOURCE_BYTES {
+    if host::with(|h| h.stat(path)).ok()?.1 > MAX_SOURCE_BYTES {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = host::with(|h| h.read(path)).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     Some(
         text.lines()

@@ -8,10 +8,10 @@
 
 use std::ffi::OsString;
 
-use proftab::formats;
+use crate::formats;
 
-use crate::args::{self, Files, Parsed, Verb};
-use crate::output::{emit, CliResult, Failure};
+use crate::cli::args::{self, Files, Parsed, Verb};
+use crate::cli::output::{emit, CliResult, Failure};
 
 /// The closing note of the overview.
 const FOOTER: &str =
@@ -75,7 +75,7 @@ pub fn verb_help(v: &Verb) -> String {
 
 /// `  --type TYPE   help`, aligned, ending with `-h, --help`.
 fn option_rows(v: &Verb) -> String {
-    let rows: Vec<(String, &str)> = crate::args::options_of(v)
+    let rows: Vec<(String, &str)> = crate::cli::args::options_of(v)
         .into_iter()
         .map(|o| match o.value {
             Some(value) => (format!("{} {value}", o.name), o.help),

@@ -1,5 +1,5 @@
 //! Symbols for perf.data recordings, found as `perf report` finds them: the I/O half of
-//! [`proftab::formats::perf_data::symbolize`]. A binary is looked up, in order, in the
+//! [`crate::formats::perf_data::symbolize`]. A binary is looked up, in order, in the
 //! `--symbols DIR` folders (by build-id, then by file name; `DIR1:DIR2` for several), in perf's
 //! build-id cache (`~/.debug/.build-id/xx/yyyy…/elf`), in the separate debug files
 //! (`/usr/lib/debug/.build-id/xx/yyyy….debug`) and at its recorded path (only when its
@@ -10,13 +10,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use proftab::formats::perf_data::binaries::{build_id_of, matching, symbolize_parsed};
-use proftab::formats::perf_data::{META_HOSTNAME, META_OS_RELEASE};
-use proftab::formats::{Format, Parsed};
-use proftab::model::ext::tables;
-use proftab::model::Profile;
+use crate::formats::perf_data::binaries::{build_id_of, matching, symbolize_parsed};
+use crate::formats::perf_data::{META_HOSTNAME, META_OS_RELEASE};
+use crate::formats::{Format, Parsed};
+use crate::model::ext::tables;
+use crate::model::Profile;
 
-use crate::args::Opt;
+use crate::cli::args::Opt;
+use crate::cli::host::{self, Kind};
 
 /// `--symbols DIR`, for the verbs that read profiles.
 pub const SYMBOLS: Opt = Opt {
@@ -68,15 +69,14 @@ fn index_dirs(dirs: &[PathBuf]) -> Vec<(Option<String>, PathBuf)> {
     let mut out = Vec::new();
     let mut todo: Vec<(PathBuf, usize)> = dirs.iter().map(|d| (d.clone(), 0)).collect();
     while let Some((dir, depth)) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(entries) = host::with(|h| h.read_dir(&dir)) else {
             continue;
         };
-        for e in entries.flatten() {
-            let path = e.path();
-            match e.file_type() {
-                Ok(t) if t.is_dir() && depth < MAX_DEPTH => todo.push((path, depth + 1)),
-                Ok(t) if t.is_file() => {
-                    let id = std::fs::read(&path).ok().and_then(|b| build_id_of(&b));
+        for path in entries {
+            match host::kind(&path) {
+                Kind::Dir if depth < MAX_DEPTH => todo.push((path, depth + 1)),
+                Kind::File => {
+                    let id = read(&path).and_then(|b| build_id_of(&b));
                     out.push((id, path));
                 }
                 _ => {}
@@ -96,7 +96,7 @@ fn find_binary(
     // Without a recorded build-id (pipe mode), the file at the recorded path names it.
     let found_id = build_id
         .is_none()
-        .then(|| std::fs::read(path).ok().and_then(|b| build_id_of(&b)))
+        .then(|| read(Path::new(path)).and_then(|b| build_id_of(&b)))
         .flatten();
     let lookup_id = build_id.or(found_id.as_deref());
     let same_id = |b: &Vec<u8>| build_id.is_none_or(|id| build_id_of(b).as_deref() == Some(id));
@@ -106,7 +106,7 @@ fn find_binary(
         .collect();
     if let Some(id) = lookup_id.filter(|id| id.len() > 2) {
         let (head, rest) = id.split_at(2);
-        if let Some(home) = std::env::var_os("HOME") {
+        if let Some(home) = host::with(|h| h.env("HOME")) {
             let cache = PathBuf::from(home).join(".debug/.build-id");
             candidates.push(cache.join(head).join(rest).join("elf"));
         }
@@ -119,7 +119,7 @@ fn find_binary(
     candidates.push(PathBuf::from(path));
     candidates
         .iter()
-        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|p| read(p))
         .filter(same_id)
         .collect()
 }
@@ -142,7 +142,7 @@ fn kernel_symbols(p: &Profile) -> Option<String> {
         .find(|(f, _)| p.str(**f) == KERNEL_DSO)?;
     let same = match p.strings.get(*id) {
         Some(recorded) => {
-            let notes = std::fs::read("/sys/kernel/notes").ok()?;
+            let notes = read(Path::new("/sys/kernel/notes"))?;
             running_build_id(&notes)? == recorded
         }
         None => [
@@ -151,12 +151,11 @@ fn kernel_symbols(p: &Profile) -> Option<String> {
         ]
         .iter()
         .all(|(key, file)| {
-            let here = std::fs::read_to_string(file).unwrap_or_default();
+            let here = read_text(file).unwrap_or_default();
             p.meta_values(key).next() == Some(here.trim())
         }),
     };
-    same.then(|| std::fs::read_to_string("/proc/kallsyms").ok())
-        .flatten()
+    same.then(|| read_text("/proc/kallsyms")).flatten()
 }
 
 /// The GNU build-id note of `/sys/kernel/notes` (ELF notes: namesz, descsz, type, name, desc,
@@ -178,4 +177,14 @@ fn running_build_id(notes: &[u8]) -> Option<String> {
         at = desc_at + descsz.next_multiple_of(4);
     }
     None
+}
+
+/// The bytes of the file at `path`, when it can be read.
+fn read(path: &Path) -> Option<Vec<u8>> {
+    host::with(|h| h.read(path)).ok()
+}
+
+/// The text of the file at `path`, when it can be read and is UTF-8.
+fn read_text(path: &str) -> Option<String> {
+    String::from_utf8(read(Path::new(path))?).ok()
 }

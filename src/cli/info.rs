@@ -6,12 +6,12 @@
 
 use serde_json::{json, Value};
 
-use proftab::formats::Parsed;
-use proftab::model::Profile;
+use crate::formats::Parsed;
+use crate::model::Profile;
 
-use crate::args::{Files, Matches, Verb, JSON};
-use crate::input::load;
-use crate::output::{emit, num, print_json, CliResult};
+use crate::cli::args::{Files, Matches, Verb, JSON};
+use crate::cli::input::load;
+use crate::cli::output::{emit, num, print_json, CliResult};
 
 /// The command line of `proftab info`.
 pub const VERB: Verb = Verb {
@@ -62,7 +62,7 @@ fn source_stats(p: &Profile) -> SourceStats {
 
 /// Row counts of the seven v2 tables and of every extension table, in order.
 fn table_counts(p: &Profile) -> Vec<(String, usize)> {
-    proftab::analysis::summary::tables(p)
+    crate::analysis::summary::tables(p)
         .into_iter()
         .map(|t| (t.name.to_owned(), t.rows))
         .collect()

@@ -10,10 +10,10 @@
 
 use std::ffi::OsString;
 
+use crate::model::{Profile, ValueTypeIndex};
 use lexopt::{Arg, Parser};
-use proftab::model::{Profile, ValueTypeIndex};
 
-use crate::output::Failure;
+use crate::cli::output::Failure;
 
 /// One option of a verb.
 pub struct Opt {
