@@ -20,6 +20,7 @@
 
 mod args;
 mod convert;
+mod dataset;
 mod diff;
 mod help;
 mod info;
