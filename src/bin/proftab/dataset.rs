@@ -155,8 +155,8 @@ fn write_appended(dir: &str, c: Container, stored: &Tables, all: &Tables) -> Cli
         let Some(t) = all.table(name) else { continue };
         match plan {
             TablePlan::Keep => {}
-            TablePlan::Append { from_row } => {
-                write_part(dir, c, name, position, &columnar::rows_from(t, from_row))?;
+            TablePlan::Append { rows } => {
+                write_part(dir, c, name, position, &columnar::select_rows(t, &rows))?;
             }
             TablePlan::Rewrite => {
                 let old = table_dir(dir, name)?;

@@ -26,7 +26,7 @@ mod read;
 pub mod schema;
 mod write;
 
-pub use append::{plan_append, rows_from, TablePlan, REWRITTEN_TABLES};
+pub use append::{plan_append, select_rows, TablePlan, REWRITTEN_TABLES};
 pub use read::{decode_table, read_tables, tables_from_parts, DecodedTable};
 pub use write::encode_table;
 
