@@ -118,7 +118,7 @@ fn check_target(dir: &str, c: Container, append: bool) -> CliResult {
     match (append, existing) {
         (true, Some(e)) if e == c => Ok(()),
         (true, Some(e)) => Err(Failure::failed(format!(
-            "{dir} holds an {} dataset, not {}",
+            "{dir} holds a {} dataset, not {}",
             e.name(),
             c.name()
         ))),
