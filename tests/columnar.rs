@@ -229,19 +229,34 @@ fn a_damaged_part_is_an_error_naming_the_file() {
     }
 }
 
+/// Copies part 0 of `table` in `from` as part 1 of `into_table` in `into` (container `c`),
+/// then asserts that reading `into` fails with `message`.
+fn foreign_part_fails(
+    c: Container,
+    from: &Path,
+    table: &str,
+    into: &Path,
+    into_table: &str,
+    message: &str,
+) {
+    let name = |n: u8| format!("part-0000{n}{}", c.extension());
+    fs::copy(
+        from.join(table).join(name(0)),
+        into.join(into_table).join(name(1)),
+    )
+    .unwrap();
+    let msg = fails(&["info", path(into)]);
+    assert!(msg.contains(message), "{msg}");
+}
+
 #[test]
 fn parts_of_one_table_must_share_their_columns() {
     let c = Container::Arrow;
     let (a, b) = (fresh("columnar-mixed", "a"), fresh("columnar-mixed", "b"));
     write_dataset(&inputs(&INPUTS[..1]), &a, c, false);
     write_dataset(&inputs(&INPUTS[2..]), &b, c, false);
-    let from = b.join("functions").join("part-00000.arrow");
-    fs::copy(&from, a.join("functions").join("part-00001.arrow")).unwrap();
-    let msg = fails(&["info", path(&a)]);
-    assert!(
-        msg.contains("functions: its parts have different columns"),
-        "{msg}"
-    );
+    let message = "functions: its parts have different columns";
+    foreign_part_fails(c, &b, "functions", &a, "functions", message);
 }
 
 #[test]
@@ -249,13 +264,8 @@ fn a_part_must_hold_the_table_of_its_folder() {
     let c = Container::Parquet;
     let dir = fresh("columnar-folder", "p");
     write_dataset(&inputs(&INPUTS[..1]), &dir, c, false);
-    let from = dir.join("locations").join("part-00000.parquet");
-    fs::copy(&from, dir.join("functions").join("part-00001.parquet")).unwrap();
-    let msg = fails(&["info", path(&dir)]);
-    assert!(
-        msg.contains("the file says it holds table locations, not functions"),
-        "{msg}"
-    );
+    let message = "the file says it holds table locations, not functions";
+    foreign_part_fails(c, &dir, "locations", &dir, "functions", message);
 }
 
 /// All-NA and empty text columns (an empty dictionary) and every kind of column survive.
