@@ -2,6 +2,7 @@
 //! read back, a dataset gives the same tables-JSON byte for byte as its inputs; appending
 //! equals combining at once; bad datasets are errors naming the file. The real libraries judge
 //! the files in `columnar_judges.rs`.
+#![cfg(not(target_arch = "wasm32"))] // the Arrow crates are native-only
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;

@@ -3,6 +3,7 @@
 //! and DuckDB's top function by self value equals `proftab top`'s first row — for the default
 //! type of one input, and per source over a dataset grown with `--append`. Without pyarrow and
 //! duckdb (scripts/setup.sh installs them) each test prints SKIP.
+#![cfg(not(target_arch = "wasm32"))] // the Arrow crates are native-only
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;

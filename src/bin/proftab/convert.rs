@@ -10,11 +10,11 @@
 //! before any input is read; `--type` and `--source` are checked against the read profile
 //! before anything is written.
 
-use proftab::formats::columnar::Container;
 use proftab::formats::{self, Format, WriteOptions};
 use proftab::model::Profile;
 
 use crate::args::{chosen_value_type, Files, Matches, Opt, Verb};
+use crate::dataset::Container;
 use crate::input::{display_name, load_combined, print_warnings, Stacks};
 use crate::output::{write_bytes, CliResult, Failure};
 use crate::symbols::{set_dirs, SYMBOLS};

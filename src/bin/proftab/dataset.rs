@@ -11,7 +11,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use proftab::formats::columnar::{self, Container, DecodedTable, TablePlan};
+pub use proftab::formats::columnar::Container;
+use proftab::formats::columnar::{self, DecodedTable, TablePlan};
 use proftab::formats::{Format, Parsed};
 use proftab::model::combine::combine_owned;
 use proftab::model::{tables_from_profile, Profile, Table, Tables};
