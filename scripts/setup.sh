@@ -8,6 +8,7 @@
 #   - wasm-bindgen-cli at exactly the wasm-bindgen version of Cargo.lock
 #   - npm devDependencies from package-lock.json (playwright-core, binaryen's wasm-opt)
 #   - crates of Cargo.lock (cargo fetch --locked)
+#   - pip duckdb + pyarrow (the judges of the Parquet / Arrow datasets, tests/columnar_judges.rs)
 #
 # Idempotent: a second run checks, installs nothing and takes a few seconds.
 # Never installs Debian's binaryen: its wasm-opt (108) corrupts wasm-bindgen output.
@@ -130,6 +131,20 @@ npm_packages() {
   "$WASM_OPT" --version >/dev/null || die "$WASM_OPT does not run"
 }
 
+# The judges of tests/columnar_judges.rs, pinned to the versions the tests were written with.
+PY_JUDGES=(duckdb==2.0.1 pyarrow==26.0.1)
+
+python_judges() {
+  step "python3 packages: ${PY_JUDGES[*]}"
+  command -v python3 >/dev/null 2>&1 || die "python3 is not on PATH (the Parquet/Arrow judges need it)"
+  if python3 -c "import duckdb, pyarrow" >/dev/null 2>&1; then
+    return
+  fi
+  python3 -m pip install --quiet --break-system-packages "${PY_JUDGES[@]}" \
+    || die "pip install ${PY_JUDGES[*]} failed (tests/columnar_judges.rs needs them)"
+  python3 -c "import duckdb, pyarrow" || die "duckdb or pyarrow does not import after pip install"
+}
+
 crates() {
   step "crates (cargo fetch --locked)"
   cargo fetch --locked --quiet || die "cargo fetch --locked failed: is Cargo.lock up to date with Cargo.toml?"
@@ -141,5 +156,6 @@ rust_target_and_components
 debian_packages
 wasm_bindgen_cli
 npm_packages
+python_judges
 crates
 step "setup done in $((SECONDS - started)) s"

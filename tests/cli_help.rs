@@ -22,11 +22,23 @@ const VERBS: [(&str, &[&str]); 6] = [
     ),
     (
         "convert",
-        &["-o OUT", "--to FORMAT", "--type TYPE", "--source ID"],
+        &[
+            "-o OUT",
+            "--to FORMAT",
+            "--append",
+            "--type TYPE",
+            "--source ID",
+        ],
     ),
     (
         "combine",
-        &["-o OUT", "--to FORMAT", "--type TYPE", "--source ID"],
+        &[
+            "-o OUT",
+            "--to FORMAT",
+            "--append",
+            "--type TYPE",
+            "--source ID",
+        ],
     ),
     ("validate", &[]),
     (

@@ -2,6 +2,9 @@
 //! `combine`): write the inputs, combined into one profile when there are several, in another
 //! format.
 //!
+//! `--to parquet` / `--to arrow` write a dataset directory instead ([`crate::cli::dataset`]);
+//! `--append` adds the inputs to an existing one.
+//!
 //! Invariants: the output format is `--to`, else the one OUT's file name implies (never
 //! guessed); every check of the command line (`-o`, inputs, format, writability) happens
 //! before any input is read; `--type` and `--source` are checked against the read profile
@@ -11,6 +14,7 @@ use crate::formats::{self, Format, WriteOptions};
 use crate::model::Profile;
 
 use crate::cli::args::{chosen_value_type, Files, Matches, Opt, Verb};
+use crate::cli::dataset::Container;
 use crate::cli::input::{display_name, load_combined, print_warnings, Stacks};
 use crate::cli::output::{write_bytes, CliResult, Failure};
 use crate::cli::symbols::{set_dirs, SYMBOLS};
@@ -25,7 +29,13 @@ const OPTIONS: &[Opt] = &[
     Opt {
         name: "--to",
         value: Some("FORMAT"),
-        help: "the output format (default: the one OUT's name implies)",
+        help: "the output format (default: the one OUT's name implies); parquet and arrow write a \
+               dataset directory OUT",
+    },
+    Opt {
+        name: "--append",
+        value: None,
+        help: "add the inputs to the parquet or arrow dataset OUT (ids do not collide)",
     },
     Opt {
         name: "--type",
@@ -40,7 +50,8 @@ const OPTIONS: &[Opt] = &[
     SYMBOLS,
 ];
 
-const SYNOPSIS: &str = "IN... -o OUT [--to FORMAT] [--type TYPE] [--source ID] [--symbols DIR]";
+const SYNOPSIS: &str =
+    "IN... -o OUT [--to FORMAT] [--append] [--type TYPE] [--source ID] [--symbols DIR]";
 
 /// The command line of `proftab convert`.
 pub const CONVERT: Verb = Verb {
@@ -48,7 +59,8 @@ pub const CONVERT: Verb = Verb {
     synopsis: SYNOPSIS,
     about: "write IN (several INs are combined into one profile) as FORMAT, by default the
 format OUT's name implies; --type picks the value type of single-type formats,
---source the one source written by single-run formats (Rprof)",
+--source the one source written by single-run formats (Rprof); --to parquet or
+--to arrow writes a directory with one file per table, --append grows one",
     options: OPTIONS,
     files: Files::ReadWrite,
 };
@@ -69,6 +81,12 @@ pub fn run(args: &Matches) -> CliResult {
         .ok_or_else(|| Failure::usage("convert needs -o OUT"))?;
     if args.operands.is_empty() {
         return Err(Failure::usage("convert needs at least one input file"));
+    }
+    if let Some(c) = args.value("--to").and_then(Container::from_name) {
+        return convert_columnar(args, out, c);
+    }
+    if args.flag("--append") {
+        return Err(Failure::usage("--append needs --to parquet or --to arrow"));
     }
     let format = output_format(args, out)?;
     if !format.can_write() {
@@ -94,9 +112,28 @@ pub fn run(args: &Matches) -> CliResult {
     write_bytes(out, &written.bytes)
 }
 
-/// The names of the formats proftab writes, from the formats registry.
+/// `--to parquet|arrow`: every value type and source is written, so `--type` and `--source`
+/// do not apply.
+fn convert_columnar(args: &Matches, out: &str, c: Container) -> CliResult {
+    if let Some(opt) = ["--type", "--source"]
+        .into_iter()
+        .find(|o| args.value(o).is_some())
+    {
+        return Err(Failure::usage(format!(
+            "{opt} does not apply to --to {}: a dataset holds every value type and source",
+            c.name()
+        )));
+    }
+    set_dirs(args.value(SYMBOLS.name));
+    crate::cli::dataset::convert(&args.operands, out, c, args.flag("--append"))
+}
+
+/// The names of the formats proftab writes, from the formats registry, and the dataset
+/// containers.
 fn writable() -> String {
-    formats::writable_names().join(", ")
+    let mut names = formats::writable_names();
+    names.extend(Container::ALL.map(Container::name));
+    names.join(", ")
 }
 
 /// The output format: `--to`, else from OUT's file name.

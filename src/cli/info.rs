@@ -10,7 +10,7 @@ use crate::formats::Parsed;
 use crate::model::Profile;
 
 use crate::cli::args::{Files, Matches, Verb, JSON};
-use crate::cli::input::load;
+use crate::cli::input::{format_name, load};
 use crate::cli::output::{emit, num, print_json, CliResult};
 
 /// The command line of `proftab info`.
@@ -26,10 +26,11 @@ pub const VERB: Verb = Verb {
 pub fn run(args: &Matches) -> CliResult {
     let path = args.single_file()?;
     let parsed = load(path)?;
+    let format = format_name(path, &parsed);
     if args.flag(JSON.name) {
-        print_json(&info_json(&parsed))
+        print_json(&info_json(&parsed, format))
     } else {
-        emit(&info_text(&parsed))
+        emit(&info_text(&parsed, format))
     }
 }
 
@@ -68,7 +69,7 @@ fn table_counts(p: &Profile) -> Vec<(String, usize)> {
         .collect()
 }
 
-fn info_json(parsed: &Parsed) -> Value {
+fn info_json(parsed: &Parsed, format: &str) -> Value {
     let p = &parsed.profile;
     let stats = source_stats(p);
     let sources: Vec<Value> = (0..p.sources.source_type.len())
@@ -107,7 +108,7 @@ fn info_json(parsed: &Parsed) -> Value {
         .collect();
     let default_type = p.default_value_type().map(|vt| p.value_type_names(vt).0);
     json!({
-        "format": parsed.format.name(),
+        "format": format,
         "sources": sources,
         "samples": p.num_samples(),
         "value_types": value_types,
@@ -118,14 +119,10 @@ fn info_json(parsed: &Parsed) -> Value {
     })
 }
 
-fn info_text(parsed: &Parsed) -> String {
+fn info_text(parsed: &Parsed, format: &str) -> String {
     let p = &parsed.profile;
     let stats = source_stats(p);
-    let mut out = format!(
-        "format:   {}\nsamples:  {}\n",
-        parsed.format.name(),
-        p.num_samples()
-    );
+    let mut out = format!("format:   {}\nsamples:  {}\n", format, p.num_samples());
     out.push_str("sources:\n");
     for i in 0..p.sources.source_type.len() {
         let ts = p.sources.source_timestamp[i];

@@ -62,9 +62,19 @@ pub fn read_options(path: &str) -> ReadOptions {
     }
 }
 
-/// Reads and parses `path` in whatever format its content shows.
+/// The name of the format `path` was read in: a dataset directory's container
+/// (`parquet`, `arrow`), else the format of `parsed`.
+pub fn format_name(path: &str, parsed: &Parsed) -> &'static str {
+    crate::cli::dataset::container_of(path).map_or(parsed.format.name(), |c| c.name())
+}
+
+/// Reads and parses `path` in whatever format its content shows; a directory holding a
+/// Parquet or Arrow dataset ([`crate::cli::dataset`]) is read as one profile.
 /// perf.data recordings are symbolised ([`crate::cli::symbols`]).
 pub fn load(path: &str) -> Result<Parsed, Failure> {
+    if let Some(c) = crate::cli::dataset::container_of(path) {
+        return crate::cli::dataset::load(path, c);
+    }
     let bytes = read_bytes(path)?;
     let mut parsed = formats::read_any(&bytes, &read_options(path))
         .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))?;

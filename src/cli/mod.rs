@@ -26,6 +26,13 @@
 
 mod args;
 mod convert;
+#[cfg(all(feature = "columnar", not(target_arch = "wasm32")))]
+mod dataset;
+// The Arrow crates are native-only (and behind the `columnar` feature); the npm command runs
+// this CLI on wasm32: there, no container exists and no path is a dataset.
+#[cfg(not(all(feature = "columnar", not(target_arch = "wasm32"))))]
+#[path = "dataset_none.rs"]
+mod dataset;
 mod diff;
 mod help;
 pub mod host;

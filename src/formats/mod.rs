@@ -9,6 +9,8 @@
 pub mod bz2;
 pub mod callgrind;
 pub mod collapsed;
+#[cfg(all(feature = "columnar", not(target_arch = "wasm32")))]
+pub mod columnar;
 pub mod cpuprofile;
 pub mod demangle;
 pub mod dhat;
