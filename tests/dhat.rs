@@ -90,7 +90,7 @@ fn corpus_new_reads() {
 
 #[test]
 fn invalid_inputs() {
-    assert_eq!(check_invalid_fixtures(Format::Dhat, "dhat"), 8);
+    assert_eq!(check_invalid_fixtures(Format::Dhat, "dhat"), 9);
 }
 
 #[test]
