@@ -284,6 +284,22 @@ fn two_events_are_two_value_types() {
     assert_eq!((clock + task) / 1_001_001.0, total_samples);
 }
 
+/// Found by fuzzing: an event named `samples` (perf allows it for a tracepoint or PMU alias)
+/// added its periods to the one-per-sample `samples` count; it is `samples-event` now.
+#[test]
+fn an_event_named_samples_does_not_add_to_the_sample_count() {
+    let text = "work 16890  2870.007911:    1001001 samples: \n\
+                \t            115e alpha+0x15 (/tmp/perfrec/work)\n\n\
+                work 16890  2870.008911:    1001001 cpu-clock: \n\
+                \t            115e alpha+0x15 (/tmp/perfrec/work)\n\n";
+    let p = formats::read_as(Format::PerfScript, text.as_bytes(), &ReadOptions::default())
+        .unwrap()
+        .profile;
+    assert_eq!(total(&p, "samples"), 2.0);
+    assert_eq!(total(&p, "samples-event"), 1_001_001.0);
+    assert_eq!(total(&p, "cpu-clock"), 1_001_001.0);
+}
+
 #[test]
 fn corpus_new_files_read_validate_and_keep_totals() {
     let files = corpus_new("perf-script");

@@ -219,6 +219,16 @@ pub(crate) fn event_type(event: &str) -> &str {
     }
 }
 
+/// The value type an event's periods go to: [`event_type`], except that an event named
+/// `samples` (perf lets any tracepoint or PMU alias have that name) becomes `samples-event`, so
+/// its periods never add to the reader's own `samples` count of one per sample.
+pub(crate) fn event_value_type(event: &str) -> &str {
+    match event_type(event) {
+        "samples" => "samples-event",
+        name => name,
+    }
+}
+
 /// True for a DSO of the kernel (`[kernel.kallsyms]`, `[guest.kernel.kallsyms]`, modules as
 /// `[nf_tables]` are not distinguishable from other bracketed names and count as native).
 pub(super) fn is_kernel_dso(dso: &str) -> bool {

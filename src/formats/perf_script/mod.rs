@@ -31,7 +31,7 @@
 mod grammar;
 
 /// Used by perf-data too, so both name an event's value type alike.
-pub(crate) use grammar::event_type;
+pub(crate) use grammar::event_value_type;
 mod read;
 
 use super::read_common::detect_prefix_text;

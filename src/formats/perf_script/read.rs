@@ -259,7 +259,7 @@ impl<'a> Reader<'a> {
     /// The value type of an event, added when new: nanoseconds for the software clocks
     /// (their period is in ns), a count otherwise.
     fn event_type(&mut self, event: &str) -> ValueTypeIndex {
-        let name = grammar::event_type(event);
+        let name = grammar::event_value_type(event);
         if let Some(&vt) = self.events.get(name) {
             return vt;
         }

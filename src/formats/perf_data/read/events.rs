@@ -7,7 +7,7 @@ use linux_perf_data::linux_perf_event_reader::{
 use linux_perf_data::PerfFile;
 
 use super::super::META_EVENT;
-use crate::formats::perf_script::event_type;
+use crate::formats::perf_script::event_value_type;
 use crate::model::{ProfileBuilder, StringId, ValueTypeIndex};
 
 /// What a sample of one event needs.
@@ -34,7 +34,7 @@ pub(super) fn events(b: &mut ProfileBuilder, file: &PerfFile) -> Vec<Event> {
                 .map(str::to_owned)
                 .unwrap_or_else(|| fallback_name(&a.attr));
             b.add_meta(META_EVENT, &name);
-            let base = event_type(&name);
+            let base = event_value_type(&name);
             let unit = if base.ends_with("-clock") {
                 "nanoseconds"
             } else {
@@ -99,12 +99,19 @@ fn fallback_name(attr: &PerfEventAttr) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::event_type as base_name;
-    use super::event_type;
+    use super::event_value_type;
     #[test]
     fn modifiers_are_dropped() {
-        assert_eq!(base_name("cycles:u"), "cycles");
-        assert_eq!(event_type("cpu-clock:pppH"), "cpu-clock");
-        assert_eq!(event_type("sched:sched_switch"), "sched:sched_switch");
+        assert_eq!(event_value_type("cycles:u"), "cycles");
+        assert_eq!(event_value_type("cpu-clock:pppH"), "cpu-clock");
+        assert_eq!(event_value_type("sched:sched_switch"), "sched:sched_switch");
+    }
+
+    /// Found by fuzzing (perf_script): an event named `samples` added its periods to the
+    /// one-per-sample `samples` count.
+    #[test]
+    fn an_event_named_samples_keeps_its_own_type() {
+        assert_eq!(event_value_type("samples"), "samples-event");
+        assert_eq!(event_value_type("samples:u"), "samples-event");
     }
 }
