@@ -17,7 +17,7 @@
 // those of the worker's current profile; frame ids index `S.frames` and every per-frame array.
 import { diffColors, frameColors } from "./colors.js";
 import { matchedFrames, transformArgs } from "./transforms.js";
-import { fromHash, linkHash, toHash } from "./url.js";
+import { fromHash, hashNames, linkHash, toHash } from "./url.js";
 import { call } from "./worker-client.js";
 
 export const S = {
@@ -25,6 +25,8 @@ export const S = {
   info: null,
   frames: null,
   colors: [],
+  // Per frame id its name in the URL hash (url.js hashNames), and that name → frame id.
+  hashNames: [],
   nameIndex: new Map(),
   writable: [],
   vt: 0,
@@ -136,7 +138,7 @@ let linkData = "";
 
 function writeHash() {
   if (!S.loaded) return;
-  history.replaceState(null, "", `#${linkHash(toHash(S, { label: frameLabel, zoom: zoomNow() }), linkData)}`);
+  history.replaceState(null, "", `#${linkHash(toHash(S, { label: (f) => S.hashNames[f] ?? "", zoom: zoomNow() }), linkData)}`);
 }
 
 /** Keeps `params` (url.js linkParams, "" for none) in the hash from now on: the profile about to be shown came from a shared link, or not. */
@@ -202,7 +204,7 @@ export function setProfile(r, query) {
     facets: r.facets,
     facet: null,
     writable: r.writable,
-    nameIndex: new Map(r.frames.names.map((n, i) => [n, i])),
+    hashNames: hashNames(r.frames.names),
     colors: frameColors(r.frames, S.dark),
     vt: r.info.defaultValueType,
     transforms: [],
@@ -214,6 +216,7 @@ export function setProfile(r, query) {
     table: null,
     query,
   });
+  S.nameIndex = new Map(S.hashNames.map((n, i) => [n, i]));
   const n = S.info.sources.length;
   Object.assign(S.compare, { base: [0], new: Array.from({ length: n - 1 }, (_, i) => i + 1), result: null });
   applyHash();
