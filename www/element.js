@@ -16,7 +16,7 @@ import { load } from "./load.js";
 import { MARKUP } from "./markup.js";
 import { closeMenu } from "./menu.js";
 import { announce, hideError, setPageState, showError, showProgress } from "./messages.js";
-import { frameLabel, on, S, selectFrame, setTheme, setValueType, setView } from "./state.js";
+import { frameLabel, on, S, selectFrame, setLoaded, setTheme, setValueType, setView } from "./state.js";
 import { focusSearch } from "./toolbar.js";
 import { hideTooltip } from "./tooltip.js";
 import { popCrumb } from "./views/crumbs.js";
@@ -87,7 +87,13 @@ export class ProftabViewer extends HTMLElement {
     if (this.ctx) {
       if (!this.ctx.stopped) return;
       this.ctx.stopped = false;
-      return this.#run(() => startWorker(showProgress));
+      // Removed and added again: a fresh worker, which holds no profile; `src` loads again.
+      return this.#run(() => {
+        startWorker(showProgress);
+        setLoaded(false);
+        setPageState("ready");
+        if (this.getAttribute("src")) this.#loadSrc();
+      });
     }
     this.ctx = newContext(this);
     const ctx = this.ctx;
