@@ -75,6 +75,8 @@ function confirmLosses(fmt, warnings) {
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "download"), { once: true });
     dialog.showModal();
+    // Focused here, not by `autofocus`: a framed viewer (embed.html) may not autofocus.
+    $("export-download").focus();
   });
 }
 

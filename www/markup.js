@@ -122,7 +122,7 @@ export const MARKUP = `
     <p id="export-intro"></p>
     <ul id="export-losses"></ul>
     <div class="export-actions">
-      <button type="submit" value="download" id="export-download" autofocus>Download</button>
+      <button type="submit" value="download" id="export-download">Download</button>
       <button type="submit" value="cancel" id="export-cancel">Cancel</button>
     </div>
   </form>

@@ -39,9 +39,9 @@ function hostSite(name, files) {
   return dir;
 }
 
-const page = (body, script) =>
-  `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">
-<link rel="stylesheet" href="host.css"><script type="module" src="${script}"></script></head><body>${body}</body></html>`;
+const page = (body, script, csp = CSP) =>
+  `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}">
+<link rel="icon" href="data:,"><link rel="stylesheet" href="host.css"><script type="module" src="${script}"></script></head><body>${body}</body></html>`;
 
 /** The host's record of the viewers' events: `window.seen` = [{type, id, detail}]. */
 const RECORDER = `window.seen = [];
@@ -61,22 +61,26 @@ async function waitLoaded(p, id) {
   assert.deepEqual(errors, [], `${id} failed to load`);
 }
 
-/** Pixels of the element's flame graph canvas that differ from its top-left pixel. */
-function ink(p, id) {
-  return p.evaluate((i) => {
-    const c = document.getElementById(i).shadowRoot.getElementById("main-canvas");
-    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let k = 0; k < d.length; k += 4) if (d[k] !== d[0] || d[k + 1] !== d[1] || d[k + 2] !== d[2]) n++;
-    return n;
-  }, id);
+/** Waits until the element's flame graph canvas has 1,000 pixels unlike its top-left one. */
+function drawn(p, id) {
+  return p.waitForFunction(
+    (i) => {
+      const c = document.getElementById(i).shadowRoot.getElementById("main-canvas");
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (d[k] !== d[0] || d[k + 1] !== d[1] || d[k + 2] !== d[2]) n++;
+      return n > 1000;
+    },
+    id,
+    { timeout: 15000 },
+  );
 }
 
 test("two <proftab-viewer> elements on one page: their own files, workers and selection; the host sees proftab-select", async () => {
   const dir = hostSite("two", {
     "index.html": page(
       `<div class="box"><proftab-viewer id="a" src="cpu.pb.gz"></proftab-viewer></div>
-<div class="box small"><proftab-viewer id="b" src="memory.out" view="flame" value-type="alloc_space" theme="dark"></proftab-viewer></div>`,
+<div class="box small"><proftab-viewer id="b" src="memory.out" view="flame" value-type="memory_increase" theme="dark"></proftab-viewer></div>`,
       "host.js",
     ),
     "host.js": `${RECORDER}import "./proftab/element.js";\n`,
@@ -109,13 +113,13 @@ test("two <proftab-viewer> elements on one page: their own files, workers and se
     const sb = await state("b");
     assert.match(sa.status, /· pprof$/);
     assert.match(sb.status, /· rprof$/);
-    assert.match(sb.valueType, /^alloc_space/, "value-type attribute chose the value type");
+    assert.match(sb.valueType, /^memory_increase/, "value-type attribute chose the value type");
     assert.deepEqual([sa.dark, sb.dark], [false, true]);
     assert.deepEqual(sa.size, [640, 360]);
     assert.deepEqual(sb.size, [420, 300]);
     await p.waitForFunction(() => document.querySelectorAll("proftab-viewer").length === 2);
-    assert.ok((await ink(p, "a")) > 1000, "viewer a drew its flame graph");
-    assert.ok((await ink(p, "b")) > 1000, "viewer b drew its flame graph");
+    await drawn(p, "a");
+    await drawn(p, "b");
 
     // A click on b's function table selects there only, and the host page hears of it.
     const row = p.locator("#b #functions tbody tr").first();
@@ -180,7 +184,7 @@ document.getElementById("v").load([bytes]);
     const { page: p, problems } = await openPage(session.browser.context, `${server.url}index.html`);
     await waitLoaded(p, "v");
     session.browser.context.off("request", record);
-    assert.ok((await ink(p, "v")) > 1000, "the bundled viewer drew its flame graph");
+    await drawn(p, "v");
     assert.ok(requested.includes("/proftab/worker.js"), "the worker came from the assets folder");
     assert.ok(!requested.includes("/proftab/element.js"), "the element came from the bundle, not from the package's files");
     assert.deepEqual(problems, []);
@@ -192,7 +196,7 @@ document.getElementById("v").load([bytes]);
 test("iframe API: a cross-origin host posts a profile (ArrayBuffer transferred) and gets the selection back", async () => {
   const viewerServer = await serveStatic(DIST);
   const dir = hostSite("framed", {
-    "index.html": page('<iframe id="f" class="box"></iframe>', "host.js"),
+    "index.html": page('<iframe id="f" class="box"></iframe>', "host.js", `${CSP}; frame-src ${new URL(viewerServer.url).origin}`),
     "host.css": ".box { width: 700px; height: 420px; border: 0; }",
     "host.js": `window.seen = [];
 const frame = document.getElementById("f");
@@ -214,7 +218,10 @@ frame.src = viewer.href;
     assert.notEqual(new URL(hostServer.url).origin, new URL(viewerServer.url).origin);
     const { page: p, problems } = await openPage(session.browser.context, `${hostServer.url}index.html`);
     const got = (kind) =>
-      p.waitForFunction((k) => window.seen.find((m) => m.proftab === k), kind, { timeout: 60000 }).then((h) => h.jsonValue());
+      p
+        .waitForFunction((k) => window.seen.find((m) => m.proftab === k), kind, { timeout: 60000 })
+        .then((h) => h.jsonValue())
+        .catch(async (e) => assert.fail(`no "${kind}" message: ${e.message}; seen ${JSON.stringify(await p.evaluate(() => window.seen))}; ${problems}`));
     const loaded = await got("loaded");
     assert.deepEqual(loaded.formats, ["pprof"]);
     assert.equal(await p.evaluate(() => window.transferred), true, "the ArrayBuffer was transferred, not copied");
