@@ -10,6 +10,7 @@
 //               bundler did not keep them next to this module; also `ProftabViewer.assets`)
 //   methods     load(files | Uint8Array[] | ArrayBuffer[] | Profile), select(functionName)
 //   events      proftab-load, proftab-error, proftab-select (bubbling, composed; see `detail`)
+import "./chips.js";
 import { enter, eventTarget, setUpViewer } from "./context.js";
 import { onKeydown } from "./dom.js";
 import { load } from "./load.js";
