@@ -68,7 +68,7 @@ function fillPicker() {
 function rowsOf(text, costOf) {
   const lines = text === null ? [] : text.split(/\r?\n/);
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
-  const numbers = text === null ? [...data.lines] : lines.map((_, i) => i + 1);
+  const numbers = text === null ? [...my.data.lines] : lines.map((_, i) => i + 1);
   for (const l of my.data.lines) if (l > numbers.length && text !== null) numbers.push(l);
   return numbers.filter((l) => !my.onlyCost || costOf.has(l)).map((l) => ({ line: l, text: lines[l - 1] }));
 }
@@ -211,7 +211,7 @@ function functionsAt(i) {
 }
 
 function framesAt(i) {
-  return i === undefined ? [] : [...data.frames.subarray(my.data.frameStart[i], my.data.frameStart[i + 1])];
+  return i === undefined ? [] : [...my.data.frames.subarray(my.data.frameStart[i], my.data.frameStart[i + 1])];
 }
 
 function showNote(file, src) {
