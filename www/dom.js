@@ -17,9 +17,16 @@ export const $$ = (selector) => [...current().root.querySelectorAll(selector)];
 export const focused = () => current().root.activeElement;
 
 function declared(id) {
-  return {
-    addEventListener: (type, fn, opts) => onViewer(() => $(id).addEventListener(type, fn, opts)),
-  };
+  const addEventListener = (type, fn, opts) => onViewer(() => $(id).addEventListener(type, fn, opts));
+  return new Proxy(
+    { addEventListener },
+    {
+      get(target, k) {
+        if (k in target) return target[k];
+        throw new Error(`$("${id}").${String(k)} at a module's top level: no viewer exists yet; use onViewer(fn) or perViewer(make) (context.js)`);
+      },
+    },
+  );
 }
 
 /** An <option> with `value` and visible `text`. */

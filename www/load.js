@@ -195,10 +195,16 @@ function showSourcesKept(kept = []) {
   $("sources-kept").textContent = lines.join(" ");
 }
 
+/**
+ * The site's example profiles, next to this module in dist/ (not a `new URL(…, import.meta.url)`
+ * literal: bundlers would take the examples for the element's assets).
+ */
+const EXAMPLES = new URL("examples/", import.meta.url.toString());
+
 /** The example profiles of the empty page (examples/index.json, written by the build). */
 export async function showExamples() {
   try {
-    const res = await resume(fetch(new URL("examples/index.json", import.meta.url)));
+    const res = await resume(fetch(new URL("index.json", EXAMPLES)));
     if (!res.ok) throw new Error(String(res.status));
     const list = await resume(res.json());
     $("example-list").replaceChildren(
@@ -207,7 +213,7 @@ export async function showExamples() {
         b.textContent = ex.label;
         b.title = ex.file;
         b.dataset.example = ex.file;
-        b.addEventListener("click", () => load({ urls: [new URL(`examples/${ex.file}`, import.meta.url).href] }));
+        b.addEventListener("click", () => load({ urls: [new URL(ex.file, EXAMPLES).href] }));
         return b;
       }),
     );
