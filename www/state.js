@@ -18,7 +18,7 @@
 import { diffColors, frameColors } from "./colors.js";
 import { bound, current, onEnter } from "./context.js";
 import { matchedFrames, transformArgs } from "./transforms.js";
-import { fromHash, linkHash, toHash } from "./url.js";
+import { fromHash, hashNames, linkHash, toHash } from "./url.js";
 import { call } from "./worker-client.js";
 
 /** A viewer's state: element.js makes one per viewer; `S` is the current viewer's. */
@@ -27,6 +27,8 @@ export const newState = () => ({
   info: null,
   frames: null,
   colors: [],
+  // Per frame id its name in the URL hash (url.js hashNames), and that name → frame id.
+  hashNames: [],
   nameIndex: new Map(),
   writable: [],
   vt: 0,
@@ -154,7 +156,7 @@ export function flushHash() {
 
 function writeHash() {
   if (!S.loaded || !ownsAddress()) return;
-  history.replaceState(null, "", `#${linkHash(toHash(S, { label: frameLabel, zoom: zoomNow() }), my.linkData)}`);
+  history.replaceState(null, "", `#${linkHash(toHash(S, { label: (f) => S.hashNames[f] ?? "", zoom: zoomNow() }), my.linkData)}`);
 }
 
 /** Keeps `params` (url.js linkParams, "" for none) in the hash from now on: the profile about to be shown came from a shared link, or not. */
@@ -220,7 +222,7 @@ export function setProfile(r, query) {
     facets: r.facets,
     facet: null,
     writable: r.writable,
-    nameIndex: new Map(r.frames.names.map((n, i) => [n, i])),
+    hashNames: hashNames(r.frames.names),
     colors: frameColors(r.frames, S.dark),
     vt: r.info.defaultValueType,
     transforms: [],
@@ -232,6 +234,7 @@ export function setProfile(r, query) {
     table: null,
     query,
   });
+  S.nameIndex = new Map(S.hashNames.map((n, i) => [n, i]));
   const n = S.info.sources.length;
   Object.assign(S.compare, { base: [0], new: Array.from({ length: n - 1 }, (_, i) => i + 1), result: null });
   applyHash();

@@ -11,6 +11,8 @@
 //   file=<profile's file name>  line=<n>   (the Source tab's file and line)
 //   path=<function>&path=<function>…  pathinv=1   (the selected call path, from the top row
 //   down, of the inverted tree with pathinv; S.selectedPath)
+// A <function> is the frame's name as hashNames gives it: its display name, with `#2`, `#3`…
+// after the second and later frames that share one display name, so every frame has its own.
 import { TRANSFORMS } from "./transforms.js";
 
 /**
@@ -130,6 +132,26 @@ function zoomFromHash(z) {
   if (!z) return null;
   const [a, b] = z.split(",").map(Number);
   return Number.isFinite(a) && Number.isFinite(b) && b > a ? [a, b] : null;
+}
+
+/**
+ * One name per frame for the hash, in frame order: the display name, or `name#k` for the k-th
+ * frame (k ≥ 2) with a display name already given (skipping a `name#k` another frame has as its
+ * display name). Frames are keyed by function name, so duplicates are rare (function-less
+ * locations whose names repeat), but a hash must name the one frame it meant.
+ */
+export function hashNames(names) {
+  const taken = new Set(names);
+  const seen = new Map();
+  return names.map((name) => {
+    const count = (seen.get(name) || 0) + 1;
+    seen.set(name, count);
+    if (count === 1) return name;
+    let k = count;
+    while (taken.has(`${name}#${k}`)) k++;
+    taken.add(`${name}#${k}`);
+    return `${name}#${k}`;
+  });
 }
 
 /** The zoomed part `[vx0, vx1]` of `domain` as fractions, or null when all of it shows. */

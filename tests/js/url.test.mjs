@@ -5,6 +5,7 @@ import { test } from "node:test";
 import {
   fromBase64Url,
   fromHash,
+  hashNames,
   linkHash,
   linkParams,
   linkProfile,
@@ -123,6 +124,18 @@ test("the selected call path round-trips, inverted or not; an unknown function d
   }
   assert.equal(fromHash("view=calltree&path=main&path=nosuch", PROFILE).selectedPath, null);
   assert.equal(fromHash("view=calltree&pathinv=1", PROFILE).selectedPath, null);
+});
+
+test("frames that share a display name get their own hash names, and a path through one comes back to it", () => {
+  const names = ["work+0x10", "main", "work+0x10", "work+0x10#3", "work+0x10"];
+  const unique = hashNames(names);
+  assert.deepEqual(unique, ["work+0x10", "main", "work+0x10#2", "work+0x10#3", "work+0x10#4"]);
+  const profile = { ...PROFILE, nameIndex: new Map(unique.map((n, i) => [n, i])) };
+  for (const frames of [[1, 2], [1, 4], [1, 3], [1, 0]]) {
+    const s = state({ view: "calltree", selectedPath: { frames, inverted: false } });
+    const hash = toHash(s, { label: (f) => unique[f] });
+    assert.deepEqual(fromHash(hash, profile).selectedPath, { frames, inverted: false });
+  }
 });
 
 test("compare state round-trips in Compare mode only", () => {
