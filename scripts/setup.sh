@@ -4,7 +4,8 @@
 #   - Rust target wasm32-unknown-unknown (+ rustfmt, clippy)
 #   - Debian packages: chromium + chromium-driver (browser tests; required),
 #     r-base-core + r-cran-profvis + golang-go + valgrind (reference judges R, profvis, `go tool pprof` and
-#     `callgrind_annotate`; optional: tests skip visibly without them), time (GNU /usr/bin/time: max RSS in scripts/bench-parse.sh)
+#     `callgrind_annotate`; optional: tests skip visibly without them), r-cran-htmltools (the R page of
+#     the README's embedding example, tests/browser/embed-r.test.mjs), time (GNU /usr/bin/time: max RSS in scripts/bench-parse.sh)
 #   - wasm-bindgen-cli at exactly the wasm-bindgen version of Cargo.lock
 #   - npm devDependencies from package-lock.json (playwright-core, binaryen's wasm-opt)
 #   - crates of Cargo.lock (cargo fetch --locked)
@@ -20,7 +21,7 @@ cd "$ROOT"
 
 WASM_TARGET=wasm32-unknown-unknown
 REQUIRED_DEBS=(chromium chromium-driver)
-OPTIONAL_DEBS=(r-base-core r-cran-profvis golang-go valgrind time)
+OPTIONAL_DEBS=(r-base-core r-cran-profvis r-cran-htmltools golang-go valgrind time)
 
 deb_installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]

@@ -1,6 +1,7 @@
 // Export: the profile in another format (written by the worker) or the active view as PNG or
 // SVG, downloaded under a name derived from the first source; "Copy link": the profile
 // (tables-json, gzipped) and the view state in the URL's fragment, when small enough.
+import { resume } from "./context.js";
 import { $ } from "./dom.js";
 import { MERGED, NO_NODE } from "./flame.js";
 import { showError } from "./messages.js";
@@ -41,7 +42,8 @@ function baseName() {
 export async function exportAs(fmt) {
   const view = activeViews()[0];
   if (fmt === "png") {
-    view.canvas.toBlob((b) => b && download(b, `${baseName()}-flamegraph.png`));
+    const name = `${baseName()}-flamegraph.png`;
+    view.canvas.toBlob((b) => b && download(b, name));
     return;
   }
   if (fmt === "svg") {
@@ -73,6 +75,8 @@ function confirmLosses(fmt, warnings) {
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "download"), { once: true });
     dialog.showModal();
+    // Focused here, not by `autofocus`: a framed viewer (embed.html) may not autofocus.
+    $("export-download").focus();
   });
 }
 
@@ -95,7 +99,7 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 /** gzip of `bytes` (the browser's CompressionStream). */
 async function gzip(bytes) {
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return new Uint8Array(await resume(new Response(stream).arrayBuffer()));
 }
 
 /**
@@ -121,7 +125,7 @@ export async function copyLink() {
   }
   const href = shareLink(linkParams(gz, `${baseName()}.json.gz`));
   try {
-    await navigator.clipboard.writeText(href);
+    await resume(navigator.clipboard.writeText(href));
     status.textContent = `Link copied (${kb(gz.length)} profile inside).`;
   } catch {
     status.textContent = `Link in the address bar (${kb(gz.length)} profile inside); copying was refused.`;

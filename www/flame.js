@@ -5,6 +5,8 @@
 // last answer, draws from it at any zoom (merging boxes that became narrower than a pixel, so
 // widths stay true) and asks again when the view leaves the range or the detail no longer fits.
 
+import { bound, eventTarget, listen } from "./context.js";
+
 /** Frame id of the root box and of merged boxes without a dominant frame. */
 export const MERGED = 0xffffffff;
 /** Node id of a merged box (several boxes too narrow to show on their own). */
@@ -196,12 +198,12 @@ export class FlameView {
   animateTo(x0, x1, ms = 160) {
     const from = [this.vx0, this.vx1];
     const start = performance.now();
-    const step = (now) => {
+    const step = bound((now) => {
       const t = Math.min(1, (now - start) / ms);
       const e = t * (2 - t);
       this.setView(from[0] + (x0 - from[0]) * e, from[1] + (x1 - from[1]) * e);
       if (t < 1) requestAnimationFrame(step);
-    };
+    });
     requestAnimationFrame(step);
   }
 
@@ -281,10 +283,12 @@ export class FlameView {
   requestDraw() {
     if (this.frameRequested) return;
     this.frameRequested = true;
-    requestAnimationFrame(() => {
-      this.frameRequested = false;
-      this.draw();
-    });
+    requestAnimationFrame(
+      bound(() => {
+        this.frameRequested = false;
+        this.draw();
+      }),
+    );
   }
 
   draw() {
@@ -481,7 +485,7 @@ export class FlameView {
       drag = { x: e.clientX, y: e.clientY, moved: false };
       c.focus();
     });
-    window.addEventListener("mousemove", (e) => {
+    listen(window, "mousemove", (e) => {
       if (drag) {
         const dx = e.clientX - drag.x;
         const dy = e.clientY - drag.y;
@@ -494,12 +498,12 @@ export class FlameView {
         }
       }
     });
-    window.addEventListener("mouseup", (e) => {
+    listen(window, "mouseup", (e) => {
       if (!drag) return;
       const wasDrag = drag.moved;
       drag = null;
       c.classList.remove("dragging");
-      if (wasDrag || e.target !== c) return;
+      if (wasDrag || eventTarget(e) !== c) return;
       const rect = c.getBoundingClientRect();
       const i = this.hit(e.clientX - rect.left, e.clientY - rect.top);
       if (i >= 0) {

@@ -3,9 +3,11 @@
 // files that could not be read, then state.js takes the answer). Owns #empty and the
 // visibility of #views. Keeps what the shown profile was loaded from (File objects or URLs,
 // and the binaries dropped) to load it again, view state kept, when the worker faults.
-import { $ } from "./dom.js";
+import { current, listen, onViewer, perViewer, resume } from "./context.js";
+import { $, frame } from "./dom.js";
 import { closeMenu } from "./menu.js";
 import {
+  announce,
   hideError,
   hideProgress,
   onCancel,
@@ -62,6 +64,7 @@ export async function load(what, fault = null) {
     if (e.fault) return; // the fault's listener loads again
     hideProgress();
     showError(e.message);
+    announce("error", { message: e.message });
     setPageState(S.loaded ? "shown" : e.message === CANCELLED ? "ready" : "error");
     return;
   }
@@ -75,7 +78,10 @@ export async function load(what, fault = null) {
     return;
   }
   keepLink(what.link ?? "");
-  if (await show(r)) tellProblems(r, fault);
+  if (!(await show(r))) return;
+  tellProblems(r, fault);
+  const { formats, samples, valueTypes } = S.info;
+  announce("load", { formats, samples, valueTypes: valueTypes.map((t) => t.type), failed: r.failed });
 }
 
 /** Shows the worker's answer `r` to a load; false when a worker fault interrupted it. */
@@ -91,6 +97,7 @@ async function show(r) {
   } catch (e) {
     if (e.fault) return false;
     showError(e.message);
+    announce("error", { message: e.message });
   }
   hideProgress();
   setPageState("shown");
@@ -113,57 +120,56 @@ function tellProblems(r, fault) {
  * could not be read left out) and URLs, and every binary dropped so far (by name, the last
  * of a name). Sources stay on the page (sources.js); the worker holds the rest.
  */
-const retained = { files: [], paths: [], urls: [], binaries: [] };
-let recovering = false;
+const my = perViewer(() => ({ retained: { files: [], paths: [], urls: [], binaries: [] }, recovering: false, dragDepth: 0 }));
 
-/** Updates `retained` from a load's request `what` and the worker's answer `r`. */
+/** Updates `my.retained` from a load's request `what` and the worker's answer `r`. */
 function retain(what, r) {
   const files = what.files || [];
   const role = (i) => r.roles[i];
   for (const [i, f] of files.entries()) {
     if (role(i) !== "binary") continue;
-    retained.binaries = retained.binaries.filter((b) => b.name !== f.name).concat(f);
+    my.retained.binaries = my.retained.binaries.filter((b) => b.name !== f.name).concat(f);
   }
   const urls = what.urls || [];
   if (!r.info || (!urls.length && !r.roles.includes("profile"))) return;
   const keep = [...files.keys()].filter((i) => role(i) === "profile");
-  retained.files = keep.map((i) => files[i]);
-  retained.paths = keep.map((i) => what.paths?.[i] || files[i].name);
-  retained.urls = urls;
+  my.retained.files = keep.map((i) => files[i]);
+  my.retained.paths = keep.map((i) => what.paths?.[i] || files[i].name);
+  my.retained.urls = urls;
 }
 
 function retainedNames() {
   const base = (u) => decodeURIComponent(new URL(u, location.href).pathname.split("/").pop() || u);
-  return [...retained.files.map((f) => f.name), ...retained.urls.map(base)];
+  return [...my.retained.files.map((f) => f.name), ...my.retained.urls.map(base)];
 }
 
 /**
  * After a worker fault (a wasm trap, out of memory): the fresh worker loads the shown profile
- * again from `retained`, with the view state of the URL hash. A fault while doing so, or with
+ * again from `my.retained`, with the view state of the URL hash. A fault while doing so, or with
  * no profile shown, only tells the fault: the empty page comes back.
  */
 async function recover(message) {
   flushHash();
-  if (recovering || !S.loaded || !(retained.files.length || retained.urls.length)) {
+  if (my.recovering || !S.loaded || !(my.retained.files.length || my.retained.urls.length)) {
     hideProgress();
     setLoaded(false);
     setPageState("error");
     showNotice("The viewer's worker failed and was restarted.", [message]);
     return;
   }
-  recovering = true;
-  const b = retained.binaries;
+  my.recovering = true;
+  const b = my.retained.binaries;
   try {
     await load(
       {
-        files: [...b, ...retained.files],
-        paths: [...b.map((f) => f.name), ...retained.paths],
-        urls: retained.urls,
+        files: [...b, ...my.retained.files],
+        paths: [...b.map((f) => f.name), ...my.retained.paths],
+        urls: my.retained.urls,
       },
       message,
     );
   } finally {
-    recovering = false;
+    my.recovering = false;
   }
 }
 
@@ -189,19 +195,25 @@ function showSourcesKept(kept = []) {
   $("sources-kept").textContent = lines.join(" ");
 }
 
+/**
+ * The site's example profiles, next to this module in dist/ (not a `new URL(…, import.meta.url)`
+ * literal: bundlers would take the examples for the element's assets).
+ */
+const EXAMPLES = new URL("examples/", import.meta.url.toString());
+
 /** The example profiles of the empty page (examples/index.json, written by the build). */
 export async function showExamples() {
   try {
-    const res = await fetch(new URL("examples/index.json", import.meta.url));
+    const res = await resume(fetch(new URL("index.json", EXAMPLES)));
     if (!res.ok) throw new Error(String(res.status));
-    const list = await res.json();
+    const list = await resume(res.json());
     $("example-list").replaceChildren(
       ...list.map((ex) => {
         const b = document.createElement("button");
         b.textContent = ex.label;
         b.title = ex.file;
         b.dataset.example = ex.file;
-        b.addEventListener("click", () => load({ urls: [new URL(`examples/${ex.file}`, import.meta.url).href] }));
+        b.addEventListener("click", () => load({ urls: [new URL(ex.file, EXAMPLES).href] }));
         return b;
       }),
     );
@@ -231,22 +243,21 @@ for (const id of ["file-input", "file-input-2", "source-input", "source-folder"]
 onCancel(cancelLoad);
 onWorkerFault(recover);
 
-// Drag and drop anywhere on the page.
-let depth = 0;
-window.addEventListener("dragenter", (e) => {
+// Drag and drop anywhere on the page (the page's viewer) or on the viewer (an embedded one).
+onDrag("dragenter", (e) => {
   if (![...(e.dataTransfer?.types || [])].includes("Files")) return;
   e.preventDefault();
-  depth++;
+  my.dragDepth++;
   $("drop-overlay").hidden = false;
 });
-window.addEventListener("dragover", (e) => e.preventDefault());
-window.addEventListener("dragleave", () => {
-  depth = Math.max(0, depth - 1);
-  if (!depth) $("drop-overlay").hidden = true;
+onDrag("dragover", (e) => e.preventDefault());
+onDrag("dragleave", () => {
+  my.dragDepth = Math.max(0, my.dragDepth - 1);
+  if (!my.dragDepth) $("drop-overlay").hidden = true;
 });
-window.addEventListener("drop", (e) => {
+onDrag("drop", (e) => {
   e.preventDefault();
-  depth = 0;
+  my.dragDepth = 0;
   $("drop-overlay").hidden = true;
   // Entries must be taken during the event; folders are walked afterwards.
   const items = [...(e.dataTransfer?.items || [])];
@@ -255,6 +266,11 @@ window.addEventListener("drop", (e) => {
   if (entries.some((en) => en.isDirectory)) droppedEntries(entries).then((what) => what.files.length && load(what));
   else if (files.length) load({ files });
 });
+
+/** Adds `fn` as a `type` listener of every viewer's drop zone (context.js `ctx.drops`). */
+function onDrag(type, fn) {
+  onViewer(() => listen(current().drops, type, fn));
+}
 
 /** At most this many files are taken from dropped folders. */
 const MAX_FOLDER_FILES = 5000;
@@ -266,13 +282,13 @@ async function droppedEntries(entries) {
     if (out.files.length >= MAX_FOLDER_FILES) return;
     if (entry.isFile) {
       if (!top && !isSourceName(entry.name)) return;
-      out.files.push(await new Promise((ok, fail) => entry.file(ok, fail)));
+      out.files.push(await resume(new Promise((ok, fail) => entry.file(ok, fail))));
       out.paths.push(entry.fullPath.replace(/^\//, ""));
       return;
     }
     const reader = entry.createReader();
     for (;;) {
-      const batch = await new Promise((ok, fail) => reader.readEntries(ok, fail));
+      const batch = await resume(new Promise((ok, fail) => reader.readEntries(ok, fail)));
       if (!batch.length) break;
       for (const child of batch) await walk(child, false);
     }
@@ -282,7 +298,7 @@ async function droppedEntries(entries) {
 }
 
 on("loaded", () => {
-  document.body.classList.toggle("loaded", S.loaded);
+  frame().classList.toggle("loaded", S.loaded);
   $("empty").hidden = S.loaded;
   $("views").hidden = !S.loaded;
 });

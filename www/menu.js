@@ -1,6 +1,7 @@
 // The context menu of a box (#menu): the transforms of its function, its callers and callees,
 // copying its name. Choices go to state.js.
-import { $ } from "./dom.js";
+import { eventTarget } from "./context.js";
+import { $, onWindow } from "./dom.js";
 import { NO_NODE } from "./flame.js";
 import { addTransform, frameLabel, selectFrame, setView } from "./state.js";
 import { hideTooltip } from "./tooltip.js";
@@ -39,6 +40,6 @@ export function closeMenu() {
   $("menu").hidden = true;
 }
 
-window.addEventListener("mousedown", (e) => {
-  if (!$("menu").contains(e.target)) closeMenu();
+onWindow("mousedown", (e) => {
+  if (!$("menu").contains(eventTarget(e))) closeMenu();
 });

@@ -2,11 +2,17 @@
 // overlay (#progress), the readers' warnings button (#warnings) and the page's load state
 // (body[data-state]: ready, loading, shown, error; tests and benchmarks wait on it) and the
 // mark of the first drawn flame graph of a load.
-import { $ } from "./dom.js";
+import { current } from "./context.js";
+import { $, frame } from "./dom.js";
 import { formatBytes } from "./format.js";
 
 export function setPageState(state) {
-  document.body.dataset.state = state;
+  frame().dataset.state = state;
+}
+
+/** Tells the host page: event `proftab-<type>` with `detail` on the current viewer's element. */
+export function announce(type, detail) {
+  current().host.dispatchEvent(new CustomEvent(`proftab-${type}`, { detail, bubbles: true, composed: true }));
 }
 
 export function showError(text) {
@@ -49,11 +55,11 @@ export function onCancel(fn) {
  * tests and benchmarks wait for "1"); `flamegraphDrawn()` reads the mark.
  */
 export function setFlamegraphDrawn(drawn) {
-  document.body.dataset.flamegraphDrawn = drawn ? "1" : "0";
+  frame().dataset.flamegraphDrawn = drawn ? "1" : "0";
 }
 
 export function flamegraphDrawn() {
-  return document.body.dataset.flamegraphDrawn === "1";
+  return frame().dataset.flamegraphDrawn === "1";
 }
 
 export function hideProgress() {

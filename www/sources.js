@@ -2,6 +2,7 @@
 // and the matching of a profile's file names to it by the longest common path suffix: Go
 // module paths, R `#File` names and absolute paths from another machine all end like the
 // dropped copy's path. Pure but for the store; the worker imports the name test.
+import { onEnter } from "./context.js";
 
 /** File name endings taken as source text when the registry does not detect a profile. */
 export const SOURCE_EXTENSIONS = [
@@ -94,7 +95,12 @@ export function matchSource(name, paths) {
 
 // ---------------------------------------------------------------- the store
 
-const texts = new Map();
+// The current viewer's source texts (a live binding, rebound when a viewer is entered).
+let texts = new Map();
+onEnter((ctx) => {
+  ctx.sourceTexts ??= new Map();
+  texts = ctx.sourceTexts;
+});
 const listeners = [];
 
 /** Keeps `[{path, text}]` (a path seen again takes the new text); tells the listeners. */

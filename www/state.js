@@ -16,11 +16,13 @@
 // Invariants: `S.loaded` implies `S.info`, `S.frames`, `S.table` (after the first options) are
 // those of the worker's current profile; frame ids index `S.frames` and every per-frame array.
 import { diffColors, frameColors } from "./colors.js";
+import { bound, current, onEnter } from "./context.js";
 import { matchedFrames, transformArgs } from "./transforms.js";
 import { fromHash, hashNames, linkHash, toHash } from "./url.js";
 import { call } from "./worker-client.js";
 
-export const S = {
+/** A viewer's state: element.js makes one per viewer; `S` is the current viewer's. */
+export const newState = () => ({
   loaded: false,
   info: null,
   frames: null,
@@ -68,10 +70,25 @@ export const S = {
   // heaviest) and the chosen line (0 = none).
   sourceFile: "",
   sourceLine: 0,
-};
+});
 
-/** Timings of the last load, for tests and benchmarks (test-hook.js). */
-export const timings = { loadStart: 0, firstDrawMs: 0, parseMs: 0, analyseMs: 0, optionsMs: 0 };
+/** The current viewer's state (context.js): a live binding, rebound when a viewer is entered. */
+export let S = newState();
+
+/** Timings of the current viewer's last load, for tests and benchmarks (test-hook.js). */
+export let timings = null;
+
+/** The per-viewer parts of this module: the URL hash's zoom source, timer and shared link. */
+let my = null;
+
+onEnter((ctx) => {
+  ctx.S ??= newState();
+  ctx.timings ??= { loadStart: 0, firstDrawMs: 0, parseMs: 0, analyseMs: 0, optionsMs: 0 };
+  ctx.hash ??= { timer: 0, linkData: "" };
+  S = ctx.S;
+  timings = ctx.timings;
+  my = ctx.hash;
+});
 
 export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree", "source"];
 
@@ -113,8 +130,12 @@ export function canCompare() {
 
 // ---------------------------------------------------------------- URL hash
 
+// Only the page's viewer (element.js `page`) owns the address: an embedded one keeps its view
+// state to itself. `my.linkData`: the hash parameters of the profile a shared link carries
+// (url.js linkParams), while that profile is shown; else "".
+const ownsAddress = () => current().page;
+
 let zoomNow = () => null;
-let hashTimer = 0;
 
 /** Where the hash gets the zoom of the flame graph on screen (fractions or null). */
 export function zoomFrom(fn) {
@@ -123,27 +144,24 @@ export function zoomFrom(fn) {
 
 /** Writes the state into the URL hash soon (changes come in bursts). */
 export function scheduleHash() {
-  clearTimeout(hashTimer);
-  hashTimer = setTimeout(writeHash, 200);
+  clearTimeout(my.timer);
+  my.timer = setTimeout(bound(writeHash), 200);
 }
 
 /** Writes the state into the URL hash now (before the worker is replaced after a fault). */
 export function flushHash() {
-  clearTimeout(hashTimer);
+  clearTimeout(my.timer);
   writeHash();
 }
 
-/** The hash parameters of the profile a shared link carries (url.js linkParams), while that profile is shown; else "". */
-let linkData = "";
-
 function writeHash() {
-  if (!S.loaded) return;
-  history.replaceState(null, "", `#${linkHash(toHash(S, { label: (f) => S.hashNames[f] ?? "", zoom: zoomNow() }), linkData)}`);
+  if (!S.loaded || !ownsAddress()) return;
+  history.replaceState(null, "", `#${linkHash(toHash(S, { label: (f) => S.hashNames[f] ?? "", zoom: zoomNow() }), my.linkData)}`);
 }
 
 /** Keeps `params` (url.js linkParams, "" for none) in the hash from now on: the profile about to be shown came from a shared link, or not. */
 export function keepLink(params) {
-  linkData = params;
+  my.linkData = params;
 }
 
 /** Shares the profile shown as `params` (url.js linkParams): the hash holds it from now on; the page's address. */
@@ -155,7 +173,7 @@ export function shareLink(params) {
 
 function hashState() {
   const p = { valueTypes: S.info.valueTypes, facets: S.facets, nameIndex: S.nameIndex, sourceCount: S.info.sources.length };
-  return fromHash(location.hash, p);
+  return fromHash(ownsAddress() ? location.hash : "", p);
 }
 
 /** The zoom the URL hash asks for (fractions `[a, b]` of the flame graph), or null. */
@@ -220,6 +238,7 @@ export function setProfile(r, query) {
   const n = S.info.sources.length;
   Object.assign(S.compare, { base: [0], new: Array.from({ length: n - 1 }, (_, i) => i + 1), result: null });
   applyHash();
+  current().preset?.();
   emit("profile");
   emit("toggles");
   emit("query");

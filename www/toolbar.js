@@ -1,7 +1,8 @@
 // The toolbar (#toolbar, one row down to 1,024 px) and the bar under it (#bar): view tabs,
 // value type, source, the view options menu (order / icicle / bottom-up), search, export,
 // theme, the sample filter (#facet) and the status line. Controls call state.js; the listeners below show the state they depend on.
-import { $, fillSelect, option } from "./dom.js";
+import { bound, current, eventTarget, onViewer, perViewer } from "./context.js";
+import { $, $$, fillSelect, focused, frame, onWindow, option } from "./dom.js";
 import { copyLink, exportAs } from "./export.js";
 import { formatValue, percent } from "./format.js";
 import {
@@ -30,7 +31,9 @@ export function focusSearch() {
   $("search").focus();
 }
 
-for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => setView(b.dataset.view));
+onViewer(() => {
+  for (const b of $$("#tabs button")) b.addEventListener("click", () => setView(b.dataset.view));
+});
 $("value-type").addEventListener("change", (e) => setValueType(Number(e.target.value)));
 $("source").addEventListener("change", (e) => setSource(Number(e.target.value)));
 $("facet").addEventListener("change", (e) => {
@@ -50,7 +53,7 @@ function showViewMenu(open, focusFirst = false) {
 $("view-options").addEventListener("click", (e) => showViewMenu($("view-menu").hidden, e.detail === 0));
 $("view-menu").addEventListener("keydown", (e) => {
   const items = [...$("view-menu").querySelectorAll("button")];
-  const k = items.indexOf(document.activeElement);
+  const k = items.indexOf(focused());
   if (e.key === "ArrowDown" || e.key === "ArrowUp") {
     e.preventDefault();
     e.stopPropagation();
@@ -64,15 +67,18 @@ $("view-menu").addEventListener("keydown", (e) => {
 $("view-options-box").addEventListener("focusout", (e) => {
   if (!$("view-options-box").contains(e.relatedTarget)) showViewMenu(false);
 });
-window.addEventListener("mousedown", (e) => {
-  if (!$("view-options-box").contains(e.target)) showViewMenu(false);
+onWindow("mousedown", (e) => {
+  if (!$("view-options-box").contains(eventTarget(e))) showViewMenu(false);
 });
 $("icicle").addEventListener("click", toggleIcicle);
 $("bottom-up").addEventListener("click", toggleBottomUp);
-let searchTimer = 0;
+const searchTimer = perViewer(() => ({ id: 0 }));
 $("search").addEventListener("input", (e) => {
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => setQuery(e.target.value), 120);
+  clearTimeout(searchTimer.id);
+  searchTimer.id = setTimeout(
+    bound(() => setQuery(e.target.value)),
+    120,
+  );
 });
 $("hide-matches").addEventListener("click", hideMatches);
 $("export").addEventListener("change", (e) => {
@@ -82,7 +88,7 @@ $("export").addEventListener("change", (e) => {
 });
 $("theme").addEventListener("click", () => {
   setTheme(!S.dark);
-  localStorage.setItem("proftab-theme", S.dark ? "dark" : "light");
+  if (current().page) localStorage.setItem("proftab-theme", S.dark ? "dark" : "light");
 });
 
 /** The controls of a newly loaded profile: value types, sources, facets, export formats. */
@@ -101,7 +107,7 @@ function fillControls() {
   const formats = S.writable.map((f) => [f, `profile: ${f}`]);
   fillSelect($("export"), [
     ["", "Export…"],
-    ["link", "Copy link (profile in the URL)"],
+    ...(current().page ? [["link", "Copy link (profile in the URL)"]] : []),
     ...formats,
     ["png", "image: PNG"],
     ["svg", "image: SVG"],
@@ -150,7 +156,7 @@ on("query", () => {
 on("search", renderSearch);
 on("status", renderStatus);
 on("view", () => {
-  for (const b of document.querySelectorAll("#tabs button")) b.setAttribute("aria-selected", String(b.dataset.view === S.view));
+  for (const b of $$("#tabs button")) b.setAttribute("aria-selected", String(b.dataset.view === S.view));
   $("source-label").hidden = !canCompare() || S.view === "compare";
 });
-on("theme", () => document.documentElement.classList.toggle("dark", S.dark));
+on("theme", () => frame().classList.toggle("dark", S.dark));

@@ -7,6 +7,7 @@
 // tabindex): ↑/↓, Home/End, PageUp/PageDown move; → expands or goes to the first child;
 // ← collapses or goes to the parent; `*` expands everything below; Enter selects.
 // Cells are built with textContent only (names are data, never markup).
+import { bound } from "./context.js";
 
 /** Height of a row in CSS pixels (style.css's .tg-row has the same). */
 export const ROW_HEIGHT = 22;
@@ -58,7 +59,7 @@ export class TreeGrid {
       this.moveTo(this.visible.indexOf(rec), false);
       this.o.onContext?.(rec, e);
     });
-    new ResizeObserver(() => this.render()).observe(box);
+    new ResizeObserver(bound(() => this.render())).observe(box);
   }
 
   /** Forgets every row (the tree changed). */
@@ -174,7 +175,7 @@ export class TreeGrid {
     const n = this.visible.length;
     const first = Math.max(0, Math.min(Math.floor(top / ROW_HEIGHT) - OVERSCAN, n - want));
     const count = Math.min(want, n - first);
-    const active = document.activeElement;
+    const active = this.box.getRootNode().activeElement;
     const hadFocus = !!active?.rec && this.body.contains(active);
     while (this.pool.length < count) this.pool.push(this.block.appendChild(this.rowElement()));
     while (this.pool.length > count) this.pool.pop().remove();
@@ -194,7 +195,7 @@ export class TreeGrid {
       this.fill(this.extra, c);
       this.elements.set(c, this.extra);
     } else this.extra?.remove();
-    if (hadFocus && document.activeElement !== this.elements.get(c)) {
+    if (hadFocus && this.box.getRootNode().activeElement !== this.elements.get(c)) {
       const el = this.elements.get(c);
       if (el) el.focus({ preventScroll: true });
       else this.box.focus({ preventScroll: true });
@@ -309,7 +310,7 @@ export class TreeGrid {
 
   /** The focused row has the keyboard focus (after a redraw while it had it). */
   hasFocus() {
-    return this.box.contains(document.activeElement);
+    return this.box.contains(this.box.getRootNode().activeElement);
   }
 
   select(rec) {

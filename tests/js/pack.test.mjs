@@ -55,8 +55,16 @@ test("the tarball holds the entries, both wasm builds, the types, the command an
   const built = fs.readdirSync(path.join(ROOT, "dist"), { recursive: true, withFileTypes: true });
   const want = built.filter((e) => e.isFile()).map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
   assert.deepEqual(dist, want.sort());
-  for (const f of ["dist/index.html", "dist/app.js", "dist/pkg/proftab_bg.wasm"]) assert.ok(dist.includes(f), f);
+  for (const f of ["dist/index.html", "dist/app.js", "dist/element.js", "dist/embed.html", "dist/pkg/proftab_bg.wasm"]) {
+    assert.ok(dist.includes(f), f);
+  }
   assert.ok(!dist.includes("dist/test-hook.js"));
+});
+
+test("import 'proftab/viewer' resolves to the element in the installed package", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "node_modules/proftab/package.json"), "utf8"));
+  const file = path.join(dir, "node_modules/proftab", manifest.exports["./viewer"]);
+  assert.match(fs.readFileSync(file, "utf8"), /customElements\.define\("proftab-viewer"/);
 });
 
 test("the installed command runs a verb (npx proftab top FILE) as the native binary does", () => {

@@ -6,7 +6,8 @@
 // Selecting a row selects its call path everywhere (state.js's selectFrame with a path).
 // Owns #calltree-pane, #calltree, #tree-invert, #tree-compare and #tree-status.
 import { change, formatDelta, formatRelative } from "../compare.js";
-import { $ } from "../dom.js";
+import { perViewer } from "../context.js";
+import { $, onKeydown } from "../dom.js";
 import { formatValue, percent } from "../format.js";
 import { openMenu } from "../menu.js";
 import { canCompare, frameLabel, on, S, selectFrame, toggleBottomUp, toggleTreeCompare, unit } from "../state.js";
@@ -27,9 +28,8 @@ const isInverted = (mode) => mode === 1 || mode === 3;
 /** The tree of `mode` has both sides' columns. */
 const isCompared = (mode) => mode >= 2;
 
-let grand = [0, 0];
-let generation = 0;
-let dirty = true;
+/** The current viewer's tab: the columns' grand totals, the answers' generation, stale rows. */
+const my = perViewer(() => ({ grand: [0, 0], generation: 0, dirty: true }));
 
 /** Records of the worker's row columns. */
 function records(r) {
@@ -54,7 +54,7 @@ function columns(mode) {
   const u = unit();
   const name = { label: isInverted(mode) ? "Function (callers below)" : "Function", cls: "name" };
   if (isCompared(mode)) {
-    const [base, next] = grand;
+    const [base, next] = my.grand;
     return [
       {
         label: "Baseline",
@@ -75,7 +75,7 @@ function columns(mode) {
       name,
     ];
   }
-  const g = grand[0];
+  const g = my.grand[0];
   return [
     { label: "Total", cls: "num", text: (r) => formatValue(r.total, u) },
     { label: "%", cls: "pct", title: "Share of the total", text: (r) => percent(r.total, g), bar: (r) => r.total / (g || 1) },
@@ -85,18 +85,21 @@ function columns(mode) {
   ];
 }
 
-const grid = new TreeGrid($("calltree"), {
-  columns: [],
-  label: (r) => frameLabel(r.frame),
-  load: async (nodes) => records(await call("treeChildren", { mode: treeMode(), nodes })),
-  onSelect: async (r) => {
-    const mode = treeMode();
-    const { frames } = await call("treePath", { mode, node: r.node });
-    selectFrame(r.frame, "tree", { frames: Array.from(frames), inverted: isInverted(mode) });
-  },
-  onContext: (r, e) => openMenu({ node: r.node, frame: r.frame }, e),
-  onExpandAll: expandAll,
-});
+const grid = perViewer(
+  () =>
+    new TreeGrid($("calltree"), {
+      columns: [],
+      label: (r) => frameLabel(r.frame),
+      load: async (nodes) => records(await call("treeChildren", { mode: treeMode(), nodes })),
+      onSelect: async (r) => {
+        const mode = treeMode();
+        const { frames } = await call("treePath", { mode, node: r.node });
+        selectFrame(r.frame, "tree", { frames: Array.from(frames), inverted: isInverted(mode) });
+      },
+      onContext: (r, e) => openMenu({ node: r.node, frame: r.frame }, e),
+      onExpandAll: expandAll,
+    }),
+);
 
 function status(text) {
   $("tree-status").textContent = text;
@@ -105,21 +108,21 @@ function status(text) {
 /** Loads the tree of the current options (when the tab shows; else on the next show). */
 async function reload() {
   if (S.view !== "calltree" || !S.loaded || !S.table) {
-    dirty = true;
+    my.dirty = true;
     return;
   }
-  dirty = false;
-  const g = ++generation;
+  my.dirty = false;
+  const g = ++my.generation;
   const mode = treeMode();
-  grand = [S.totals[0], 0];
+  my.grand = [S.totals[0], 0];
   try {
     if (isCompared(mode)) {
       const c = S.compare;
       const r = await call("compare", { base: c.base, compared: c.new, normalized: c.normalized, sizeByBase: false });
-      grand = [r.summary.baseTotal, r.summary.newTotal];
+      my.grand = [r.summary.baseTotal, r.summary.newTotal];
     }
     const r = await call("treeOpen", { mode });
-    if (g !== generation) return;
+    if (g !== my.generation) return;
     const focused = grid.hasFocus();
     grid.reset();
     grid.setColumns(columns(mode));
@@ -130,7 +133,7 @@ async function reload() {
     await revealSelection();
     await markMatches();
   } catch (e) {
-    if (g === generation) status(e.message);
+    if (g === my.generation) status(e.message);
   }
 }
 
@@ -139,9 +142,9 @@ async function revealSelection() {
   const p = S.selectedPath;
   const mode = treeMode();
   if (!p || p.inverted !== isInverted(mode)) return grid.showSelected(-1, false);
-  const g = generation;
+  const g = my.generation;
   const r = await call("treeReveal", { mode, frames: p.frames });
-  if (g !== generation) return;
+  if (g !== my.generation) return;
   if (r.node < 0) return grid.showSelected(-1, false);
   grid.addRows(records(r.rows));
   grid.expandNodes(Array.from(r.ancestors));
@@ -153,9 +156,9 @@ async function markMatches() {
   const flags = S.flags;
   grid.marked = flags ? (r) => flags[r.frame] === 1 : null;
   if (!flags) return grid.redraw();
-  const g = generation;
+  const g = my.generation;
   const r = await call("treeMatches", { mode: treeMode(), flags, cap: MATCH_CAP });
-  if (g !== generation) return;
+  if (g !== my.generation) return;
   grid.addRows(records(r.rows));
   grid.expandNodes(Array.from(r.ancestors));
   const n = r.nodes.length;
@@ -168,9 +171,9 @@ async function markMatches() {
 
 /** `*`: every row below `rec` (up to the worker's cap, which the status line then names). */
 async function expandAll(rec) {
-  const g = generation;
+  const g = my.generation;
   const r = await call("treeExpandAll", { mode: treeMode(), node: rec.node });
-  if (g !== generation) return;
+  if (g !== my.generation) return;
   grid.addRows(records(r.extra));
   const rows = records(r.rows);
   grid.addRows(rows);
@@ -195,12 +198,12 @@ $("tree-compare").addEventListener("click", () => toggleTreeCompare());
 on("view", () => {
   $("calltree-pane").hidden = S.view !== "calltree";
   if (S.view !== "calltree") return;
-  if (dirty) reload();
+  if (my.dirty) reload();
   else revealSelection();
 });
 on("profile", () => {
   grid.reset();
-  dirty = true;
+  my.dirty = true;
   showControls();
 });
 on("toggles", showControls);
@@ -214,15 +217,15 @@ on("compare", () => {
   if (isCompared(treeMode())) reload();
 });
 on("selected", (from) => {
-  if (from !== "tree" && S.view === "calltree" && !dirty) revealSelection();
+  if (from !== "tree" && S.view === "calltree" && !my.dirty) revealSelection();
   else if (from !== "tree") grid.showSelected(-1, false);
 });
 on("search", () => {
-  if (S.view === "calltree" && !dirty) markMatches();
+  if (S.view === "calltree" && !my.dirty) markMatches();
 });
 
 // With the tab shown and the keyboard elsewhere (say, on the tab), ↑/↓/Home/End go to the tree.
-window.addEventListener("keydown", (e) => {
+onKeydown((e) => {
   const elsewhere = !grid.hasFocus() && !["INPUT", "SELECT"].includes(e.target.tagName);
   if (S.view !== "calltree" || !S.loaded || !elsewhere || e.ctrlKey || e.metaKey || e.altKey) return;
   if (!["ArrowDown", "ArrowUp", "Home", "End"].includes(e.key)) return;

@@ -5,7 +5,8 @@
 // and change through state.js's setCompare.
 import { DIFF_PALETTES, DIFF_SATURATION, DIFF_STEPS, diffColorIndex, diffColors } from "../colors.js";
 import { compareTooltipRows, formatRelative } from "../compare.js";
-import { $ } from "../dom.js";
+import { perViewer } from "../context.js";
+import { $, $$ } from "../dom.js";
 import { FlameView, NO_NODE } from "../flame.js";
 import { formatValue } from "../format.js";
 import { on, S, scheduleHash, setCompare, unit } from "../state.js";
@@ -14,15 +15,18 @@ import { call } from "../worker-client.js";
 import { viewOptions } from "./common.js";
 import { clickFlame, registerCrumbs, resetCrumbs } from "./crumbs.js";
 
-export const compareView = new FlameView(
-  $("compare-canvas"),
-  viewOptions({
-    query: (vp) => call("compareFlame", vp),
-    boxColor: (b, i) => S.diffColors[diffColorIndex(b.base[i], b.new[i])],
-    onHover: showCompareTooltip,
-    onClick: (info) => clickFlame(compareView, info),
-    onZoom: () => scheduleHash(),
-  }),
+export const compareView = perViewer(
+  () =>
+    new FlameView(
+      $("compare-canvas"),
+      viewOptions({
+        query: (vp) => call("compareFlame", vp),
+        boxColor: (b, i) => S.diffColors[diffColorIndex(b.base[i], b.new[i])],
+        onHover: showCompareTooltip,
+        onClick: (info) => clickFlame(compareView, info),
+        onZoom: () => scheduleHash(),
+      }),
+    ),
 );
 registerCrumbs("compare", compareView);
 
@@ -80,7 +84,7 @@ function setSources(sources) {
 /** Shows S.compare in the controls. */
 function sync() {
   const s = S.compare;
-  for (const input of document.querySelectorAll("#compare-bar input[type=checkbox]")) {
+  for (const input of $$("#compare-bar input[type=checkbox]")) {
     input.checked = s[input.dataset.side].includes(Number(input.value));
   }
   $("compare-norm").textContent = s.normalized ? "Normalized" : "Absolute";

@@ -1,16 +1,19 @@
 // The zoom path (#crumbs) of the flame view on screen: the flame graph, or the differential
 // one in Compare mode. Views with crumbs register here; each keeps its path in `view.crumbs`
 // (the boxes clicked, outermost first).
+import { onViewer } from "../context.js";
 import { $ } from "../dom.js";
 import { NO_NODE } from "../flame.js";
 import { frameLabel, on, S, selectFrame } from "../state.js";
 
 const views = {};
 
-/** Registers the FlameView shown with crumbs when the page's view is `name`. */
+/** Registers the FlameView (a per-viewer one, context.js) shown with crumbs when the view is `name`. */
 export function registerCrumbs(name, view) {
-  view.crumbs = [];
   views[name] = view;
+  onViewer(() => {
+    view.crumbs = [];
+  });
 }
 
 /** The flame view with breadcrumbs on screen (the flame graph or the differential one). */

@@ -1,7 +1,8 @@
 // The views together: which are on screen for S.view, the layout they share (#graph-pane,
 // the `comparing` class of the page), what all of them follow (selection and search
 // highlights, theme, size) and the refresh of the active one after a change.
-import { $ } from "../dom.js";
+import { bound, onViewer, perViewer } from "../context.js";
+import { $, frame } from "../dom.js";
 import { on, refreshCompare, S, zoomFrom } from "../state.js";
 import { zoomFractions, zoomRange } from "../url.js";
 import { call } from "../worker-client.js";
@@ -39,9 +40,13 @@ async function refreshActive() {
   else if (S.view === "source") await refreshSource();
 }
 
-new ResizeObserver(() => {
-  for (const v of allViews) v.resize();
-}).observe($("graph-pane"));
+onViewer(() => {
+  new ResizeObserver(
+    bound(() => {
+      for (const v of allViews) v.resize();
+    }),
+  ).observe($("graph-pane"));
+});
 
 zoomFrom(() => {
   const view = crumbView();
@@ -49,7 +54,7 @@ zoomFrom(() => {
 });
 
 on("view", () => {
-  document.body.classList.toggle("comparing", S.view === "compare");
+  frame().classList.toggle("comparing", S.view === "compare");
   for (const v of allViews) v.resize();
 });
 on("refresh", refreshActive);
@@ -57,17 +62,17 @@ on("selected", () => {
   for (const v of allViews) v.setHighlight({ selected: S.selected });
 });
 
-let outlineGeneration = 0;
+const my = perViewer(() => ({ outlineGeneration: 0 }));
 /** Outlines the box of the selected call path in the flame graph (every box of the selected
  * function when the selection is no path of the tree the flame graph shows). */
 async function outlineSelectedPath() {
-  const g = ++outlineGeneration;
+  const g = ++my.outlineGeneration;
   const p = S.selectedPath;
   let node = -1;
   if (p && S.loaded && S.table && p.inverted === S.bottomUp) {
     node = (await call("treeNodeOfPath", { mode: S.bottomUp ? 1 : 0, frames: p.frames }).catch(() => ({ node: -1 }))).node;
   }
-  if (g === outlineGeneration) mainView.setHighlight({ selectedNode: node });
+  if (g === my.outlineGeneration) mainView.setHighlight({ selectedNode: node });
 }
 on("selected", outlineSelectedPath);
 on("analysis", outlineSelectedPath);

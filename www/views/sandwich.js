@@ -1,5 +1,6 @@
 // The sandwich view (#sandwich-pane): the callers and the callees of the selected function,
 // each an inverted flame graph. Owns #callers-canvas, #callees-canvas and their titles.
+import { perViewer } from "../context.js";
 import { $ } from "../dom.js";
 import { FlameView, NO_NODE } from "../flame.js";
 import { frameLabel, on, S, selectFrame } from "../state.js";
@@ -18,8 +19,8 @@ function sandwichView(canvas, side) {
   );
 }
 
-export const callersView = sandwichView($("callers-canvas"), 0);
-export const calleesView = sandwichView($("callees-canvas"), 1);
+export const callersView = perViewer(() => sandwichView($("callers-canvas"), 0));
+export const calleesView = perViewer(() => sandwichView($("callees-canvas"), 1));
 
 /** Shows the callers and callees of the selected function (or asks for a selection). */
 export function refreshSandwich() {

@@ -5,7 +5,8 @@
 // text comes from the source files the user dropped (sources.js); without it the lines with a
 // cost are listed and the note says which file to drop. Clicking a line outlines the functions
 // at that line in the flame graph. Owns #source-pane.
-import { $, option } from "../dom.js";
+import { bound, perViewer } from "../context.js";
+import { $, focused, frame, onKeydown, option } from "../dom.js";
 import { formatValue, percent } from "../format.js";
 import { onSources, sourceFor } from "../sources.js";
 import { frameLabel, on, S, setSourceFile, setSourceLine } from "../state.js";
@@ -15,9 +16,8 @@ import { mainView } from "./flame.js";
 /** A line is hot when its self is at least this share of the file's hottest line's self. */
 const HOT_SHARE = 0.1;
 
-let data = null;
-let onlyCost = false;
-let generation = 0;
+/** The current viewer's tab: the worker's answer, the toggle, the answers' generation, the rows drawn. */
+const my = perViewer(() => ({ data: null, onlyCost: false, generation: 0, shownWindow: null, scrollQueued: false }));
 
 /** The profile's file to show: the chosen one, else the selected function's ("" = the hottest). */
 function wantedFile() {
@@ -28,14 +28,14 @@ function wantedFile() {
 /** Asks the worker for the file's lines, then draws them. */
 export async function refreshSource() {
   if (S.view !== "source" || !S.loaded || !S.table) return;
-  const g = ++generation;
+  const g = ++my.generation;
   let r = await call("source", { file: wantedFile() });
   // By default the hottest file: the most self value (the worker orders by total, which
   // favours the file of the outermost frames).
   const hottest = wantedFile() ? -1 : hottestFile(r);
-  if (hottest >= 0 && hottest !== r.file && g === generation) r = await call("source", { file: r.files[hottest] });
-  if (g !== generation) return;
-  data = r;
+  if (hottest >= 0 && hottest !== r.file && g === my.generation) r = await call("source", { file: r.files[hottest] });
+  if (g !== my.generation) return;
+  my.data = r;
   render();
 }
 
@@ -51,26 +51,26 @@ function hottestFile(r) {
 const at = (col, t, n, i) => col[t * n + i];
 
 function fillPicker() {
-  const n = data.files.length;
+  const n = my.data.files.length;
   const vt = S.vt;
   const u = S.info.valueTypes[vt]?.unit || "";
-  const grand = data.totals[vt];
-  const items = data.files.map((name, i) => {
-    const t = at(data.fileTotal, vt, n, i);
+  const grand = my.data.totals[vt];
+  const items = my.data.files.map((name, i) => {
+    const t = at(my.data.fileTotal, vt, n, i);
     return option(name, `${name || "<unknown file>"} — ${formatValue(t, u)} (${percent(t, grand)})`);
   });
   $("source-file").replaceChildren(...items);
   $("source-file").disabled = n === 0;
-  if (data.file >= 0) $("source-file").value = data.files[data.file];
+  if (my.data.file >= 0) $("source-file").value = my.data.files[my.data.file];
 }
 
 /** The rows to show: every line of the text (or, without it, each line with a cost). */
 function rowsOf(text, costOf) {
   const lines = text === null ? [] : text.split(/\r?\n/);
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
-  const numbers = text === null ? [...data.lines] : lines.map((_, i) => i + 1);
-  for (const l of data.lines) if (l > numbers.length && text !== null) numbers.push(l);
-  return numbers.filter((l) => !onlyCost || costOf.has(l)).map((l) => ({ line: l, text: lines[l - 1] }));
+  const numbers = text === null ? [...my.data.lines] : lines.map((_, i) => i + 1);
+  for (const l of my.data.lines) if (l > numbers.length && text !== null) numbers.push(l);
+  return numbers.filter((l) => !my.onlyCost || costOf.has(l)).map((l) => ({ line: l, text: lines[l - 1] }));
 }
 
 function header(types) {
@@ -85,7 +85,7 @@ function header(types) {
     if (rows > 1) c.rowSpan = rows;
     return c;
   };
-  top.append(th("Line", "num", 1, 2), th(data.text === null ? "Functions at the line" : "Source", "code", 1, 2), th("", "heat", 1, 2));
+  top.append(th("Line", "num", 1, 2), th(my.data.text === null ? "Functions at the line" : "Source", "code", 1, 2), th("", "heat", 1, 2));
   for (const t of types) {
     top.append(th(t.type, t.index === S.vt ? "vt chosen" : "vt", 2));
     sub.append(th("self", "num"), th("total", "num"));
@@ -98,35 +98,35 @@ function render() {
   const pane = $("source-table");
   // The chosen value type's columns first, then the others in the profile's order.
   const types = S.info.valueTypes.map((t, index) => ({ ...t, index })).sort((a, b) => (b.index === S.vt) - (a.index === S.vt));
-  const file = data.file >= 0 ? data.files[data.file] : "";
+  const file = my.data.file >= 0 ? my.data.files[my.data.file] : "";
   const src = file ? sourceFor(file) : null;
-  data.text = src?.text ?? null;
-  const n = data.lines.length;
+  my.data.text = src?.text ?? null;
+  const n = my.data.lines.length;
   const costOf = new Map();
   let maxSelf = 0;
   let maxTotal = 0;
   for (let i = 0; i < n; i++) {
-    costOf.set(data.lines[i], i);
-    maxSelf = Math.max(maxSelf, at(data.self, S.vt, n, i));
-    maxTotal = Math.max(maxTotal, at(data.total, S.vt, n, i));
+    costOf.set(my.data.lines[i], i);
+    maxSelf = Math.max(maxSelf, at(my.data.self, S.vt, n, i));
+    maxTotal = Math.max(maxTotal, at(my.data.total, S.vt, n, i));
   }
-  data.costOf = costOf;
-  data.hot = [...costOf.values()]
-    .filter((i) => at(data.self, S.vt, n, i) > 0)
+  my.data.costOf = costOf;
+  my.data.hot = [...costOf.values()]
+    .filter((i) => at(my.data.self, S.vt, n, i) > 0)
     .sort(
       (a, b) =>
-        at(data.self, S.vt, n, b) - at(data.self, S.vt, n, a) ||
-        at(data.total, S.vt, n, b) - at(data.total, S.vt, n, a) ||
-        data.lines[a] - data.lines[b],
+        at(my.data.self, S.vt, n, b) - at(my.data.self, S.vt, n, a) ||
+        at(my.data.total, S.vt, n, b) - at(my.data.total, S.vt, n, a) ||
+        my.data.lines[a] - my.data.lines[b],
     )
-    .map((i) => data.lines[i]);
-  Object.assign(data, { types, maxSelf, maxTotal, rows: rowsOf(data.text, costOf) });
-  data.rowOf = new Map(data.rows.map((r, k) => [r.line, k]));
+    .map((i) => my.data.lines[i]);
+  Object.assign(my.data, { types, maxSelf, maxTotal, rows: rowsOf(my.data.text, costOf) });
+  my.data.rowOf = new Map(my.data.rows.map((r, k) => [r.line, k]));
   pane.querySelector("thead").replaceChildren(...header(types));
-  shownWindow = null;
+  my.shownWindow = null;
   $("source-scroll").scrollTop = 0;
   drawWindow();
-  $("source-next").disabled = data.hot.length === 0;
+  $("source-next").disabled = my.data.hot.length === 0;
   showNote(file, src);
   markLine(true);
 }
@@ -135,11 +135,10 @@ function render() {
 const ALL_ROWS = 600;
 const ROW_H = 18;
 const MARGIN = 60;
-let shownWindow = null;
 
 /** The rows `[a, b)` around the scroll position (all of a short file). */
 function rowWindow() {
-  const n = data.rows.length;
+  const n = my.data.rows.length;
   if (n <= ALL_ROWS) return [0, n];
   const box = $("source-scroll");
   const head = $("source-table").tHead.offsetHeight;
@@ -151,8 +150,8 @@ function rowWindow() {
 /** Draws the rows of the window (with spacers standing for the others) when it moved. */
 function drawWindow() {
   const [a, b] = rowWindow();
-  if (shownWindow && shownWindow[0] === a && shownWindow[1] === b) return;
-  shownWindow = [a, b];
+  if (my.shownWindow && my.shownWindow[0] === a && my.shownWindow[1] === b) return;
+  my.shownWindow = [a, b];
   const body = document.createElement("tbody");
   const spacer = (rows) => {
     const tr = document.createElement("tr");
@@ -161,17 +160,17 @@ function drawWindow() {
     return tr;
   };
   if (a > 0) body.append(spacer(a));
-  for (let k = a; k < b; k++) body.append(rowElement(data.rows[k]));
-  if (b < data.rows.length) body.append(spacer(data.rows.length - b));
+  for (let k = a; k < b; k++) body.append(rowElement(my.data.rows[k]));
+  if (b < my.data.rows.length) body.append(spacer(my.data.rows.length - b));
   $("source-table").querySelector("tbody").replaceWith(body);
   markLine(false);
 }
 
 /** The table row of line `line` (its text `text`). */
 function rowElement({ line, text }) {
-  const { types, maxSelf, maxTotal } = data;
-  const n = data.lines.length;
-  const i = data.costOf.get(line);
+  const { types, maxSelf, maxTotal } = my.data;
+  const n = my.data.lines.length;
+  const i = my.data.costOf.get(line);
   const tr = document.createElement("tr");
   tr.dataset.line = String(line);
   tr.setAttribute("aria-selected", String(line === S.sourceLine));
@@ -184,22 +183,22 @@ function rowElement({ line, text }) {
     return c;
   };
   td(String(line), "num lineno");
-  td(data.text === null ? functionsAt(i) : (text ?? ""), "code");
+  td(my.data.text === null ? functionsAt(i) : (text ?? ""), "code");
   const heat = td("", "heat");
   if (i === undefined) {
     td("", "num").colSpan = 2 * types.length;
     return tr;
   }
   for (const t of types) {
-    const [s, tot] = [at(data.self, t.index, n, i), at(data.total, t.index, n, i)];
+    const [s, tot] = [at(my.data.self, t.index, n, i), at(my.data.total, t.index, n, i)];
     // The exact values stay in data-value (tests read them; the text is rounded).
     td(s ? formatValue(s, t.unit) : "", "num").dataset.value = String(s);
     td(tot ? formatValue(tot, t.unit) : "", "num").dataset.value = String(tot);
   }
-  const self = at(data.self, S.vt, n, i);
+  const self = at(my.data.self, S.vt, n, i);
   const bar = document.createElement("div");
   bar.className = "bar";
-  bar.style.width = `${maxTotal ? (100 * at(data.total, S.vt, n, i)) / maxTotal : 0}%`;
+  bar.style.width = `${maxTotal ? (100 * at(my.data.total, S.vt, n, i)) / maxTotal : 0}%`;
   heat.append(bar);
   if (maxSelf && self >= HOT_SHARE * maxSelf) tr.classList.add("hot");
   if (self > 0) tr.style.setProperty("--heat", String(maxSelf ? self / maxSelf : 0));
@@ -212,12 +211,12 @@ function functionsAt(i) {
 }
 
 function framesAt(i) {
-  return i === undefined ? [] : [...data.frames.subarray(data.frameStart[i], data.frameStart[i + 1])];
+  return i === undefined ? [] : [...my.data.frames.subarray(my.data.frameStart[i], my.data.frameStart[i + 1])];
 }
 
 function showNote(file, src) {
   let text = "";
-  if (data.file < 0) text = "No sample has a source line (the profile records functions only).";
+  if (my.data.file < 0) text = "No sample has a source line (the profile records functions only).";
   else if (src?.ambiguous)
     text = `Ambiguous: several dropped files match ${file} equally well (${src.ambiguous.join(", ")}), so none is shown.`;
   else if (!src) text = `Drop ${file || "the source file"} (or a folder holding it) to see its text.`;
@@ -242,14 +241,14 @@ function markLine(scroll, focus = false) {
   const focusable = tr || body.querySelector("tr[data-line]");
   if (focusable) focusable.tabIndex = 0;
   if (tr && focus) tr.focus({ preventScroll: !scroll });
-  const i = data?.costOf?.get(S.sourceLine);
+  const i = my.data?.costOf?.get(S.sourceLine);
   mainView.setHighlight({ outlined: S.view === "source" && i !== undefined ? new Set(framesAt(i)) : null });
   if (tr && scroll) tr.scrollIntoView({ block: "nearest" });
 }
 
 /** Scrolls line `line` (when shown) to the middle of the pane, drawing its rows. */
 function scrollToLine(line) {
-  const k = data?.rowOf?.get(line);
+  const k = my.data?.rowOf?.get(line);
   if (k === undefined) return;
   const box = $("source-scroll");
   box.scrollTop = $("source-table").tHead.offsetHeight + k * ROW_H - box.clientHeight / 2;
@@ -258,27 +257,28 @@ function scrollToLine(line) {
 
 /** Chooses the next (or with `back`, the previous) hot line, hottest first. */
 export function nextHotLine(back = false) {
-  if (!data?.hot.length) return;
-  const k = data.hot.indexOf(S.sourceLine);
-  const next = k < 0 ? (back ? data.hot.length - 1 : 0) : (k + (back ? -1 : 1) + data.hot.length) % data.hot.length;
-  setSourceLine(data.hot[next]);
+  if (!my.data?.hot.length) return;
+  const k = my.data.hot.indexOf(S.sourceLine);
+  const next = k < 0 ? (back ? my.data.hot.length - 1 : 0) : (k + (back ? -1 : 1) + my.data.hot.length) % my.data.hot.length;
+  setSourceLine(my.data.hot[next]);
 }
 
 /** Moves the chosen line to the row `step` rows away. */
 function moveLine(step) {
-  if (!data?.rows.length) return;
-  const k = data.rowOf.get(S.sourceLine);
-  setSourceLine(data.rows[Math.min(data.rows.length - 1, Math.max(0, k === undefined ? 0 : k + step))].line);
+  if (!my.data?.rows.length) return;
+  const k = my.data.rowOf.get(S.sourceLine);
+  setSourceLine(my.data.rows[Math.min(my.data.rows.length - 1, Math.max(0, k === undefined ? 0 : k + step))].line);
 }
 
-let scrollQueued = false;
 $("source-scroll").addEventListener("scroll", () => {
-  if (scrollQueued || !data?.rows) return;
-  scrollQueued = true;
-  requestAnimationFrame(() => {
-    scrollQueued = false;
-    drawWindow();
-  });
+  if (my.scrollQueued || !my.data?.rows) return;
+  my.scrollQueued = true;
+  requestAnimationFrame(
+    bound(() => {
+      my.scrollQueued = false;
+      drawWindow();
+    }),
+  );
 });
 $("source-table").addEventListener("click", (e) => {
   const tr = e.target.closest("tbody tr[data-line]");
@@ -291,7 +291,7 @@ $("source-scroll").addEventListener("keydown", (e) => {
   e.stopPropagation();
   moveLine(moves[e.key]);
 });
-window.addEventListener("keydown", (e) => {
+onKeydown((e) => {
   const tag = e.target.tagName;
   if (S.view !== "source" || tag === "INPUT" || tag === "SELECT" || e.ctrlKey || e.metaKey || e.altKey) return;
   if (e.key === "n" || e.key === "N") {
@@ -301,28 +301,28 @@ window.addEventListener("keydown", (e) => {
 });
 $("source-next").addEventListener("click", () => nextHotLine(false));
 $("source-only-cost").addEventListener("click", () => {
-  onlyCost = !onlyCost;
-  $("source-only-cost").setAttribute("aria-pressed", String(onlyCost));
-  if (data) render();
+  my.onlyCost = !my.onlyCost;
+  $("source-only-cost").setAttribute("aria-pressed", String(my.onlyCost));
+  if (my.data) render();
 });
 $("source-file").addEventListener("change", (e) => setSourceFile(e.target.value));
 
 on("view", () => {
   $("source-pane").hidden = S.view !== "source";
-  document.body.classList.toggle("sourcing", S.view === "source");
+  frame().classList.toggle("sourcing", S.view === "source");
   if (S.view !== "source") mainView.setHighlight({ outlined: null });
 });
 on("sourceChoice", () => {
-  if (S.view !== "source" || !data) return;
-  const shown = data.file >= 0 ? data.files[data.file] : "";
+  if (S.view !== "source" || !my.data) return;
+  const shown = my.data.file >= 0 ? my.data.files[my.data.file] : "";
   if (wantedFile() && wantedFile() !== shown) refreshSource();
-  else markLine(true, $("source-pane").contains(document.activeElement));
+  else markLine(true, $("source-pane").contains(focused()));
 });
 on("selected", () => {
-  if (S.view !== "source" || S.sourceFile || !data) return;
+  if (S.view !== "source" || S.sourceFile || !my.data) return;
   // The selected function's file, scrolled to its line.
   refreshSource().then(() => scrollToLine(S.selected >= 0 ? S.frames.lines[S.selected] : 0));
 });
 onSources(() => {
-  if (data) render();
+  if (my.data) render();
 });

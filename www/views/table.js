@@ -2,6 +2,7 @@
 // mode, or both sides of a comparison in Compare mode). Owns #functions, #table-filter and
 // #table-lines; rows select functions through state.js.
 import { COMPARE_SORT, compareColumns, compareInclude } from "../compare.js";
+import { perViewer } from "../context.js";
 import { $ } from "../dom.js";
 import { on, S, selectFrame, setLines, setTableMode, unit } from "../state.js";
 import { FunctionTable, functionColumns } from "../table.js";
@@ -10,13 +11,16 @@ import { call } from "../worker-client.js";
 /** "No row" in the worker's index columns. */
 const NO_INDEX = 0xffffffff;
 
-export const table = new FunctionTable($("functions"), $("table-filter"), {
-  // In lines mode a row stands for a line: select the function of its first frame.
-  onSelect: (row) => {
-    const frame = S.tableMode === "lines" && S.lines ? S.lines.frame[row] : row;
-    if (frame !== NO_INDEX) selectFrame(frame, true);
-  },
-});
+export const table = perViewer(
+  () =>
+    new FunctionTable($("functions"), $("table-filter"), {
+      // In lines mode a row stands for a line: select the function of its first frame.
+      onSelect: (row) => {
+        const frame = S.tableMode === "lines" && S.lines ? S.lines.frame[row] : row;
+        if (frame !== NO_INDEX) selectFrame(frame, true);
+      },
+    }),
+);
 
 $("table-lines").addEventListener("click", () => setTableMode(S.tableMode === "lines" ? "functions" : "lines"));
 
@@ -36,12 +40,12 @@ function showViewTable() {
   if (S.selected >= 0) table.select(S.selected);
 }
 
-let linesGeneration = 0;
+const my = perViewer(() => ({ linesGeneration: 0 }));
 /** Asks for the source-line table under the current value type and sample filter. */
 async function showLineTable() {
-  const generation = ++linesGeneration;
+  const generation = ++my.linesGeneration;
   const r = await call("lines", {});
-  if (generation !== linesGeneration || S.tableMode !== "lines" || S.view === "compare") return;
+  if (generation !== my.linesGeneration || S.tableMode !== "lines" || S.view === "compare") return;
   setLines(r);
 }
 

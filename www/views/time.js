@@ -1,5 +1,6 @@
 // The time-order view (#time-box): samples in recorded order, with a time axis, and the
 // button (#range) that keeps only the samples of the visible time range. Owns #time-canvas.
+import { perViewer } from "../context.js";
 import { $ } from "../dom.js";
 import { FlameView, NO_NODE } from "../flame.js";
 import { formatValue } from "../format.js";
@@ -8,18 +9,21 @@ import { showTooltip } from "../tooltip.js";
 import { call } from "../worker-client.js";
 import { viewOptions } from "./common.js";
 
-export const timeView = new FlameView(
-  $("time-canvas"),
-  viewOptions({
-    inverted: true,
-    firstRow: 1,
-    axis: true,
-    axisLabel: (x) => formatValue(x, S.timeIsTime ? "seconds" : unit()),
-    query: (vp) => call("time", vp),
-    onHover: (info, ev) => showTooltip(info, ev, { duration: true }),
-    onClick: (info) => info.node !== NO_NODE && selectFrame(info.frame, false),
-    onZoom: () => scheduleHash(),
-  }),
+export const timeView = perViewer(
+  () =>
+    new FlameView(
+      $("time-canvas"),
+      viewOptions({
+        inverted: true,
+        firstRow: 1,
+        axis: true,
+        axisLabel: (x) => formatValue(x, S.timeIsTime ? "seconds" : unit()),
+        query: (vp) => call("time", vp),
+        onHover: (info, ev) => showTooltip(info, ev, { duration: true }),
+        onClick: (info) => info.node !== NO_NODE && selectFrame(info.frame, false),
+        onZoom: () => scheduleHash(),
+      }),
+    ),
 );
 
 /** Asks the worker for the time domain once per options; then the view fetches its boxes. */
