@@ -11,7 +11,9 @@
 # as `cargo fuzz cmin`) into fuzz/corpus/<target>/, keeping only inputs not taken from the
 # shared corpus (scripts/fuzz-corpus-keep.mjs), at most 128 KiB and 200 files a target.
 # Runs under `nice -n 15` (the machine is shared). Environment: FUZZ_RUNS (default 1000000),
-# FUZZ_MAX_LEN (bytes, default 16384), FUZZ_NICE (default 15).
+# FUZZ_MAX_LEN (bytes, default 16384), FUZZ_NICE (default 15), FUZZ_TIMEOUT (seconds an input
+# may take before it counts as a hang, default 1; libFuzzer measures wall-clock time, so on a
+# loaded machine raise it and rerun each timeout artifact alone under /usr/bin/time).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -28,6 +30,7 @@ RUNS=${FUZZ_RUNS:-1000000}
 # (round_trip) run all nine writers per input, 8 KiB.
 MAX_LEN=${FUZZ_MAX_LEN:-16384}
 NICE=${FUZZ_NICE:-15}
+TIMEOUT=${FUZZ_TIMEOUT:-1}
 BIN="$FUZZ/target/x86_64-unknown-linux-gnu/release"
 
 # max_len_of TARGET: the input size limit of a target (see MAX_LEN).
@@ -103,7 +106,7 @@ run_target() {
   before=$(find "$artifacts" -type f | wc -l)
   step "$t: $(find "$seeds" -type f | wc -l) seeds${dict:+, dictionary $(basename "$dict")}"
   local args=(-runs="$RUNS" -max_total_time="$SECONDS_PER_TARGET" -max_len="$(max_len_of "$t")"
-    -timeout=1 -rss_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1)
+    -timeout="$TIMEOUT" -rss_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1)
   [ -n "$dict" ] && args+=(-dict="$dict")
   nice -n "$NICE" "$BIN/$t" "${args[@]}" "$work" "$corpus" "$seeds" >"$log" 2>&1 || true
   after=$(find "$artifacts" -type f | wc -l)

@@ -347,3 +347,49 @@ fn dense_call_graph_is_cut_honestly() {
         parsed.warnings
     );
 }
+
+/// Every event is a value column of every sample, so `events:` has a limit (256; valgrind
+/// writes about 20 and KCachegrind reads at most 20): a 1.4 MB line naming 200,000 events is
+/// refused at once, naming the line and the limit.
+#[test]
+fn an_events_line_past_the_limit_is_refused() {
+    let names: Vec<String> = (0..200_000).map(|i| format!("e{i}")).collect();
+    let text = format!(
+        "# callgrind format\nevents: {}\nfn=main\n1 5\n",
+        names.join(" ")
+    );
+    let e = callgrind::read(text.as_bytes(), &ReadOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "callgrind: line 2: `events:` names 200000 events, more than the limit of 256"
+        ),
+        "{e}"
+    );
+}
+
+/// Cost lines store the costs they give, not one per event: with 256 events, cost lines of one
+/// cost each read to the same totals as the dense reading, the missing costs 0.
+#[test]
+fn short_cost_lines_of_many_events_add_up() {
+    let names: Vec<String> = (0..256).map(|i| format!("e{i}")).collect();
+    let mut text = format!("# callgrind format\nevents: {}\nfn=main\n", names.join(" "));
+    for line in 1..=2000 {
+        text.push_str(&format!("{line} 3\n"));
+    }
+    text.push_str("2001 0 0 7\ntotals: 6000 0 7\n");
+    let parsed = callgrind::read(text.as_bytes(), &ReadOptions::default()).unwrap();
+    let p = &parsed.profile;
+    assert_valid(p, "short cost lines");
+    assert_eq!(total(p, "e0"), 6000.0);
+    assert_eq!(total(p, "e2"), 7.0);
+    assert_eq!(total(p, "e255"), 0.0);
+    assert_eq!(p.num_samples(), 2001);
+    assert!(
+        !parsed
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("totals say")),
+        "{:?}",
+        parsed.warnings
+    );
+}

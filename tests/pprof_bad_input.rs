@@ -466,3 +466,27 @@ fn fixtures_match_their_generator() {
         assert_eq!(on_disk, bytes, "{name}: run write_invalid_fixtures");
     }
 }
+
+/// 3,000 sample types of one name (18 KB of protobuf) read at once, renamed `samples.2` …
+/// `samples.3000` with one warning: each renaming resumes at the name's next free suffix in a
+/// hashed set (looking each candidate up among the types one by one cost the cube of their
+/// number: 28 s for 1,000 in a fuzzing build).
+#[test]
+fn thousands_of_sample_types_of_one_name_are_renamed_quickly() {
+    const N: usize = 3000;
+    let mut profile = valid();
+    profile.sample_type = vec![schema::ValueType { r#type: 1, unit: 2 }; N];
+    profile.sample[0].value = vec![5; N];
+    let parsed = read(&profile.encode_to_vec()).unwrap();
+    let p = &parsed.profile;
+    assert_eq!(p.values.len(), N);
+    assert_eq!(p.str(p.values[1].value_type), "samples.2");
+    assert_eq!(p.str(p.values[N - 1].value_type), format!("samples.{N}"));
+    let renamed: Vec<String> = parsed
+        .warnings
+        .iter()
+        .map(ToString::to_string)
+        .filter(|w| w.contains("appears more than once"))
+        .collect();
+    assert_eq!(renamed.len(), 1, "{renamed:?}");
+}

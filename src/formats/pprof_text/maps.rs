@@ -15,6 +15,7 @@ use regex_lite::Regex;
 use super::lines::Lines;
 use super::FORMAT;
 use crate::formats::Warnings;
+use crate::hash::HashMap;
 
 /// One mapping.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -66,16 +67,16 @@ static LIBRARY: LazyLock<Option<Regex>> =
 /// Reads the memory map lines up to the end of the input: its mappings, in pprof's order.
 pub(super) fn read(lines: &mut Peekable<Lines<'_>>, warnings: &mut Warnings) -> Vec<Mapping> {
     let mut mappings = Vec::new();
-    let mut substitutions: Vec<(String, String)> = Vec::new();
+    let mut substitutions = Substitutions::default();
     let mut ignored: Option<(usize, usize)> = None;
     for line in lines.by_ref() {
-        let text = substitute(remove_logging_info(line.text), &substitutions);
+        let text = substitutions.apply(remove_logging_info(line.text));
         match parse_entry(&text) {
             Entry::Mapping(m) => mappings.push(m),
             Entry::NotExecutable => {}
             Entry::Unrecognized => {
                 if let Some((key, value)) = text.split_once('=') {
-                    substitutions.push((format!("${}", key.trim()), value.trim().to_owned()));
+                    substitutions.define(&format!("${}", key.trim()), value.trim());
                 } else if !text.trim().is_empty() {
                     let (first, n) = ignored.unwrap_or((line.number, 0));
                     ignored = Some((first, n + 1));
@@ -94,31 +95,107 @@ pub(super) fn read(lines: &mut Peekable<Lines<'_>>, warnings: &mut Warnings) -> 
     massage(mappings)
 }
 
+/// True when `line` may match [`PROC_MAPS`] or [`BRIEF_MAPS`]: both start with `\s*` and a hex
+/// digit (`\s` is ASCII in regex-lite: tab, newline, vertical tab, form feed, carriage return,
+/// space). regex-lite's PikeVM costs about a microsecond a byte, so the memory map of a file
+/// that ends in kilobytes of other bytes (a truncated or damaged profile) is not matched line
+/// by line against the expressions.
+fn may_be_entry(line: &str) -> bool {
+    line.bytes()
+        .find(|b| !matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' '))
+        .is_some_and(|b| b.is_ascii_hexdigit())
+}
+
 fn remove_logging_info(line: &str) -> &str {
+    // The prefix ends in `:DIGITS] ` (see [`LOG_INFO`]).
+    if !line.contains(']') {
+        return line;
+    }
     match LOG_INFO.as_ref().and_then(|r| r.find(line)) {
         Some(m) => line.get(m.end()..).unwrap_or(line),
         None => line,
     }
 }
 
-/// Go's `strings.NewReplacer(old1, new1, …).Replace`: at each position the first pair (in
-/// order) whose old text starts there is replaced.
-fn substitute(line: &str, pairs: &[(String, String)]) -> String {
-    if pairs.is_empty() || !line.contains('$') {
-        return line.to_owned();
-    }
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(ch) = rest.chars().next() {
-        if let Some((old, new)) = pairs.iter().find(|(old, _)| rest.starts_with(old.as_str())) {
-            out.push_str(new);
-            rest = rest.get(old.len()..).unwrap_or("");
-            continue;
+/// The `$name` substitutions of a memory map (its `name=value` lines), applied as Go's
+/// `strings.NewReplacer(old1, new1, …).Replace` applies them: at each position the name defined
+/// first among those that start there is replaced. The names are kept in a byte trie, so a line
+/// costs at most its length times the longest name, not its length times the number of names.
+#[derive(Default)]
+struct Substitutions {
+    /// The trie; node 0 is the root (once a name is defined).
+    nodes: Vec<TrieNode>,
+}
+
+/// A node of [`Substitutions`]: its children by byte and, when a name ends here, the order of
+/// its first definition and its value.
+#[derive(Default)]
+struct TrieNode {
+    children: HashMap<u8, usize>,
+    value: Option<(usize, String)>,
+}
+
+impl Substitutions {
+    /// Defines `name` as `value`; a name defined before keeps its first value (Go's priority).
+    fn define(&mut self, name: &str, value: &str) {
+        if self.nodes.is_empty() {
+            self.nodes.push(TrieNode::default());
         }
-        out.push(ch);
-        rest = rest.get(ch.len_utf8()..).unwrap_or("");
+        let order = self.nodes.len();
+        let mut node = 0;
+        for &b in name.as_bytes() {
+            node = match self.nodes[node].children.get(&b) {
+                Some(&child) => child,
+                None => {
+                    self.nodes.push(TrieNode::default());
+                    let child = self.nodes.len() - 1;
+                    self.nodes[node].children.insert(b, child);
+                    child
+                }
+            };
+        }
+        self.nodes[node]
+            .value
+            .get_or_insert_with(|| (order, value.to_owned()));
     }
-    out
+
+    /// The first-defined name that starts `text`: its length and value.
+    fn lookup<'s>(&'s self, text: &str) -> Option<(usize, &'s str)> {
+        let mut best: Option<(usize, usize, &str)> = None;
+        let mut node = 0;
+        for (i, b) in text.bytes().enumerate() {
+            let Some(&child) = self.nodes.get(node).and_then(|n| n.children.get(&b)) else {
+                break;
+            };
+            node = child;
+            if let Some((order, value)) = &self.nodes[node].value {
+                if best.is_none_or(|(o, _, _)| *order < o) {
+                    best = Some((*order, i + 1, value));
+                }
+            }
+        }
+        best.map(|(_, len, value)| (len, value))
+    }
+
+    /// `line` with every substitution made.
+    fn apply(&self, line: &str) -> String {
+        if self.nodes.is_empty() || !line.contains('$') {
+            return line.to_owned();
+        }
+        let mut out = String::with_capacity(line.len());
+        let mut rest = line;
+        while let Some(ch) = rest.chars().next() {
+            // A name matched byte by byte at a character boundary ends at one (both are UTF-8).
+            if let Some((len, value)) = self.lookup(rest) {
+                out.push_str(value);
+                rest = rest.get(len..).unwrap_or("");
+                continue;
+            }
+            out.push(ch);
+            rest = rest.get(ch.len_utf8()..).unwrap_or("");
+        }
+        out
+    }
 }
 
 /// What a memory map line is.
@@ -132,6 +209,9 @@ fn parse_entry(line: &str) -> Entry {
     let group = |caps: &regex_lite::Captures<'_>, i: usize| {
         caps.get(i).map_or(String::new(), |m| m.as_str().to_owned())
     };
+    if !may_be_entry(line) {
+        return Entry::Unrecognized;
+    }
     let (start, end, perm, offset, file, build_id) =
         if let Some(caps) = PROC_MAPS.as_ref().and_then(|r| r.captures(line)) {
             let g = |i| group(&caps, i);
@@ -295,13 +375,25 @@ mod tests {
             Entry::NotExecutable
         ));
         assert!(matches!(parse_entry("hello"), Entry::Unrecognized));
-        assert_eq!(
-            substitute(
-                "$a-$b: $a",
-                &[("$a".into(), "1".into()), ("$b".into(), "2".into())]
-            ),
-            "1-2: 1"
-        );
+        assert!(matches!(
+            parse_entry("xy 1000-2000: a"),
+            Entry::Unrecognized
+        ));
+        let m = entry("\u{b}\t 0x1000-0x2000: a").unwrap();
+        assert_eq!((m.start, m.limit), (0x1000, 0x2000));
+        assert_eq!(remove_logging_info("a.cc:12] 1-2: b"), "1-2: b");
+        let mut subs = Substitutions::default();
+        subs.define("$a", "1");
+        subs.define("$b", "2");
+        assert_eq!(subs.apply("$a-$b: $a"), "1-2: 1");
+        // Go's priority: the name defined first wins, longer or not; a redefinition is ignored.
+        subs.define("$ab", "3");
+        subs.define("$a", "4");
+        assert_eq!(subs.apply("$ab $a"), "1b 1");
+        let mut subs = Substitutions::default();
+        subs.define("$ab", "3");
+        subs.define("$a", "1");
+        assert_eq!(subs.apply("$ab$a$é"), "31$é");
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub(super) struct Func {
 pub(super) struct SelfCost {
     pub func: usize,
     pub pos: Pos,
+    /// One cost per event, up to the last one a cost line gave (the others are 0).
     pub costs: Vec<i64>,
 }
 
@@ -39,6 +40,7 @@ pub(super) struct Edge {
     pub pos: Pos,
     pub callee: usize,
     pub calls: u64,
+    /// As [`SelfCost::costs`]: up to the last event a cost line gave.
     pub inclusive: Vec<i64>,
 }
 
@@ -53,8 +55,12 @@ pub(super) struct Graph {
     edge_ids: HashMap<(usize, Pos, usize), usize>,
 }
 
-/// Adds `costs` to `sum` cell by cell (saturating: costs beyond `i64` are not meaningful).
-fn add_costs(sum: &mut [i64], costs: &[i64]) {
+/// Adds `costs` to `sum` cell by cell (saturating: costs beyond `i64` are not meaningful),
+/// lengthening `sum` to `costs` (a missing cost is 0).
+fn add_costs(sum: &mut Vec<i64>, costs: &[i64]) {
+    if sum.len() < costs.len() {
+        sum.resize(costs.len(), 0);
+    }
     for (s, c) in sum.iter_mut().zip(costs) {
         *s = s.saturating_add(*c);
     }
@@ -93,7 +99,7 @@ impl Graph {
             self.selfs.push(SelfCost {
                 func,
                 pos,
-                costs: vec![0; costs.len()],
+                costs: Vec::new(),
             });
         }
         add_costs(&mut self.selfs[id].costs, costs);
@@ -109,7 +115,7 @@ impl Graph {
                 pos,
                 callee,
                 calls: 0,
-                inclusive: vec![0; costs.len()],
+                inclusive: Vec::new(),
             });
         }
         let edge = &mut self.edges[id];

@@ -171,23 +171,27 @@ impl<'a> Emitter<'a> {
     ) -> Result<(), ReadError> {
         let total: f64 = placed.iter().map(|(_, w)| w.max(0.0)).sum();
         let mut before = 0.0;
-        let mut values = vec![0i64; self.types.len()];
+        let mut shares = Vec::new();
         for &(prefix, w) in placed {
             let after = before + w.max(0.0);
             for &s in selfs {
                 let cost = &self.body.graph.selfs[s];
-                for (v, c) in values.iter_mut().zip(&cost.costs) {
-                    *v = tree::share(*c, before, after, total);
-                }
-                if values.iter().all(|v| *v == 0) {
+                shares.clear();
+                shares.extend(
+                    cost.costs
+                        .iter()
+                        .map(|c| tree::share(*c, before, after, total)),
+                );
+                if shares.iter().all(|v| *v == 0) {
                     continue;
                 }
                 check_sample_limit(&self.b, Format::Callgrind, self.options.limits.max_samples)?;
                 let loc = self.location(func, cost.pos);
                 let node = self.b.stack_node(prefix, loc);
                 let sample = self.b.add_sample(self.source, Some(node));
-                for (vt, v) in self.types.iter().zip(&values) {
-                    self.b.set_value(sample, *vt, *v as f64);
+                for (i, vt) in self.types.iter().enumerate() {
+                    let v = shares.get(i).copied().unwrap_or(0);
+                    self.b.set_value(sample, *vt, v as f64);
                 }
             }
             before = after;
@@ -276,20 +280,15 @@ fn warn_totals(body: &Body, warnings: &mut Warnings) {
     let Some(stated) = body.totals.as_ref().or(body.summary.as_ref()) else {
         return;
     };
-    let sums: Vec<i64> = body
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            body.graph
-                .selfs
-                .iter()
-                .map(|s| s.costs[i])
-                .fold(0i64, i64::saturating_add)
-        })
-        .collect();
-    for ((event, stated), sum) in body.events.iter().zip(stated).zip(&sums) {
-        if stated != sum {
+    let mut sums = vec![0i64; body.events.len()];
+    for s in &body.graph.selfs {
+        for (sum, c) in sums.iter_mut().zip(&s.costs) {
+            *sum = sum.saturating_add(*c);
+        }
+    }
+    for (i, (event, sum)) in body.events.iter().zip(&sums).enumerate() {
+        let stated = stated.get(i).copied().unwrap_or(0);
+        if stated != *sum {
             warnings.add(NAME, "totals", || {
                 format!("the self costs of {event} add up to {sum}, the file's totals say {stated}")
             });

@@ -18,6 +18,12 @@ use crate::formats::error::{Place, ReadError, Warnings};
 use crate::formats::read_common::shorten;
 use crate::hash::HashMap;
 
+/// Most events of `events:`. Every event is a value type, and every sample holds a value of
+/// each (the profile's value columns are dense), so a file naming thousands of events in a few
+/// kilobytes would cost events × samples cells; valgrind's tools write at most about 20 events
+/// and KCachegrind refuses more than 20 (`MaxRealIndexValue`).
+pub(super) const MAX_EVENTS: usize = 256;
+
 /// Name compression tables, one per kind of name.
 #[derive(Clone, Copy)]
 enum Kind {
@@ -35,7 +41,7 @@ pub(super) struct Parsed {
     pub has_instr: bool,
     /// `key: value` header lines, in order.
     pub headers: Vec<(String, String)>,
-    /// Sum of the `totals:` (else `summary:`) lines, per event.
+    /// Sum of the `totals:` (else `summary:`) lines, per event up to the last one given.
     pub totals: Option<Vec<i64>>,
     pub summary: Option<Vec<i64>>,
     pub cost_lines: usize,
@@ -116,7 +122,10 @@ impl State {
                 } else {
                     &mut self.out.summary
                 };
-                let sum = slot.get_or_insert_with(|| vec![0; costs.len()]);
+                let sum = slot.get_or_insert_with(Vec::new);
+                if sum.len() < costs.len() {
+                    sum.resize(costs.len(), 0);
+                }
                 for (s, c) in sum.iter_mut().zip(&costs) {
                     *s = s.saturating_add(*c);
                 }
@@ -134,6 +143,16 @@ impl State {
         if events.is_empty() {
             return Err(line_error(number, "`events:` names no event"));
         }
+        if events.len() > MAX_EVENTS {
+            return Err(line_error(
+                number,
+                format!(
+                    "`events:` names {} events, more than the limit of {MAX_EVENTS} (the event \
+                     limit; valgrind writes at most about 20, KCachegrind reads at most 20)",
+                    events.len()
+                ),
+            ));
+        }
         if self.events_seen && events != self.out.events {
             return Err(line_error(
                 number,
@@ -143,15 +162,9 @@ impl State {
                 ),
             ));
         }
-        if let Some(dup) = events
-            .iter()
-            .enumerate()
-            .find(|(i, e)| events[..*i].contains(e))
-        {
-            return Err(line_error(
-                number,
-                format!("event {:?} is named twice", dup.1),
-            ));
+        let mut seen = crate::hash::HashSet::default();
+        if let Some(dup) = events.iter().find(|e| !seen.insert(e.as_str())) {
+            return Err(line_error(number, format!("event {dup:?} is named twice")));
         }
         self.out.events = events;
         self.events_seen = true;
@@ -339,54 +352,56 @@ impl State {
         Ok(Pos { line, addr })
     }
 
-    /// The costs of a line, one per event; missing trailing costs are 0.
+    /// The costs of a line, one per event up to the last one given (missing trailing costs
+    /// are 0 and not stored: a line costs its own length, not the number of events).
     fn costs<'a>(
         &self,
         number: usize,
         tokens: impl Iterator<Item = &'a str>,
     ) -> Result<Vec<i64>, ReadError> {
-        let mut costs = vec![0; self.out.events.len()];
+        let mut costs = Vec::new();
         for (i, token) in tokens.enumerate() {
-            let slot = costs.get_mut(i).ok_or_else(|| {
-                line_error(
-                    number,
-                    format!(
-                        "more costs than the {} events of `events:`",
-                        self.out.events.len()
-                    ),
-                )
-            })?;
-            *slot = grammar::cost(token)
-                .ok_or_else(|| line_error(number, format!("bad cost {token:?}")))?;
+            self.check_cost_column(number, i)?;
+            costs.push(
+                grammar::cost(token)
+                    .ok_or_else(|| line_error(number, format!("bad cost {token:?}")))?,
+            );
         }
         Ok(costs)
     }
 
-    /// The costs of a cost line; `*`, `+N`, `-N` are relative to the previous cost line.
+    /// The costs of a cost line, as [`Self::costs`]; `*`, `+N`, `-N` are relative to the
+    /// previous cost line.
     fn line_costs<'a>(
         &mut self,
         number: usize,
         tokens: impl Iterator<Item = &'a str>,
     ) -> Result<Vec<i64>, ReadError> {
-        let n = self.out.events.len();
-        self.last_costs.resize(n, 0);
-        let mut costs = vec![0; n];
+        let mut costs = Vec::new();
         for (i, token) in tokens.enumerate() {
-            let slot = costs.get_mut(i).ok_or_else(|| {
-                line_error(
-                    number,
-                    format!("more costs than the {n} events of `events:`"),
-                )
-            })?;
-            let (value, relative) = grammar::cost_column(token, self.last_costs[i])
+            self.check_cost_column(number, i)?;
+            let previous = self.last_costs.get(i).copied().unwrap_or(0);
+            let (value, relative) = grammar::cost_column(token, previous)
                 .ok_or_else(|| line_error(number, format!("bad cost {token:?}")))?;
-            *slot = value;
+            costs.push(value);
             if relative {
                 self.out.relative_costs += 1;
             }
         }
         self.last_costs.clone_from(&costs);
         Ok(costs)
+    }
+
+    /// An error when cost column `i` (0-based) is past the events of `events:`.
+    fn check_cost_column(&self, number: usize, i: usize) -> Result<(), ReadError> {
+        let n = self.out.events.len();
+        if i < n {
+            return Ok(());
+        }
+        Err(line_error(
+            number,
+            format!("more costs than the {n} events of `events:`"),
+        ))
     }
 
     /// An error when a `calls=` line waits for its cost line.
