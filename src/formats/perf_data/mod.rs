@@ -97,9 +97,21 @@ pub(crate) fn header_kind(bytes: &[u8]) -> Option<(bool, bool)> {
     }
 }
 
-/// Reads a perf.data recording.
+/// Reads a perf.data recording; `--call-graph dwarf` stacks keep their leaf only (see
+/// [`read_with_binaries`]).
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    read::read(bytes, options)
+    read::read(bytes, options, None)
+}
+
+/// Reads a perf.data recording, unwinding its `--call-graph dwarf` stacks with the binaries
+/// `binaries(path, build_id)` gives (the binary and its separate debug file, as for
+/// [`symbolize::symbolize`]); it is asked once per binary the recording maps.
+pub fn read_with_binaries<'a>(
+    bytes: &[u8],
+    options: &'a ReadOptions,
+    binaries: &'a mut symbolize::BinarySource<'a>,
+) -> Result<Parsed, ReadError> {
+    read::read(bytes, options, Some(binaries))
 }
 
 #[cfg(test)]

@@ -41,18 +41,7 @@ impl SymbolTable {
             .iter()
             .filter_map(|b| object::File::parse(&b[..]).ok())
             .collect();
-        let segments: Vec<(u64, u64, u64)> = parsed
-            .iter()
-            .map(|f| {
-                f.segments()
-                    .map(|seg| {
-                        let (offset, size) = seg.file_range();
-                        (offset, size, seg.address())
-                    })
-                    .filter(|&(_, size, _)| size > 0)
-                    .collect::<Vec<_>>()
-            })
-            .find(|s| !s.is_empty())?;
+        let segments = loadable_segments(&parsed)?;
         let symbols = parsed
             .iter()
             .map(function_symbols)
@@ -104,6 +93,26 @@ impl SymbolTable {
         let (_, end, name) = self.symbols.get(i.checked_sub(1)?)?;
         (addr < *end).then_some(name.as_str())
     }
+}
+
+/// The loadable segments with file bytes, `(file offset, file size, address)`, of the file among
+/// `files` (a binary, its separate debug file) with the most file bytes in them: the binary's (a
+/// debug file keeps the program headers with their sizes cut to nothing, or to the few bytes
+/// of its notes). `None` when no file has any.
+pub(crate) fn loadable_segments(files: &[object::File<'_>]) -> Option<Vec<(u64, u64, u64)>> {
+    files
+        .iter()
+        .map(|f| {
+            f.segments()
+                .map(|seg| {
+                    let (offset, size) = seg.file_range();
+                    (offset, size, seg.address())
+                })
+                .filter(|&(_, size, _)| size > 0)
+                .collect::<Vec<_>>()
+        })
+        .max_by_key(|s| s.iter().map(|seg| seg.1).sum::<u64>())
+        .filter(|s| !s.is_empty())
 }
 
 /// The defined function symbols of an ELF file (`.symtab`, else `.dynsym`).
