@@ -36,6 +36,7 @@
 //! stream cut short.
 
 pub mod binaries;
+pub mod lines;
 mod read;
 pub mod symbolize;
 
