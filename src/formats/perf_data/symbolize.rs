@@ -212,16 +212,16 @@ struct Binary {
     lines: Option<DebugLines>,
 }
 
-/// A resolved frame: the raw function name, its line (0 unknown), whether inlined.
+/// A resolved frame: the raw function name, its line (0 unknown).
 struct Resolved {
     name: String,
     line: u32,
-    inlined: bool,
 }
 
-/// The frames at `offset` of binary `b`: from its DWARF when it covers the address (inlined
-/// callees first, each named by DWARF, the function the code is in last: DWARF's name, else
-/// the symbol's), else the symbol alone; empty when neither knows the address.
+/// The frames at `offset` of binary `b`: the functions DWARF says are inlined there (innermost
+/// first, named by DWARF), then the function the code is in, named by the symbol table as
+/// `perf report` names it (DWARF's name when no symbol covers the address); the lines are
+/// DWARF's (0 without). Empty when neither knows the address.
 fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
     let Some(table) = &b.symbols else {
         return Vec::new();
@@ -230,29 +230,24 @@ fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
         return Vec::new();
     };
     let symbol = table.symbol_at(addr);
-    let dwarf = b.lines.as_ref().map(|l| l.frames(addr)).unwrap_or_default();
-    let last = dwarf.len().saturating_sub(1);
+    let mut dwarf = b.lines.as_ref().map(|l| l.frames(addr)).unwrap_or_default();
+    let outer = dwarf.pop();
     let mut out: Vec<Resolved> = dwarf
         .into_iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            let outer = i == last;
-            let name = f
-                .function
-                .or_else(|| outer.then(|| symbol.map(str::to_owned)).flatten())?;
+        .filter_map(|f| {
             Some(Resolved {
-                name,
+                name: f.function?,
                 line: f.line,
-                inlined: !outer,
             })
         })
         .collect();
-    if out.last().is_none_or(|r| r.inlined) {
-        out.extend(symbol.map(|name| Resolved {
-            name: name.to_owned(),
-            line: 0,
-            inlined: false,
-        }));
+    let line = outer.as_ref().map_or(0, |f| f.line);
+    let name = symbol
+        .map(str::to_owned)
+        .or_else(|| outer.and_then(|f| f.function));
+    match name {
+        Some(name) => out.push(Resolved { name, line }),
+        None => out.clear(),
     }
     out
 }

@@ -489,8 +489,7 @@ impl<'a> Reader<'a> {
             let why = if self.unwinder.is_some() {
                 "their user IP is in no binary given, or their user registers were not recorded"
             } else {
-                "no binaries were given to unwind them with (or the architecture is not x86_64 \
-                 or aarch64)"
+                "no binaries were given, or the architecture is neither x86_64 nor aarch64"
             };
             w.add(FORMAT, "dwarf", || {
                 format!(
