@@ -110,7 +110,13 @@ test("dwarf.data with work: stacks unwound to libc, totals as perf report --chil
   const total = totalByName(p);
   // dwarf.children.txt (perf's unwinding): gamma_ and main 100% of 25, alpha and leaf_spin 64%,
   // beta 60%; without libc given the stacks stop at its return address, as the warning says.
-  for (const [name, n] of [["gamma_", 25], ["main", 25], ["alpha", 16], ["leaf_spin", 16], ["beta", 15]]) {
+  for (const [name, n] of [
+    ["gamma_", 25],
+    ["main", 25],
+    ["alpha", 16],
+    ["leaf_spin", 16],
+    ["beta", 15],
+  ]) {
     assert.equal(total.get(name), n, name);
   }
   assert.ok(p.warnings().some((w) => /25 DWARF-unwound stacks stop before their root/.test(w.message)));
