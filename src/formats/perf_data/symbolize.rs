@@ -273,7 +273,8 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
         symbols: Some(SymbolTable::from_kallsyms(k)),
         lines: None,
     });
-    let mut binaries: HashMap<usize, Binary> = HashMap::default();
+    // By (path, build-id): a binary mapped in several rows (its segments) is read once.
+    let mut binaries: HashMap<(&str, Option<&str>), Binary> = HashMap::default();
     let mut functions = Functions::default();
     let mut inlined: HashMap<u32, Vec<u32>> = HashMap::default();
     let mut symbolised_rows = vec![false; mappings.len()];
@@ -292,7 +293,7 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
                 .unwrap_or_default()
         } else {
             let b = binaries
-                .entry(row)
+                .entry((&m.filename, m.build_id.as_deref()))
                 .or_insert_with(|| load_binary(m, binary, &mut report.missing));
             resolve(b, addr.wrapping_sub(m.start).wrapping_add(m.file_offset))
         };
