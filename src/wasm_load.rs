@@ -6,8 +6,9 @@
 use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use crate::formats::perf_data::binaries::read_with_files;
 use crate::formats::pprof::prune::{pruned, Expressions};
-use crate::formats::{self, ReadOptions};
+use crate::formats::ReadOptions;
 use crate::model::Profile;
 use crate::wasm_symbols::Symbols;
 use crate::wasm_view::set;
@@ -49,9 +50,11 @@ fn read_each(
             ..ReadOptions::default()
         };
         let label = name.unwrap_or_else(|| format!("file {}", i + 1));
-        match formats::read_any(&bytes, &options) {
-            Ok(mut parsed) => {
-                symbols.apply(&mut parsed, binaries);
+        match read_with_files(&bytes, &options, binaries) {
+            Ok((parsed, report)) => {
+                if let Some(r) = report {
+                    symbols.add(r);
+                }
                 read.formats.push(parsed.format.name().to_owned());
                 let warnings = parsed.warnings.iter().map(|w| format!("{label}: {w}"));
                 read.warnings.extend(warnings);

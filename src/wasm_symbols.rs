@@ -6,9 +6,9 @@
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::formats::perf_data::binaries::{is_elf, symbolize_with_files};
+use crate::formats::perf_data::binaries::{is_elf, read_with_files};
 use crate::formats::perf_data::symbolize::Report;
-use crate::formats::{self, Format, Parsed};
+use crate::formats::{self, Format};
 use crate::wasm::Profile;
 use crate::wasm_view::{set, LoadedFiles};
 
@@ -59,14 +59,8 @@ impl Symbols {
         }
     }
 
-    /// Symbolises `parsed` (when a perf.data) with `binaries`, counting.
-    pub(crate) fn apply(&mut self, parsed: &mut Parsed, binaries: &[(String, Vec<u8>)]) {
-        if let Some(r) = symbolize_with_files(parsed, binaries) {
-            self.add(r);
-        }
-    }
-
-    fn add(&mut self, r: Report) {
+    /// Counts what the binaries did for one perf.data.
+    pub(crate) fn add(&mut self, r: Report) {
         self.files += 1;
         self.symbolised += r.symbolised;
         self.unsymbolised += r.unsymbolised;
@@ -120,9 +114,8 @@ impl Profile {
             None
         };
         let read = crate::wasm::read_options(file_name, max);
-        let mut parsed =
-            formats::read_any(bytes, &read).map_err(|e| JsError::new(&e.to_string()))?;
-        symbolize_with_files(&mut parsed, &binaries);
+        let (parsed, _) =
+            read_with_files(bytes, &read, &binaries).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(Profile::from_parsed(parsed))
     }
 }

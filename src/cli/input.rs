@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::formats::pprof::prune::{pruned, pruned_parsed, Expressions};
-use crate::formats::{self, Limits, Parsed, ReadOptions, Warning};
+use crate::formats::{Limits, Parsed, ReadOptions, Warning};
 use crate::model::combine::combine_owned;
 use crate::model::Profile;
 
@@ -76,10 +76,8 @@ pub fn load(path: &str) -> Result<Parsed, Failure> {
         return crate::cli::dataset::load(path, c);
     }
     let bytes = read_bytes(path)?;
-    let mut parsed = formats::read_any(&bytes, &read_options(path))
-        .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))?;
-    crate::cli::symbols::apply(&mut parsed);
-    Ok(parsed)
+    crate::cli::symbols::read_profile(&bytes, &read_options(path))
+        .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))
 }
 
 /// The stacks a command works on.

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::formats::perf_data::binaries::{build_id_of, matching, symbolize_parsed};
-use crate::formats::perf_data::{META_HOSTNAME, META_OS_RELEASE};
-use crate::formats::{Format, Parsed};
+use crate::formats::perf_data::{read_with_binaries, META_HOSTNAME, META_OS_RELEASE};
+use crate::formats::{self, Format, Parsed, ReadError, ReadOptions};
 use crate::model::ext::tables;
 use crate::model::Profile;
 
@@ -48,20 +48,27 @@ pub fn set_dirs(value: Option<&str>) {
     let _ = DIRS.set(dirs);
 }
 
-/// Symbolises a perf-data profile in place; its reader's unsymbolised-frames warning is
-/// replaced by the symboliser's.
-pub fn apply(parsed: &mut Parsed) {
-    if parsed.format != Format::PerfData {
-        return;
-    }
+/// Reads `bytes` in whatever format their content shows; a perf.data is read with the
+/// binaries found as `perf report` finds them (which unwind its `--call-graph dwarf` stacks),
+/// then symbolised with them (its reader's unsymbolised-frames warning replaced by the
+/// symboliser's).
+pub fn read_profile(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     let dirs = DIRS.get().cloned().unwrap_or_default();
     let mut index: Option<Vec<(Option<String>, PathBuf)>> = None;
     let mut find = |path: &str, build_id: Option<&str>| -> Vec<Vec<u8>> {
         let files = index.get_or_insert_with(|| index_dirs(&dirs));
         find_binary(files, path, build_id)
     };
-    let kallsyms = kernel_symbols(&parsed.profile);
-    symbolize_parsed(parsed, &mut find, kallsyms.as_deref());
+    let mut parsed = if formats::detect(bytes) == Some(Format::PerfData) {
+        read_with_binaries(bytes, options, &mut find)?
+    } else {
+        formats::read_any(bytes, options)?
+    };
+    if parsed.format == Format::PerfData {
+        let kallsyms = kernel_symbols(&parsed.profile);
+        symbolize_parsed(&mut parsed, &mut find, kallsyms.as_deref());
+    }
+    Ok(parsed)
 }
 
 /// Every regular file under the `--symbols` folders with its build-id (when ELF).

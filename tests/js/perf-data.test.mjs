@@ -81,6 +81,70 @@ test("a binary of another build under the recorded name is not used", () => {
   same.free();
 });
 
+/** Total samples per function name: each function counted once per sample it is on. */
+function totalByName(p) {
+  const strings = p.strings();
+  const [stacks, prefix, stackLoc, locFun, fnName] = [
+    p.sampleStack(),
+    p.stackPrefix(),
+    p.stackLocation(),
+    p.locationFunction(),
+    p.functionName(),
+  ];
+  const values = p.values("samples");
+  const out = new Map();
+  for (let i = 0; i < stacks.length; i++) {
+    const seen = new Set();
+    for (let s = stacks[i]; s !== NO_INDEX; s = prefix[s]) {
+      const fn = locFun[stackLoc[s]];
+      seen.add(fn === NO_INDEX ? "[unknown]" : strings[fnName[fn]]);
+    }
+    for (const name of seen) out.set(name, (out.get(name) ?? 0) + values[i]);
+  }
+  return out;
+}
+
+test("dwarf.data with work: stacks unwound to libc, totals as perf report --children", () => {
+  const bytes = fs.readFileSync(path.join(DIR, "dwarf.data"));
+  const p = Profile.parseWith(bytes, "dwarf.data", { binaries: [WORK] });
+  const total = totalByName(p);
+  // dwarf.children.txt (perf's unwinding): gamma_ and main 100% of 25, alpha and leaf_spin 64%,
+  // beta 60%; without libc given the stacks stop at its return address, as the warning says.
+  for (const [name, n] of [
+    ["gamma_", 25],
+    ["main", 25],
+    ["alpha", 16],
+    ["leaf_spin", 16],
+    ["beta", 15],
+  ]) {
+    assert.equal(total.get(name), n, name);
+  }
+  assert.ok(p.warnings().some((w) => /25 DWARF-unwound stacks stop before their root/.test(w.message)));
+  p.free();
+  const bare = Profile.parseWith(bytes, "dwarf.data", { binaries: [] });
+  assert.equal(totalByName(bare).get("main"), undefined);
+  assert.ok(bare.warnings().some((w) => /25 stacks were recorded for DWARF unwinding .* not unwound/.test(w.message)));
+  bare.free();
+});
+
+test("inline.data with its binary: inlined frames marked, source lines from DWARF", () => {
+  const dir = path.join(DIR, "inline");
+  const binary = { name: "inline", bytes: fs.readFileSync(path.join(dir, "inline")) };
+  const p = Profile.parseWith(fs.readFileSync(path.join(dir, "inline.data")), "inline.data", { binaries: [binary] });
+  const strings = p.strings();
+  const [locFun, fnName, line] = [p.locationFunction(), p.functionName(), p.locationLine()];
+  const inlined = p.extColumn("locations", ".inlined")?.data;
+  const frames = new Set();
+  for (let l = 0; l < locFun.length; l++) {
+    if (locFun[l] !== NO_INDEX) frames.add(`${strings[fnName[locFun[l]]]}:${line[l]}:${inlined?.[l] === 1}`);
+  }
+  // inline.script.txt: mix (inl.c:9) and step (inl.c:15) inlined into churn (inl.c:20), main at inl.c:26.
+  for (const f of ["mix:9:true", "step:15:true", "churn.constprop.0:20:false", "main:26:false"]) {
+    assert.ok(frames.has(f), `${f} in ${[...frames].join(", ")}`);
+  }
+  p.free();
+});
+
 test("parseWith rejects binaries that are not {name, bytes}", () => {
   const bytes = fs.readFileSync(path.join(DIR, "fp.data"));
   assert.throws(() => Profile.parseWith(bytes, "fp.data", { binaries: [{ name: "work" }] }), /binaries\[0\]/);

@@ -7,7 +7,7 @@
 use object::Object;
 
 use super::symbolize::{symbolize, BinarySource, Report};
-use crate::formats::{Format, Parsed};
+use crate::formats::{Format, Parsed, ReadError, ReadOptions};
 
 /// The build-id of an ELF file, as lower-case hex.
 pub fn build_id_of(bytes: &[u8]) -> Option<String> {
@@ -73,12 +73,15 @@ pub fn symbolize_parsed(
     Some(report)
 }
 
-/// [`symbolize_parsed`] with files in memory, `(file name, bytes)`: a file found by name
-/// only is taken when no build-id was recorded or its build-id is the recorded one.
-pub fn symbolize_with_files(parsed: &mut Parsed, files: &[NamedFile]) -> Option<Report> {
-    if parsed.format != Format::PerfData {
-        return None;
-    }
+/// Reads `bytes` in whatever format their content shows; a perf.data is read with `files`,
+/// `(file name, bytes)`, which unwind its `--call-graph dwarf` stacks and symbolise its frames
+/// ([`symbolize_parsed`]; the report is `None` for other formats). A file found by name only is
+/// taken when no build-id was recorded or its build-id is the recorded one.
+pub fn read_with_files(
+    bytes: &[u8],
+    options: &ReadOptions,
+    files: &[NamedFile],
+) -> Result<(Parsed, Option<Report>), ReadError> {
     let index: Vec<(Option<String>, &NamedFile)> =
         files.iter().map(|f| (build_id_of(&f.1), f)).collect();
     let mut find = |path: &str, build_id: Option<&str>| -> Vec<Vec<u8>> {
@@ -88,7 +91,15 @@ pub fn symbolize_with_files(parsed: &mut Parsed, files: &[NamedFile]) -> Option<
             .map(|f| f.1.clone())
             .collect()
     };
-    symbolize_parsed(parsed, &mut find, None)
+    // A compressed perf.data is symbolised, not unwound: its bytes are read_any's to inflate.
+    let perf_data = crate::formats::detect(bytes) == Some(Format::PerfData);
+    let mut parsed = if perf_data && !files.is_empty() {
+        super::read_with_binaries(bytes, options, &mut find)?
+    } else {
+        crate::formats::read_any(bytes, options)?
+    };
+    let report = symbolize_parsed(&mut parsed, &mut find, None);
+    Ok((parsed, report))
 }
 
 /// The file name of a `(name or path, bytes)` file.

@@ -30,12 +30,17 @@
 //! Meta: `perf.hostname`, `perf.os_release`, `perf.version`, `perf.arch`, `perf.cpu_desc`,
 //! `perf.cmdline`, `perf.event` (one row per event, as named in the file).
 //!
-//! Warned: unsymbolised frames (counted), lost samples (PERF_RECORD_LOST), samples recorded
-//! with `--call-graph dwarf` whose user stack copy was not unwound (only the kernel's chain and
-//! the leaf are kept), records that could not be parsed (skipped, counted), a compressed
-//! stream cut short.
+//! `--call-graph dwarf` samples: with binaries ([`read_with_binaries`]) the user stack copy is
+//! unwound with framehop (`read/unwind.rs`); without, or when the IP is in no binary given,
+//! the sample keeps its leaf and the kernel's chain. Source lines and inlined frames come with
+//! the symbols ([`symbolize`], [`lines`]).
+//!
+//! Warned: unsymbolised frames (counted), lost samples (PERF_RECORD_LOST), DWARF stacks not
+//! unwound and those unwound only part of the way (counted), records that could not be parsed
+//! (skipped, counted), a compressed stream cut short.
 
 pub mod binaries;
+pub mod lines;
 mod read;
 pub mod symbolize;
 
@@ -97,9 +102,21 @@ pub(crate) fn header_kind(bytes: &[u8]) -> Option<(bool, bool)> {
     }
 }
 
-/// Reads a perf.data recording.
+/// Reads a perf.data recording; `--call-graph dwarf` stacks keep their leaf only (see
+/// [`read_with_binaries`]).
 pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    read::read(bytes, options)
+    read::read(bytes, options, None)
+}
+
+/// Reads a perf.data recording, unwinding its `--call-graph dwarf` stacks with the binaries
+/// `binaries(path, build_id)` gives (the binary and its separate debug file, as for
+/// [`symbolize::symbolize`]); it is asked once per binary the recording maps.
+pub fn read_with_binaries<'a>(
+    bytes: &[u8],
+    options: &'a ReadOptions,
+    binaries: &'a mut symbolize::BinarySource<'a>,
+) -> Result<Parsed, ReadError> {
+    read::read(bytes, options, Some(binaries))
 }
 
 #[cfg(test)]

@@ -10,12 +10,15 @@
 
 use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
 
+use super::lines::DebugLines;
 use super::FORMAT;
 use crate::formats::demangle::demangled_or_same;
 use crate::formats::Warning;
 use crate::hash::HashMap;
 use crate::model::ext::{locations as loc_cols, tables};
-use crate::model::{ColumnData, Profile, StringId};
+use crate::model::{
+    Cell, ColumnData, ColumnKind, LocationIndex, Profile, StackTable, StringId, NO_INDEX,
+};
 
 /// The kernel's DSO name as the reader writes it.
 const KERNEL_DSO: &str = "[kernel.kallsyms]";
@@ -41,18 +44,7 @@ impl SymbolTable {
             .iter()
             .filter_map(|b| object::File::parse(&b[..]).ok())
             .collect();
-        let segments: Vec<(u64, u64, u64)> = parsed
-            .iter()
-            .map(|f| {
-                f.segments()
-                    .map(|seg| {
-                        let (offset, size) = seg.file_range();
-                        (offset, size, seg.address())
-                    })
-                    .filter(|&(_, size, _)| size > 0)
-                    .collect::<Vec<_>>()
-            })
-            .find(|s| !s.is_empty())?;
+        let segments = loadable_segments(&parsed)?;
         let symbols = parsed
             .iter()
             .map(function_symbols)
@@ -89,21 +81,51 @@ impl SymbolTable {
         SymbolTable { symbols, segments }
     }
 
-    /// The symbol holding file offset `offset` (or absolute address, for kallsyms).
-    fn lookup(&self, offset: u64) -> Option<&str> {
-        let addr = if self.segments.is_empty() {
-            offset
-        } else {
-            let &(off, _, vaddr) = self
-                .segments
-                .iter()
-                .find(|&&(off, size, _)| offset >= off && offset - off < size)?;
-            vaddr + (offset - off)
-        };
+    /// The stated address of file offset `offset` (the offset itself for kallsyms, whose
+    /// addresses are absolute).
+    fn address_of(&self, offset: u64) -> Option<u64> {
+        if self.segments.is_empty() {
+            return Some(offset);
+        }
+        let &(off, _, vaddr) = self
+            .segments
+            .iter()
+            .find(|&&(off, size, _)| offset >= off && offset - off < size)?;
+        Some(vaddr + (offset - off))
+    }
+
+    /// The symbol holding stated address `addr`.
+    fn symbol_at(&self, addr: u64) -> Option<&str> {
         let i = self.symbols.partition_point(|s| s.0 <= addr);
         let (_, end, name) = self.symbols.get(i.checked_sub(1)?)?;
         (addr < *end).then_some(name.as_str())
     }
+
+    /// The symbol holding file offset `offset` (or absolute address, for kallsyms).
+    #[cfg(test)]
+    fn lookup(&self, offset: u64) -> Option<&str> {
+        self.symbol_at(self.address_of(offset)?)
+    }
+}
+
+/// The loadable segments with file bytes, `(file offset, file size, address)`, of the file among
+/// `files` (a binary, its separate debug file) with the most file bytes in them: the binary's (a
+/// debug file keeps the program headers with their sizes cut to nothing, or to the few bytes
+/// of its notes). `None` when no file has any.
+pub(crate) fn loadable_segments(files: &[object::File<'_>]) -> Option<Vec<(u64, u64, u64)>> {
+    files
+        .iter()
+        .map(|f| {
+            f.segments()
+                .map(|seg| {
+                    let (offset, size) = seg.file_range();
+                    (offset, size, seg.address())
+                })
+                .filter(|&(_, size, _)| size > 0)
+                .collect::<Vec<_>>()
+        })
+        .max_by_key(|s| s.iter().map(|seg| seg.1).sum::<u64>())
+        .filter(|s| !s.is_empty())
 }
 
 /// The defined function symbols of an ELF file (`.symtab`, else `.dynsym`).
@@ -146,6 +168,10 @@ pub struct Report {
     pub unsymbolised: usize,
     /// Binaries (path, build-id) that the source did not give or that were not ELF.
     pub missing: Vec<String>,
+    /// Locations given a source line (from DWARF).
+    pub lines: usize,
+    /// Frames of inlined functions added (from DWARF).
+    pub inlined: usize,
 }
 
 impl Report {
@@ -180,10 +206,58 @@ impl Report {
     }
 }
 
+/// What is known of one mapped binary: its symbols and its DWARF.
+struct Binary {
+    symbols: Option<SymbolTable>,
+    lines: Option<DebugLines>,
+}
+
+/// A resolved frame: the raw function name, its line (0 unknown).
+struct Resolved {
+    name: String,
+    line: u32,
+}
+
+/// The frames at `offset` of binary `b`: the functions DWARF says are inlined there (innermost
+/// first, named by DWARF), then the function the code is in, named by the symbol table as
+/// `perf report` names it (DWARF's name when no symbol covers the address); the lines are
+/// DWARF's (0 without). Empty when neither knows the address.
+fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
+    let Some(table) = &b.symbols else {
+        return Vec::new();
+    };
+    let Some(addr) = table.address_of(offset) else {
+        return Vec::new();
+    };
+    let symbol = table.symbol_at(addr);
+    let mut dwarf = b.lines.as_ref().map(|l| l.frames(addr)).unwrap_or_default();
+    let outer = dwarf.pop();
+    let mut out: Vec<Resolved> = dwarf
+        .into_iter()
+        .filter_map(|f| {
+            Some(Resolved {
+                name: f.function?,
+                line: f.line,
+            })
+        })
+        .collect();
+    let line = outer.as_ref().map_or(0, |f| f.line);
+    let name = symbol
+        .map(str::to_owned)
+        .or_else(|| outer.and_then(|f| f.function));
+    match name {
+        Some(name) => out.push(Resolved { name, line }),
+        None => out.clear(),
+    }
+    out
+}
+
 /// Symbolises the locations of `p` that have `.address` and `.mapping_id`: `binary(path,
 /// build_id)` gives the files found for a binary (itself, its debug file; none when not
-/// found), `kallsyms` the running kernel's symbols when they apply. Functions left without a
-/// location are removed.
+/// found), `kallsyms` the running kernel's symbols when they apply. Where a binary has DWARF,
+/// locations get their line, and the functions inlined at their address become locations of
+/// their own (`.inlined` TRUE, the same address and mapping) between the location and its
+/// callee in every stack. Functions left without a location are removed.
 pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Option<&str>) -> Report {
     let mut report = Report::default();
     let Some(mappings) = mapping_infos(p) else {
@@ -195,9 +269,14 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
     ) else {
         return report;
     };
-    let kernel = kallsyms.map(SymbolTable::from_kallsyms);
-    let mut tables: HashMap<usize, Option<SymbolTable>> = HashMap::default();
-    let mut functions: HashMap<(StringId, StringId), u32> = HashMap::default();
+    let kernel = kallsyms.map(|k| Binary {
+        symbols: Some(SymbolTable::from_kallsyms(k)),
+        lines: None,
+    });
+    // By (path, build-id): a binary mapped in several rows (its segments) is read once.
+    let mut binaries: HashMap<(&str, Option<&str>), Binary> = HashMap::default();
+    let mut functions = Functions::default();
+    let mut inlined: HashMap<u32, Vec<u32>> = HashMap::default();
     let mut symbolised_rows = vec![false; mappings.len()];
     for loc in 0..p.locations.function.len() {
         let (Some(addr), Some(id)) = (addresses[loc], mapping_ids[loc]) else {
@@ -207,34 +286,82 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
             continue;
         };
         let Some(m) = mappings.get(row) else { continue };
-        let is_kernel = m.filename == KERNEL_DSO;
-        let table = tables.entry(row).or_insert_with(|| {
-            if is_kernel {
-                return None;
-            }
-            let found = SymbolTable::from_elf_files(&binary(&m.filename, m.build_id.as_deref()));
-            let name = match &m.build_id {
-                Some(id) => format!("{} ({id})", m.filename),
-                None => m.filename.clone(),
-            };
-            if found.is_none() && !report.missing.contains(&name) {
-                report.missing.push(name);
-            }
-            found
-        });
-        let name = if is_kernel {
-            kernel.as_ref().and_then(|k| k.lookup(addr))
+        let frames = if m.filename == KERNEL_DSO {
+            kernel
+                .as_ref()
+                .map(|k| resolve(k, addr))
+                .unwrap_or_default()
         } else {
-            let offset = addr.wrapping_sub(m.start).wrapping_add(m.file_offset);
-            table.as_ref().and_then(|t| t.lookup(offset))
+            let b = binaries
+                .entry((&m.filename, m.build_id.as_deref()))
+                .or_insert_with(|| load_binary(m, binary, &mut report.missing));
+            resolve(b, addr.wrapping_sub(m.start).wrapping_add(m.file_offset))
         };
-        let Some(name) = name else {
+        let Some((outer, inner)) = frames.split_last() else {
             report.unsymbolised += 1;
             continue;
         };
-        let raw = p.strings.intern(name);
         let file = p.strings.intern(&m.filename);
-        let f = *functions.entry((raw, file)).or_insert_with(|| {
+        p.locations.function[loc] = functions.get(p, &outer.name, file);
+        p.locations.line[loc] = i32::try_from(outer.line).unwrap_or(0);
+        report.lines += usize::from(outer.line > 0);
+        if !inner.is_empty() {
+            let rows = inner
+                .iter()
+                .map(|f| {
+                    let function = functions.get(p, &f.name, file);
+                    inlined_row(p, loc, function, f.line)
+                })
+                .collect();
+            report.inlined += inner.len();
+            inlined.insert(loc as u32, rows);
+        }
+        symbolised_rows[row] = true;
+        report.symbolised += 1;
+    }
+    if !inlined.is_empty() {
+        insert_inlined_frames(p, &inlined);
+    }
+    mark_has_functions(p, &symbolised_rows);
+    drop_unused_functions(p);
+    report
+}
+
+/// The symbols and DWARF of the binary of mapping `m` (its name noted in `missing` when the
+/// source has no ELF file with symbols for it).
+fn load_binary(
+    m: &MappingInfo,
+    binary: &mut BinarySource<'_>,
+    missing: &mut Vec<String>,
+) -> Binary {
+    let files = binary(&m.filename, m.build_id.as_deref());
+    let symbols = SymbolTable::from_elf_files(&files);
+    if symbols.is_none() {
+        let name = match &m.build_id {
+            Some(id) => format!("{} ({id})", m.filename),
+            None => m.filename.clone(),
+        };
+        if !missing.contains(&name) {
+            missing.push(name);
+        }
+    }
+    let lines = symbols
+        .as_ref()
+        .and_then(|_| DebugLines::from_elf_files(&files));
+    Binary { symbols, lines }
+}
+
+/// The functions the symboliser added, by (raw name, binary).
+#[derive(Default)]
+struct Functions {
+    rows: HashMap<(StringId, StringId), u32>,
+}
+
+impl Functions {
+    /// The function row of raw name `name` in binary `file`, added (demangled) when new.
+    fn get(&mut self, p: &mut Profile, name: &str, file: StringId) -> u32 {
+        let raw = p.strings.intern(name);
+        *self.rows.entry((raw, file)).or_insert_with(|| {
             let shown = p.strings.intern(&demangled_or_same(name));
             let fns = &mut p.functions;
             fns.name.push(shown);
@@ -243,14 +370,61 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
             fns.start_line.push(0);
             fns.ext.pad_to(fns.name.len());
             (fns.name.len() - 1) as u32
-        });
-        p.locations.function[loc] = f;
-        symbolised_rows[row] = true;
-        report.symbolised += 1;
+        })
     }
-    mark_has_functions(p, &symbolised_rows);
-    drop_unused_functions(p);
-    report
+}
+
+/// A new location row for a function inlined at the address of location `at`: its
+/// extension cells copied, `.inlined` TRUE.
+fn inlined_row(p: &mut Profile, at: usize, function: u32, line: u32) -> u32 {
+    let locs = &mut p.locations;
+    let row = locs.function.len();
+    locs.function.push(function);
+    locs.line.push(i32::try_from(line).unwrap_or(0));
+    locs.ext.get_or_create(loc_cols::INLINED, ColumnKind::Lgl);
+    locs.ext.pad_to(row + 1);
+    for c in &mut locs.ext.columns {
+        if let Some(cell) = c.data.cell(at) {
+            let _ = c.data.set(row, cell);
+        }
+    }
+    let _ = locs.ext.set(loc_cols::INLINED, row, Cell::Lgl(Some(true)));
+    row as u32
+}
+
+/// Rebuilds the stack tree with the inlined frames of `inlined` (location → its inlined
+/// callees' rows, innermost first) below their location's node, and points the samples at
+/// the new nodes. Invariant kept: a node's prefix comes before it.
+fn insert_inlined_frames(p: &mut Profile, inlined: &HashMap<u32, Vec<u32>>) {
+    let old = std::mem::take(&mut p.stacks);
+    let mut new = StackTable::default();
+    let mut node_of = vec![NO_INDEX; old.prefix.len()];
+    for i in 0..old.prefix.len() {
+        let mut parent = match old.prefix[i] {
+            NO_INDEX => NO_INDEX,
+            at => node_of[at as usize],
+        };
+        let loc = old.location[i];
+        let chain = inlined.get(&loc.0).map_or(&[][..], Vec::as_slice);
+        let outer_first = std::iter::once(loc).chain(chain.iter().rev().map(|&l| LocationIndex(l)));
+        for l in outer_first {
+            let depth = match parent {
+                NO_INDEX => 1,
+                at => new.depth[at as usize] + 1,
+            };
+            new.prefix.push(parent);
+            new.location.push(l);
+            new.depth.push(depth);
+            parent = (new.prefix.len() - 1) as u32;
+        }
+        node_of[i] = parent;
+    }
+    for s in &mut p.samples.stack {
+        if *s != NO_INDEX {
+            *s = node_of[*s as usize];
+        }
+    }
+    p.stacks = new;
 }
 
 /// The `mappings` rows (start, offset, file, build-id), when the table has those columns.

@@ -119,6 +119,13 @@ impl Frames {
         row
     }
 
+    /// The recorded path and build-id of mapping row `row` (empty when there is no such row).
+    pub fn binary_of(&self, row: u32) -> (&str, Option<&str>) {
+        self.rows
+            .get(row as usize)
+            .map_or(("", None), |r| (r.file.as_str(), r.build_id.as_deref()))
+    }
+
     /// The location of `addr` in `space` of process `pid`, added when new.
     pub fn location(
         &mut self,

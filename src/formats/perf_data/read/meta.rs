@@ -101,6 +101,11 @@ fn header_string(data: &[u8], at: &mut usize, e: Endian) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
 }
 
+/// The machine architecture of the recording (`uname -m`), from the ARCH feature.
+pub(super) fn arch(file: &PerfFile, e: Endian) -> Option<String> {
+    header_string(file.feature_section_data(Feature::ARCH)?, &mut 0, e)
+}
+
 /// The string features and the command line as meta rows.
 pub(super) fn header_meta(b: &mut ProfileBuilder, file: &PerfFile, e: Endian) {
     for (feature, key) in [

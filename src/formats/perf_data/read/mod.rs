@@ -12,6 +12,7 @@ mod guard;
 mod lbr;
 mod meta;
 mod threads;
+mod unwind;
 
 use std::io::Cursor;
 use std::ops::Range;
@@ -30,6 +31,9 @@ use decompress::Endian;
 use events::Event;
 use frames::{Frames, Space};
 use threads::{Machine, Map};
+use unwind::{DwarfUnwinder, Outcome, UserState};
+
+use crate::formats::perf_data::symbolize::BinarySource;
 
 /// The value type every sample has: 1 per sample.
 const SAMPLES_TYPE: &str = "samples";
@@ -42,8 +46,13 @@ fn lib_err(e: linux_perf_data::Error) -> ReadError {
     ReadError::whole(FORMAT, e.to_string())
 }
 
-/// Reads a perf.data recording (see the module documentation of [`super`]).
-pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
+/// Reads a perf.data recording (see the module documentation of [`super`]); `binaries`, when
+/// given, finds the binaries that unwind `--call-graph dwarf` stacks.
+pub(super) fn read<'a>(
+    bytes: &[u8],
+    options: &'a ReadOptions,
+    binaries: Option<&'a mut BinarySource<'a>>,
+) -> Result<Parsed, ReadError> {
     let (pipe, big) = header_kind(bytes).ok_or_else(|| {
         ReadError::whole(
             FORMAT,
@@ -75,6 +84,10 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     r.events = events::events(&mut r.b, &perf_file);
     r.build_ids = meta::build_ids(&perf_file);
     meta::header_meta(&mut r.b, &perf_file, endian);
+    let arch = unwind::Arch::of(meta::arch(&perf_file, endian).as_deref());
+    r.unwinder = binaries
+        .zip(arch)
+        .map(|(source, arch)| DwarfUnwinder::new(source, arch));
     while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
         if let PerfFileRecord::UserRecord(u) = &record {
             if u.record_type == UserRecordType::PERF_HEADER_BUILD_ID {
@@ -118,9 +131,16 @@ struct Reader<'a> {
     first_time: Option<u64>,
     /// Scratch: the addresses of the sample being read.
     addrs: Vec<(u64, Space)>,
+    /// Scratch: the user frames unwound for the sample being read (`--call-graph dwarf`).
+    user: Vec<u64>,
+    /// `--call-graph dwarf`: the unwinder, when the caller gives binaries.
+    unwinder: Option<DwarfUnwinder<'a>>,
     lost: u64,
     unparsed: usize,
+    /// `--call-graph dwarf` stacks: not unwound, unwound part of the way, unwound whole.
     not_unwound: usize,
+    partly_unwound: usize,
+    unwound: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -156,9 +176,13 @@ impl<'a> Reader<'a> {
             columns: Default::default(),
             first_time: None,
             addrs: Vec::new(),
+            user: Vec::new(),
+            unwinder: None,
             lost: 0,
             unparsed: 0,
             not_unwound: 0,
+            partly_unwound: 0,
+            unwound: 0,
         }
     }
 
@@ -246,11 +270,10 @@ impl<'a> Reader<'a> {
         };
         let (value_type, name, lbr) = (event.value_type, event.name, event.lbr);
         let period = s.period.or(event.fixed_period).unwrap_or(1);
-        if event.dwarf && s.user_stack.as_ref().is_some_and(|(st, _)| !st.is_empty()) {
-            self.not_unwound += 1;
-        }
-        let stack = if lbr {
-            self.stack_of_frames(attr, s, raw)?
+        self.user.clear();
+        let unwound = event.dwarf && self.unwind_user(s);
+        let stack = if lbr || unwound {
+            self.stack_of_frames(if lbr { attr } else { usize::MAX }, s, raw)?
         } else {
             self.cached_stack(s, raw.get(chain).unwrap_or_default())?
         };
@@ -258,6 +281,42 @@ impl<'a> Reader<'a> {
         self.b.add_sample_with_values(self.source, stack, &values);
         self.columns(s, name);
         Ok(())
+    }
+
+    /// `--call-graph dwarf`: unwinds the user stack copied with the sample into `self.user`
+    /// (counted); false when there was no copy or it was not unwound.
+    fn unwind_user(&mut self, s: &SampleRecord<'_>) -> bool {
+        let Some((stack, dynamic_size)) = &s.user_stack else {
+            return false;
+        };
+        let stack = stack.as_slice();
+        if stack.is_empty() {
+            return false;
+        }
+        let (Some(unwinder), Some(regs)) = (&mut self.unwinder, &s.user_regs) else {
+            self.not_unwound += 1;
+            return false;
+        };
+        // The kernel fills `dynamic_size` bytes of the copy; the rest is not the stack.
+        let filled = usize::try_from(*dynamic_size).map_or(stack.len(), |n| n.min(stack.len()));
+        let state = UserState {
+            regs,
+            stack: &stack[..filled],
+            big_endian: self.endian.big,
+        };
+        let pid = s.pid.unwrap_or(-1);
+        let max = self.limits.max_stack_depth.saturating_add(1);
+        let found = (&self.machine, &self.frames);
+        match unwinder.unwind(found, pid, &state, max, &mut self.user) {
+            Outcome::NotUnwound => {
+                self.not_unwound += 1;
+                self.user.clear();
+                return false;
+            }
+            Outcome::Partial => self.partly_unwound += 1,
+            Outcome::Complete => self.unwound += 1,
+        }
+        true
     }
 
     /// The stack of a sample without LBR frames: the one of its raw chain (`chain`, the
@@ -325,6 +384,13 @@ impl<'a> Reader<'a> {
                 None => addrs.push((ip, space)),
             }
         }
+        // Unwound user frames (`--call-graph dwarf`) follow the kernel's chain; a sample taken
+        // in user mode already has their first, the user IP, as its leaf.
+        let skip = usize::from(
+            space == Space::User
+                && addrs.last() == self.user.first().map(|&a| (a, Space::User)).as_ref(),
+        );
+        addrs.extend(self.user.iter().skip(skip).map(|&a| (a, Space::User)));
         if addrs.len() > self.limits.max_stack_depth {
             return Err(ReadError::whole(
                 FORMAT,
@@ -420,10 +486,25 @@ impl<'a> Reader<'a> {
         }
         if self.not_unwound > 0 {
             let n = self.not_unwound;
+            let why = if self.unwinder.is_some() {
+                "their user IP is in no binary given, or their user registers were not recorded"
+            } else {
+                "no binaries were given, or the architecture is neither x86_64 nor aarch64"
+            };
             w.add(FORMAT, "dwarf", || {
                 format!(
                     "{n} stacks were recorded for DWARF unwinding (`--call-graph dwarf`) and \
-                     are not unwound: each keeps its leaf and the kernel's callchain"
+                     are not unwound ({why}): each keeps its leaf and the kernel's callchain"
+                )
+            });
+        }
+        if self.partly_unwound > 0 {
+            let (n, whole) = (self.partly_unwound, self.unwound);
+            w.add(FORMAT, "dwarf-partial", || {
+                format!(
+                    "{n} DWARF-unwound stacks stop before their root ({whole} reach it): at a \
+                     return address in a binary not given (kept as the last frame), at the end \
+                     of the copied stack bytes, or where the binary's unwind rules end"
                 )
             });
         }

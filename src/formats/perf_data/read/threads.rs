@@ -54,6 +54,11 @@ impl Maps {
         self.list = kept;
     }
 
+    /// Every range, by start.
+    pub fn list(&self) -> &[Map] {
+        &self.list
+    }
+
     /// The range holding `addr`.
     pub fn find(&self, addr: u64) -> Option<&Map> {
         let i = self.list.partition_point(|m| m.start <= addr);
@@ -125,6 +130,11 @@ impl Machine {
     pub fn generation(&self, pid: i32) -> [u64; 2] {
         let own = self.generations.get(&pid).copied().unwrap_or(0);
         [own, self.kernel_generation]
+    }
+
+    /// The mapped ranges of process `pid`, by start.
+    pub fn user_maps(&self, pid: i32) -> &[Map] {
+        self.process_maps.get(&pid).map_or(&[], Maps::list)
     }
 
     /// The mapping of a user address of process `pid`.
