@@ -70,6 +70,14 @@ pub fn encode_table(
     }
 }
 
+/// The Arrow IPC *stream* format bytes of table `name` (schema, batches, end-of-stream
+/// marker; no file magic or footer), failing as [`encode_table`] does.
+pub fn encode_arrow_stream(name: &str, position: usize, t: &Table) -> Result<Vec<u8>, WriteError> {
+    let c = Container::Arrow;
+    let batch = record_batch(c, name, position, t)?;
+    ipc_stream_bytes(&batch).map_err(|e| WriteError::new(c.name(), format!("table {name}: {e}")))
+}
+
 /// Parquet: snappy pages, dictionary encoding (the writer's default), the Arrow schema
 /// embedded so readers get dictionary strings and the table metadata back.
 fn parquet_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
@@ -90,6 +98,18 @@ fn ipc_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
     let schema: &Schema = &batch.schema();
     let mut w =
         arrow_ipc::writer::FileWriter::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
+    for part in slices(batch) {
+        w.write(&part).map_err(|e| e.to_string())?;
+    }
+    w.finish().map_err(|e| e.to_string())?;
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+/// Arrow IPC stream format, uncompressed.
+fn ipc_stream_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
+    let schema: &Schema = &batch.schema();
+    let mut w =
+        arrow_ipc::writer::StreamWriter::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
     for part in slices(batch) {
         w.write(&part).map_err(|e| e.to_string())?;
     }
