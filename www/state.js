@@ -36,6 +36,8 @@ export const S = {
   // {index, value} (null: all samples).
   facets: [],
   facet: null,
+  // The samples a query of the SQL tab chose ({ids: sample_ids, query}), or null: all.
+  chosen: null,
   view: "flame",
   source: -1,
   transforms: [],
@@ -71,7 +73,7 @@ export const S = {
 /** Timings of the last load, for tests and benchmarks (test-hook.js). */
 export const timings = { loadStart: 0, firstDrawMs: 0, parseMs: 0, analyseMs: 0, optionsMs: 0 };
 
-export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree", "source"];
+export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree", "source", "sql"];
 
 // ---------------------------------------------------------------- listeners
 
@@ -201,6 +203,7 @@ export function setProfile(r, query) {
     frames: r.frames,
     facets: r.facets,
     facet: null,
+    chosen: null,
     writable: r.writable,
     nameIndex: new Map(r.frames.names.map((n, i) => [n, i])),
     colors: frameColors(r.frames, S.dark),
@@ -254,6 +257,7 @@ export async function applyOptions() {
     transforms: transformArgs(S.transforms),
     facet: S.facet ? S.facet.index : -1,
     facetValue: S.facet ? S.facet.value : "",
+    sampleIds: S.chosen ? S.chosen.ids : null,
   });
   timings.optionsMs = performance.now() - t0;
   S.table = { self: r.self, total: r.total };
@@ -332,6 +336,17 @@ export function chooseFacet(index, k) {
 
 export function clearFacet() {
   S.facet = null;
+  changedFilters();
+}
+
+/** Keeps the samples whose sample_id is in `ids` (a Uint32Array), chosen by SQL `query`. */
+export function chooseSamples(ids, query) {
+  S.chosen = { ids, query };
+  changedFilters();
+}
+
+export function clearChosenSamples() {
+  S.chosen = null;
   changedFilters();
 }
 
