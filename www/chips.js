@@ -45,7 +45,9 @@ function renderChips() {
   }
   if (S.chosen) {
     const n = S.chosen.ids.length.toLocaleString("en-US");
-    chips.push(chip(`SQL: ${n} sample ids`, `Only the samples whose sample_id this query returned:\n${S.chosen.query}`, clearChosenSamples));
+    chips.push(
+      chip(`SQL: ${n} sample ids`, `Only the samples whose sample_id this query returned:\n${S.chosen.query}`, clearChosenSamples),
+    );
   }
   S.transforms.forEach((t, k) => {
     chips.push(chip(...describe(t), () => removeTransform(k)));

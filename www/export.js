@@ -43,7 +43,9 @@ function baseName() {
  * writes it (docs/columnar.md). Nothing is lost, so there is no dialog.
  */
 async function exportDataset(container) {
-  const dir = baseName().replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\./, "_");
+  const dir = baseName()
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
+    .replace(/^\./, "_");
   try {
     const r = await call("exportDataset", { container, dir });
     download(new Blob([r.bytes], { type: "application/zip" }), `${dir}-${container}.zip`);

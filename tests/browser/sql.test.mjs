@@ -77,11 +77,18 @@ test("a query in the SQL tab filters the flame graph to the samples it returns",
   assert.equal(await page.isHidden("#sql-error"), true);
   const selfOf = () => page.$$eval("#sql-results tbody tr", (rows) => rows.map((r) => Number(r.children[1].textContent)));
   const before = await selfOf();
-  assert.deepEqual(before, [...before].sort((a, b) => b - a), "ORDER BY self DESC");
+  assert.deepEqual(
+    before,
+    [...before].sort((a, b) => b - a),
+    "ORDER BY self DESC",
+  );
   await page.click("#sql-results th:nth-child(2) button");
   await page.click("#sql-results th:nth-child(2) button");
   assert.equal(await page.getAttribute("#sql-results th:nth-child(2)", "aria-sort"), "ascending");
-  assert.deepEqual(await selfOf(), [...before].sort((a, b) => a - b));
+  assert.deepEqual(
+    await selfOf(),
+    [...before].sort((a, b) => a - b),
+  );
   assert.equal(await page.isDisabled("#sql-flame"), true, "no sample_id column");
 
   // The samples through one function, as a flame graph.
@@ -121,11 +128,17 @@ test("Export → Parquet downloads a zip of the dataset directory that DuckDB re
   assert.equal(d.suggestedFilename(), "memory-parquet.zip");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-sql-export-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const unzip = spawnSync("python3", ["-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", await d.path(), dir], {
+  const unzip = spawnSync(
+    "python3",
+    ["-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", await d.path(), dir],
+    {
+      encoding: "utf8",
+    },
+  );
+  assert.equal(unzip.status, 0, unzip.stderr);
+  const judge = spawnSync("python3", [path.join(ROOT, "tests/support/columnar_judge.py"), "parquet", path.join(dir, "memory")], {
     encoding: "utf8",
   });
-  assert.equal(unzip.status, 0, unzip.stderr);
-  const judge = spawnSync("python3", [path.join(ROOT, "tests/support/columnar_judge.py"), "parquet", path.join(dir, "memory")], { encoding: "utf8" });
   if (judge.status === 3) return t.skip("python3 with pyarrow and duckdb is missing");
   assert.equal(judge.status, 0, judge.stderr);
   const p = Profile.parse(fs.readFileSync(RPROF_MEMORY), "memory.out");

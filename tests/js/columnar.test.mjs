@@ -66,7 +66,15 @@ test("toArrow: one IPC file per table that apache-arrow reads, with the rows and
       const arrow = tableFromIPC(files[t.name]);
       assert.equal(arrow.numRows, t.rows, `${file}: ${t.name}`);
     }
-    assert.deepEqual(Object.keys(files).slice(0, 7), ["meta", "sources", "samples", "sample_values", "sample_locations", "locations", "functions"]);
+    assert.deepEqual(Object.keys(files).slice(0, 7), [
+      "meta",
+      "sources",
+      "samples",
+      "sample_values",
+      "sample_locations",
+      "locations",
+      "functions",
+    ]);
     assert.ok("value_types" in files && "column_types" in files, file);
     const samples = tableFromIPC(files.samples);
     assert.equal(String(samples.schema.fields.find((f) => f.name === "sample_id").type), "Int32");
@@ -106,7 +114,9 @@ test("fromArrow: a broken file or a broken table is an error naming the table", 
   p.free();
 });
 
-test("toArrow / toParquet write the bytes of the CLI's dataset files", { skip: !fs.existsSync(CLI) && "target/release/proftab is not built" }, async () => {
+test("toArrow / toParquet write the bytes of the CLI's dataset files", {
+  skip: !fs.existsSync(CLI) && "target/release/proftab is not built",
+}, async () => {
   for (const file of INPUTS) {
     const p = read(file);
     for (const [container, files] of [
@@ -151,9 +161,13 @@ test("the viewer's dataset zip unzips (python zipfile) into a dataset that DuckD
     const zip = path.join(scratch, `cpu-${container}.zip`);
     fs.writeFileSync(zip, p.datasetZip(container, "cpu"));
     const out = path.join(scratch, `unzipped-${container}`);
-    const r = spawnSync("python3", ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; z.extractall(sys.argv[2])", zip, out], {
-      encoding: "utf8",
-    });
+    const r = spawnSync(
+      "python3",
+      ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; z.extractall(sys.argv[2])", zip, out],
+      {
+        encoding: "utf8",
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
     const report = judge(container, path.join(out, "cpu"));
     if (!report) return t.skip("python3 with pyarrow and duckdb is missing");
