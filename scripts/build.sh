@@ -56,7 +56,7 @@ build_wasm() {
 bindgen_one() {
   local target=$1 dir=$2 wasm=$3
   rm -rf "$dir"
-  wasm-bindgen --target "$target" --out-dir "$dir" "$wasm" || die "wasm-bindgen --target $target failed"
+  wasm-bindgen --target "$target" --out-name proftab --out-dir "$dir" "$wasm" || die "wasm-bindgen --target $target failed"
   "$WASM_OPT" -O3 "$dir/proftab_bg.wasm" -o "$dir/proftab_bg.opt.wasm" || die "wasm-opt on $dir failed"
   mv "$dir/proftab_bg.opt.wasm" "$dir/proftab_bg.wasm"
 }
@@ -132,7 +132,7 @@ sql_assets() {
   cp "$duck/duckdb-eh.wasm" "$duck/duckdb-browser-eh.worker.js" "$out/"
   sed 's|import\*as \([A-Za-z_$][A-Za-z0-9_$]*\) from"apache-arrow"|import*as \1 from"./arrow.mjs"|g' \
     "$duck/duckdb-browser.mjs" >"$out/duckdb-browser.mjs"
-  grep -q '"apache-arrow"' "$out/duckdb-browser.mjs" && die "duckdb-browser.mjs still imports apache-arrow"
+  grep -q 'from"apache-arrow"' "$out/duckdb-browser.mjs" && die "duckdb-browser.mjs still imports apache-arrow"
   sed '/^\/\/# sourceMappingURL/d' "$arrow/Arrow.esnext.min.js" >"$out/arrow.min.js"
   sed -i '/^\/\/# sourceMappingURL/d' "$out/duckdb-browser.mjs" "$out/duckdb-browser-eh.worker.js"
   node -e '

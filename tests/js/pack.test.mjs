@@ -134,3 +134,17 @@ test("the installed package reads an Rprof file of the corpus", () => {
   // Counted by hand in the file: 6 sample lines holding 1+1+2+2+1+0 frames.
   assert.deepEqual(out, { format: "rprof", samples: 6, uri: "profvis-test-parse.prof", frames: 7 });
 });
+
+test("the installed package's toArrow and fromArrow load its columnar module", () => {
+  const out = runInUserFolder(
+    `import fs from "node:fs";
+     import { Profile } from "proftab";
+     const p = Profile.parse(fs.readFileSync(process.argv[2]), "tiny.json");
+     const tables = await p.toArrow();
+     const back = await Profile.fromArrow(tables);
+     const text = (b) => new TextDecoder().decode(b);
+     console.log(JSON.stringify({ tables: Object.keys(tables).length, same: text(back.write("tables-json")) === text(p.write("tables-json")) }));`,
+    TINY,
+  );
+  assert.deepEqual(out, { tables: 9, same: true });
+});
