@@ -118,7 +118,8 @@ test("toArrow / toParquet write the bytes of the CLI's dataset files", {
   skip: !fs.existsSync(CLI) && "target/release/proftab is not built",
 }, async () => {
   for (const file of INPUTS) {
-    const p = read(file);
+    // The CLI records the path as given in sources.source_uri.
+    const p = Profile.parse(fs.readFileSync(file), file);
     for (const [container, files] of [
       ["arrow", await p.toArrow()],
       ["parquet", await p.toParquet()],
