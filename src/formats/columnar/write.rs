@@ -93,28 +93,29 @@ fn parquet_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
+/// Writes the slices of `batch` with an Arrow IPC writer (file or stream: the two share no
+/// trait) and returns its bytes.
+macro_rules! ipc_written {
+    ($writer:path, $batch:expr) => {{
+        let batch: &RecordBatch = $batch;
+        let schema: &Schema = &batch.schema();
+        let mut w = <$writer>::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
+        for part in slices(batch) {
+            w.write(&part).map_err(|e| e.to_string())?;
+        }
+        w.finish().map_err(|e| e.to_string())?;
+        w.into_inner().map_err(|e| e.to_string())
+    }};
+}
+
 /// Arrow IPC file format, uncompressed (its compressions need C code or another crate).
 fn ipc_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
-    let schema: &Schema = &batch.schema();
-    let mut w =
-        arrow_ipc::writer::FileWriter::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
-    for part in slices(batch) {
-        w.write(&part).map_err(|e| e.to_string())?;
-    }
-    w.finish().map_err(|e| e.to_string())?;
-    w.into_inner().map_err(|e| e.to_string())
+    ipc_written!(arrow_ipc::writer::FileWriter<Vec<u8>>, batch)
 }
 
 /// Arrow IPC stream format, uncompressed.
 fn ipc_stream_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
-    let schema: &Schema = &batch.schema();
-    let mut w =
-        arrow_ipc::writer::StreamWriter::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
-    for part in slices(batch) {
-        w.write(&part).map_err(|e| e.to_string())?;
-    }
-    w.finish().map_err(|e| e.to_string())?;
-    w.into_inner().map_err(|e| e.to_string())
+    ipc_written!(arrow_ipc::writer::StreamWriter<Vec<u8>>, batch)
 }
 
 /// `batch` in slices of at most [`BATCH_ROWS`] rows (one empty slice for an empty batch).
