@@ -91,6 +91,17 @@ test("a query in the SQL tab filters the flame graph to the samples it returns",
   );
   assert.equal(await page.isDisabled("#sql-flame"), true, "no sample_id column");
 
+  // DuckDB may reach nothing beyond the page: loading an extension or reading a URL fails.
+  for (const sql of ["LOAD httpfs", "SELECT * FROM read_csv('http://127.0.0.2:9/x.csv')", "SET enable_external_access = true"]) {
+    await page.fill("#sql-query", sql);
+    await page.click("#sql-run");
+    await page.waitForFunction(() => !document.getElementById("sql-run").disabled);
+    assert.equal(await page.isVisible("#sql-error"), true, `${sql}: ${await page.textContent("#sql-status")}`);
+    await page.fill("#sql-query", "SELECT 1 AS one");
+    await page.click("#sql-run");
+    await page.waitForSelector("#sql-error", { state: "hidden" });
+  }
+
   // The samples through one function, as a flame graph.
   const name = want.name.replaceAll("'", "''");
   await page.fill(
