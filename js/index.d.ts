@@ -229,6 +229,29 @@ export declare class Profile {
    * copy when it has none. An expression that does not compile prunes nothing and adds a
    * warning. This profile keeps the raw stacks. Free both. */
   pruned(): Profile;
+
+  /**
+   * The profile as Apache Arrow IPC, one file per table: the seven v2 tables, the extension
+   * tables (e.g. "mappings", "sample_labels"), "column_types" and "value_types", in document
+   * order, with the columns and types of `proftab convert --to arrow` (docs/columnar.md;
+   * strings dictionary-encoded, u64 addresses uint64, NA as null). `tableFromIPC` of npm
+   * `apache-arrow` reads each; the bytes are those of the CLI's `part-00000.arrow` files.
+   * `stream: true` gives the IPC stream format instead (DuckDB-wasm's
+   * `insertArrowFromIPCStream` takes it). The first call loads the package's second wasm
+   * module (pkg/columnar-*); the main module never holds the Arrow code.
+   */
+  toArrow(options?: { stream?: boolean }): Promise<Record<string, Uint8Array>>;
+  /** As `toArrow`, Parquet files (snappy pages, dictionary-encoded strings). */
+  toParquet(): Promise<Record<string, Uint8Array>>;
+  /**
+   * The profile of `toArrow`'s tables (IPC file or stream format), as the CLI reads a dataset
+   * directory: its tables-JSON equals the original's. Throws when a file is no Arrow IPC, a
+   * column has a type proftab does not read, or the tables break a v2 rule; the message names
+   * the table. `format` is "tables-json". Unknown tables are dropped with a warning.
+   */
+  static fromArrow(tables: Record<string, Uint8Array>): Promise<Profile>;
+  /** As `fromArrow`, from `toParquet`'s tables. */
+  static fromParquet(tables: Record<string, Uint8Array>): Promise<Profile>;
 }
 
 /** `Profile.sourceLines()`: `proftab list` as typed columns, one row per function (by name,

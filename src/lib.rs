@@ -24,6 +24,8 @@ pub mod model;
 pub mod wasm;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_cli;
+#[cfg(all(target_arch = "wasm32", feature = "columnar"))]
+pub mod wasm_columnar;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_export;
 #[cfg(target_arch = "wasm32")]

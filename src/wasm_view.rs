@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use crate::analysis::diff::{diff_tree_with_frames, Comparison, Normalization};
 use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::facets::{facet_mask, facets, Facet};
-use crate::analysis::filter::SampleFilter;
+use crate::analysis::filter::{mask_of_ids, SampleFilter};
 use crate::analysis::flame::{Boxes, Viewport};
 use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
@@ -34,6 +34,8 @@ pub struct Viewer {
     facet_choice: Option<(usize, String)>,
     /// What the binaries given did for the perf.data files read.
     symbols: Symbols,
+    /// The samples a query chose ([`Viewer::set_chosen_samples`]), as a mask of sample rows.
+    chosen: Option<Vec<bool>>,
 }
 
 /// A comparison asked for and its result under the current options: `view` is `None` after
@@ -169,6 +171,7 @@ impl Viewer {
             facets,
             facet_choice: None,
             symbols,
+            chosen: None,
         }
     }
 
@@ -267,6 +270,7 @@ impl Viewer {
             sources: (!sources.is_empty()).then(|| sources.iter().map(|&b| b != 0).collect()),
             time_range: (t0.is_finite() && t1.is_finite()).then_some((t0, t1)),
             samples: self.facet_mask(facet, facet_value)?,
+            chosen: self.chosen.clone(),
         };
         if let Some(c) = &mut self.compare {
             c.view = None;
@@ -281,6 +285,19 @@ impl Viewer {
                 Order::WidestFirst
             },
         });
+        Ok(())
+    }
+
+    /// Keeps only the samples whose `sample_id` (row + 1, as in the tables) is in `ids`, from
+    /// the next `set_options` on (on top of the other filters; the SQL tab's "show as flame
+    /// graph"); `undefined` keeps all. Fails, keeping the previous choice, on an id that is no
+    /// sample's.
+    pub fn set_chosen_samples(&mut self, ids: Option<Vec<u32>>) -> Result<(), JsError> {
+        let n = self.view.profile().num_samples();
+        self.chosen = ids
+            .map(|ids| mask_of_ids(&ids, n))
+            .transpose()
+            .map_err(|e| JsError::new(&e))?;
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 // transforms, each with a button that removes it through state.js.
 import { $ } from "./dom.js";
 import { formatValue } from "./format.js";
-import { clearFacet, frameLabel, on, removeTransform, S, setTimeRange } from "./state.js";
+import { clearChosenSamples, clearFacet, frameLabel, on, removeTransform, S, setTimeRange } from "./state.js";
 import { TRANSFORMS } from "./transforms.js";
 
 function chip(text, title, onRemove) {
@@ -42,6 +42,12 @@ function renderChips() {
   if (S.facet) {
     const name = S.facets[S.facet.index].name;
     chips.push(chip(`${name} = ${S.facet.value}`, `Only samples whose ${name} is ${S.facet.value}`, clearFacet));
+  }
+  if (S.chosen) {
+    const n = S.chosen.ids.length.toLocaleString("en-US");
+    chips.push(
+      chip(`SQL: ${n} sample ids`, `Only the samples whose sample_id this query returned:\n${S.chosen.query}`, clearChosenSamples),
+    );
   }
   S.transforms.forEach((t, k) => {
     chips.push(chip(...describe(t), () => removeTransform(k)));

@@ -34,7 +34,7 @@ const ENTERING_EVENTS = [
 
 /** The style sheets, next to this module (bundlers rewrite these URLs) or under `assets`. */
 function styleSheets(assets) {
-  const names = ["style.css", "source.css", "calltree.css", "export.css", "notice.css"];
+  const names = ["style.css", "source.css", "calltree.css", "export.css", "notice.css", "sql.css"];
   if (assets) return names.map((n) => new URL(n, assets).href);
   return [
     new URL("./style.css", import.meta.url).href,
@@ -42,6 +42,7 @@ function styleSheets(assets) {
     new URL("./calltree.css", import.meta.url).href,
     new URL("./export.css", import.meta.url).href,
     new URL("./notice.css", import.meta.url).href,
+    new URL("./sql.css", import.meta.url).href,
   ];
 }
 

@@ -38,8 +38,27 @@ function baseName() {
   return n.replace(/^.*[\\/]/, "").replace(/\.(pb\.gz|pb|gz|json|out|prof|txt|cpuprofile|collapsed|folded)$/i, "") || "profile";
 }
 
-/** Downloads the profile as `fmt` (a writable format, 'png' or 'svg'). */
+/**
+ * Downloads the profile as a dataset directory in `container` ("parquet" or "arrow"), zipped:
+ * `<name>/<table>/part-00000.<container>`, as `proftab convert -o <name> --to <container>`
+ * writes it (docs/columnar.md). Nothing is lost, so there is no dialog.
+ */
+async function exportDataset(container) {
+  const dir = baseName()
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
+    .replace(/^\./, "_");
+  try {
+    const r = await call("exportDataset", { container, dir });
+    download(new Blob([r.bytes], { type: "application/zip" }), `${dir}-${container}.zip`);
+  } catch (e) {
+    showError(`Export as a ${container} dataset failed: ${e.message}`);
+  }
+}
+
+/** Downloads the profile as `fmt` (a writable format, 'dataset:parquet', 'dataset:arrow',
+ * 'png' or 'svg'). */
 export async function exportAs(fmt) {
+  if (fmt.startsWith("dataset:")) return exportDataset(fmt.slice("dataset:".length));
   const view = activeViews()[0];
   if (fmt === "png") {
     const name = `${baseName()}-flamegraph.png`;

@@ -11,6 +11,7 @@ export const MARKUP = `
     <button type="button" data-view="calltree" role="tab" title="Call tree: total and self per call path, heaviest first (keyboard: arrows, *, Enter)">Call tree</button>
     <button type="button" data-view="compare" role="tab" id="compare-tab" hidden title="Compare sources: a differential flame graph and the change per function">Compare</button>
     <button type="button" data-view="source" role="tab" id="source-tab" title="Source lines of a file with their costs in every value type (drop the source files to see their text)">Source</button>
+    <button type="button" data-view="sql" role="tab" id="sql-tab" title="SQL over the profile's tables (DuckDB, in the page; loaded when first opened)">SQL</button>
   </div>
   <label class="needs-profile"><span class="wide-only">Value </span><select id="value-type" title="The value type: box widths and every total"></select></label>
   <label class="needs-profile" id="source-label"><span class="wide-only">Source </span><select id="source" title="Only the samples of this source (file)"></select></label>

@@ -40,6 +40,8 @@ export const newState = () => ({
   // {index, value} (null: all samples).
   facets: [],
   facet: null,
+  // The samples a query of the SQL tab chose ({ids: sample_ids, query}), or null: all.
+  chosen: null,
   view: "flame",
   source: -1,
   transforms: [],
@@ -90,7 +92,7 @@ onEnter((ctx) => {
   my = ctx.hash;
 });
 
-export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree", "source"];
+export const VIEWS = ["flame", "time", "sandwich", "compare", "calltree", "source", "sql"];
 
 // ---------------------------------------------------------------- listeners
 
@@ -221,6 +223,7 @@ export function setProfile(r, query) {
     frames: r.frames,
     facets: r.facets,
     facet: null,
+    chosen: null,
     writable: r.writable,
     hashNames: hashNames(r.frames.names),
     colors: frameColors(r.frames, S.dark),
@@ -276,6 +279,7 @@ export async function applyOptions() {
     transforms: transformArgs(S.transforms),
     facet: S.facet ? S.facet.index : -1,
     facetValue: S.facet ? S.facet.value : "",
+    sampleIds: S.chosen ? S.chosen.ids : null,
   });
   timings.optionsMs = performance.now() - t0;
   S.table = { self: r.self, total: r.total };
@@ -354,6 +358,17 @@ export function chooseFacet(index, k) {
 
 export function clearFacet() {
   S.facet = null;
+  changedFilters();
+}
+
+/** Keeps the samples whose sample_id is in `ids` (a Uint32Array), chosen by SQL `query`. */
+export function chooseSamples(ids, query) {
+  S.chosen = { ids, query };
+  changedFilters();
+}
+
+export function clearChosenSamples() {
+  S.chosen = null;
   changedFilters();
 }
 

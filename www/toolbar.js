@@ -109,6 +109,8 @@ function fillControls() {
     ["", "Export…"],
     ...(current().page ? [["link", "Copy link (profile in the URL)"]] : []),
     ...formats,
+    ["dataset:parquet", "dataset: Parquet (.zip)"],
+    ["dataset:arrow", "dataset: Arrow IPC (.zip)"],
     ["png", "image: PNG"],
     ["svg", "image: SVG"],
   ]);

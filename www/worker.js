@@ -4,6 +4,7 @@
 // `fatal`, and the page replaces this worker (worker-client.js).
 import init, { isBinary, isProfile, LoadedFiles, needsBinaries, recordPanics, Viewer } from "./pkg/proftab.js";
 import { isSourceName, MAX_SOURCE_BYTES } from "./sources.js";
+import { columnarHandlers } from "./worker-columnar.js";
 import { treeHandlers } from "./worker-tree.js";
 
 const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) }).then(recordPanics);
@@ -175,7 +176,8 @@ const handlers = {
       failed,
     };
   },
-  options({ valueType, order, sources, t0, t1, transforms, facet, facetValue }) {
+  options({ valueType, order, sources, t0, t1, transforms, facet, facetValue, sampleIds }) {
+    viewer.set_chosen_samples(sampleIds || undefined);
     viewer.set_options(valueType, order, new Uint8Array(sources), t0, t1, new Uint32Array(transforms), facet, facetValue);
     const table = viewer.function_table();
     const totals = viewer.totals();
@@ -218,6 +220,7 @@ const handlers = {
     return { bytes, warnings };
   },
   ...treeHandlers(() => viewer),
+  ...columnarHandlers(() => viewer),
 };
 
 // Every call waits for the wasm module (a call can come before it is instantiated).

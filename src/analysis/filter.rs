@@ -14,6 +14,23 @@ pub struct SampleFilter {
     /// `samples[i]` says whether sample row `i` is kept (a facet's value, see
     /// [`crate::analysis::facets`]); rows beyond its end are not. `None` keeps all.
     pub samples: Option<Vec<bool>>,
+    /// `chosen[i]` says whether sample row `i` is kept: the samples a query chose (the
+    /// viewer's SQL tab), on top of `samples`; rows beyond its end are not. `None` keeps all.
+    pub chosen: Option<Vec<bool>>,
+}
+
+/// The mask of the samples whose logical ids (row + 1) are `ids`, over `n` samples; fails,
+/// naming it, on an id that is no sample's.
+pub fn mask_of_ids(ids: &[u32], n: usize) -> Result<Vec<bool>, String> {
+    let mut mask = vec![false; n];
+    for &id in ids {
+        let slot = (id as usize)
+            .checked_sub(1)
+            .and_then(|row| mask.get_mut(row))
+            .ok_or_else(|| format!("sample_id {id} is not a sample of this profile (1 to {n})"))?;
+        *slot = true;
+    }
+    Ok(mask)
 }
 
 impl SampleFilter {
@@ -21,6 +38,7 @@ impl SampleFilter {
     pub fn is_all(&self) -> bool {
         self.time_range.is_none()
             && self.samples.is_none()
+            && self.chosen.is_none()
             && self
                 .sources
                 .as_ref()
@@ -43,11 +61,11 @@ impl SampleFilter {
                 (Some((from, to)), Some(&t)) if !t.is_nan() => t >= from && t < to,
                 _ => true,
             };
-            let sample_ok = self
-                .samples
-                .as_ref()
-                .is_none_or(|keep| keep.get(s).copied().unwrap_or(false));
-            src_ok && time_ok && sample_ok
+            let in_mask = |mask: &Option<Vec<bool>>| {
+                mask.as_ref()
+                    .is_none_or(|keep| keep.get(s).copied().unwrap_or(false))
+            };
+            src_ok && time_ok && in_mask(&self.samples) && in_mask(&self.chosen)
         }
     }
 }
@@ -145,5 +163,13 @@ mod tests {
         };
         let by_hand: f64 = (0..2).filter_map(|s| p.values[0].get(s)).sum();
         assert_eq!(weigh(&p, vt, &first_two, &tree, &map).kept_total, by_hand);
+        // Chosen by id (samples 1 and 3), and by facet mask (the first two): sample 1 only.
+        let chosen = SampleFilter {
+            chosen: Some(mask_of_ids(&[3, 1], 3).unwrap()),
+            ..first_two
+        };
+        assert_eq!(weigh(&p, vt, &chosen, &tree, &map).kept_total, 1.0);
+        assert!(mask_of_ids(&[4], 3).unwrap_err().contains("sample_id 4"));
+        assert!(mask_of_ids(&[0], 3).is_err());
     }
 }

@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use crate::formats::columnar::Container;
-use crate::formats::columnar::{self, DecodedTable, TablePlan};
+use crate::formats::columnar::{self, DecodedTable, TablePlan, PART_DIGITS};
 use crate::formats::{Format, Parsed};
 use crate::model::combine::combine_owned;
 use crate::model::{tables_from_profile, Profile, Table, Tables};
@@ -22,8 +22,6 @@ use crate::cli::output::{CliResult, Failure};
 
 /// The folder of table `meta`, whose presence makes a directory a dataset.
 const META_DIR: &str = "meta";
-/// Digits of a part's number in its file name (`part-00000`).
-const PART_DIGITS: usize = 5;
 
 /// The container of the dataset in `path`, if `path` is a directory holding one (a `meta`
 /// folder with at least one part).
@@ -179,12 +177,7 @@ fn write_appended(dir: &str, c: Container, stored: &Tables, all: &Tables) -> Cli
 /// The folder of table `name`; fails on a name that is no plain file name (an extension table
 /// read from a file could be called `../x`).
 fn table_dir(dir: &str, name: &str) -> Result<PathBuf, Failure> {
-    let plain = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'));
-    if !plain {
+    if !columnar::is_plain_table_name(name) {
         return Err(Failure::failed(format!(
             "cannot write table {name:?}: a table name in a dataset must be letters, digits, \
              '_', '-' or '.' (not first)"
@@ -205,7 +198,7 @@ fn write_part(dir: &str, c: Container, name: &str, position: usize, t: &Table) -
         .map_or(0, |n| n + 1);
     let bytes =
         columnar::encode_table(c, name, position, t).map_err(|e| Failure::failed(e.to_string()))?;
-    let file = format!("part-{next:0PART_DIGITS$}{}", c.extension());
+    let file = columnar::part_file_name(c, next);
     let temp = folder.join(format!(".{file}.tmp"));
     let target = folder.join(file);
     fs::write(&temp, bytes).map_err(|e| io_failure(&temp, e))?;

@@ -1,6 +1,6 @@
-//! [`crate::cli::dataset`] where the `columnar` module does not exist (wasm32, whose build never
-//! links the Arrow crates; the CLI itself is native): no container, so no path is a dataset
-//! and `--to parquet` is an unknown format.
+//! [`crate::cli::dataset`] without the `columnar` feature, or on wasm32 (whose CLI reads
+//! Node's files through `cli::host`, while a dataset directory is std::fs's): no container, so
+//! no path is a dataset and `--to parquet` is an unknown format.
 
 use crate::formats::Parsed;
 

@@ -28,8 +28,9 @@ mod args;
 mod convert;
 #[cfg(all(feature = "columnar", not(target_arch = "wasm32")))]
 mod dataset;
-// The Arrow crates are native-only (and behind the `columnar` feature); the npm command runs
-// this CLI on wasm32: there, no container exists and no path is a dataset.
+// A dataset is a directory, read and written with std::fs; the npm command runs this CLI on
+// wasm32, whose files are Node's (`cli::host`): there, no container exists and no path is a
+// dataset.
 #[cfg(not(all(feature = "columnar", not(target_arch = "wasm32"))))]
 #[path = "dataset_none.rs"]
 mod dataset;

@@ -9,7 +9,7 @@
 pub mod bz2;
 pub mod callgrind;
 pub mod collapsed;
-#[cfg(all(feature = "columnar", not(target_arch = "wasm32")))]
+#[cfg(feature = "columnar")]
 pub mod columnar;
 pub mod cpuprofile;
 pub mod demangle;
@@ -48,6 +48,7 @@ pub mod trace_event;
 pub mod unwritten;
 pub mod v8_prof;
 pub(crate) mod write_common;
+pub mod zip;
 pub mod zstd;
 
 use crate::model::Profile;

@@ -36,12 +36,18 @@ test("the tarball holds the entries, both wasm builds, the types, the command an
       "README.md",
       "js/cli-host.mjs",
       "js/cli.mjs",
+      "js/columnar.mjs",
       "js/constants.mjs",
       "js/index.d.ts",
       "js/node.mjs",
       "js/view.mjs",
       "js/web.mjs",
       "package.json",
+      "pkg/columnar-node/package.json",
+      "pkg/columnar-node/proftab.js",
+      "pkg/columnar-node/proftab_bg.wasm",
+      "pkg/columnar-web/proftab.js",
+      "pkg/columnar-web/proftab_bg.wasm",
       "pkg/node/package.json",
       "pkg/node/proftab.js",
       "pkg/node/proftab_bg.wasm",
@@ -135,4 +141,18 @@ test("the installed package reads an Rprof file of the corpus", () => {
   );
   // Counted by hand in the file: 6 sample lines holding 1+1+2+2+1+0 frames.
   assert.deepEqual(out, { format: "rprof", samples: 6, uri: "profvis-test-parse.prof", frames: 7 });
+});
+
+test("the installed package's toArrow and fromArrow load its columnar module", () => {
+  const out = runInUserFolder(
+    `import fs from "node:fs";
+     import { Profile } from "proftab";
+     const p = Profile.parse(fs.readFileSync(process.argv[2]), "tiny.json");
+     const tables = await p.toArrow();
+     const back = await Profile.fromArrow(tables);
+     const text = (b) => new TextDecoder().decode(b);
+     console.log(JSON.stringify({ tables: Object.keys(tables).length, same: text(back.write("tables-json")) === text(p.write("tables-json")) }));`,
+    TINY,
+  );
+  assert.deepEqual(out, { tables: 9, same: true });
 });

@@ -12,6 +12,7 @@ import "./calltree.js";
 import { mainView } from "./flame.js";
 import { calleesView, callersView, refreshSandwich } from "./sandwich.js";
 import { refreshSource } from "./source.js";
+import "./sql.js";
 import "./table.js";
 import { refreshTime, timeView } from "./time.js";
 

@@ -19,16 +19,42 @@
 //! grows by a part and which it rewrites. The CLI (`src/cli/dataset.rs`) owns the
 //! directory.
 //!
-//! Native only (feature `columnar`): the viewer's wasm never links the Arrow crates.
+//! [`encode_profile`] / [`decode_files`] do the same for a dataset held in memory (one file
+//! per table: the npm package's `toArrow` / `fromArrow`), and [`zip_dataset`] zips a dataset
+//! directory (the viewer's Export).
+//!
+//! Feature `columnar`: on for the CLI and the native tests, and in the second wasm build
+//! (`pkg/columnar-*`, `scripts/build.sh`); the viewer's own wasm (`pkg/web`) is built without
+//! it and never links the Arrow crates.
 
 mod append;
+mod files;
 mod read;
 pub mod schema;
 mod write;
 
 pub use append::{plan_append, select_rows, TablePlan, REWRITTEN_TABLES};
+pub use files::{decode_files, decode_tables, encode_profile, zip_dataset};
 pub use read::{decode_table, read_tables, tables_from_parts, DecodedTable};
-pub use write::encode_table;
+pub use write::{encode_arrow_stream, encode_table};
+
+/// Digits of a part's number in its file name (`part-00000`).
+pub const PART_DIGITS: usize = 5;
+
+/// The file name of part `number` of a table: `part-00000.parquet`.
+pub fn part_file_name(c: Container, number: usize) -> String {
+    format!("part-{number:0PART_DIGITS$}{}", c.extension())
+}
+
+/// Whether `name` can be a table's folder: letters, digits, `_`, `-` and `.` (not first), so
+/// an extension table read from a file cannot be called `../x`.
+pub fn is_plain_table_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
+}
 
 /// Most rows of one Arrow record batch read or written at a time.
 pub const BATCH_ROWS: usize = 64 * 1024;

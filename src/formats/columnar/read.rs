@@ -88,7 +88,17 @@ fn parquet_batches(bytes: Vec<u8>) -> Result<(SchemaRef, Vec<RecordBatch>), Arro
     Ok((schema, batches))
 }
 
+/// The magic that starts an Arrow IPC file (the stream format has none).
+const ARROW_FILE_MAGIC: &[u8] = b"ARROW1";
+
+/// The batches of Arrow IPC bytes in the file format, or in the stream format.
 fn ipc_batches(bytes: Vec<u8>) -> Result<(SchemaRef, Vec<RecordBatch>), ArrowError> {
+    if !bytes.starts_with(ARROW_FILE_MAGIC) {
+        let reader = arrow_ipc::reader::StreamReader::try_new(Cursor::new(bytes), None)?;
+        let schema = reader.schema();
+        let batches = reader.collect::<Result<Vec<_>, _>>()?;
+        return Ok((schema, batches));
+    }
     let reader = arrow_ipc::reader::FileReader::try_new(Cursor::new(bytes), None)?;
     let schema = reader.schema();
     let batches = reader.collect::<Result<Vec<_>, _>>()?;

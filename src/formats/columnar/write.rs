@@ -70,6 +70,14 @@ pub fn encode_table(
     }
 }
 
+/// The Arrow IPC *stream* format bytes of table `name` (schema, batches, end-of-stream
+/// marker; no file magic or footer), failing as [`encode_table`] does.
+pub fn encode_arrow_stream(name: &str, position: usize, t: &Table) -> Result<Vec<u8>, WriteError> {
+    let c = Container::Arrow;
+    let batch = record_batch(c, name, position, t)?;
+    ipc_stream_bytes(&batch).map_err(|e| WriteError::new(c.name(), format!("table {name}: {e}")))
+}
+
 /// Parquet: snappy pages, dictionary encoding (the writer's default), the Arrow schema
 /// embedded so readers get dictionary strings and the table metadata back.
 fn parquet_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
@@ -85,16 +93,29 @@ fn parquet_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
+/// Writes the slices of `batch` with an Arrow IPC writer (file or stream: the two share no
+/// trait) and returns its bytes.
+macro_rules! ipc_written {
+    ($writer:path, $batch:expr) => {{
+        let batch: &RecordBatch = $batch;
+        let schema: &Schema = &batch.schema();
+        let mut w = <$writer>::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
+        for part in slices(batch) {
+            w.write(&part).map_err(|e| e.to_string())?;
+        }
+        w.finish().map_err(|e| e.to_string())?;
+        w.into_inner().map_err(|e| e.to_string())
+    }};
+}
+
 /// Arrow IPC file format, uncompressed (its compressions need C code or another crate).
 fn ipc_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
-    let schema: &Schema = &batch.schema();
-    let mut w =
-        arrow_ipc::writer::FileWriter::try_new(Vec::new(), schema).map_err(|e| e.to_string())?;
-    for part in slices(batch) {
-        w.write(&part).map_err(|e| e.to_string())?;
-    }
-    w.finish().map_err(|e| e.to_string())?;
-    w.into_inner().map_err(|e| e.to_string())
+    ipc_written!(arrow_ipc::writer::FileWriter<Vec<u8>>, batch)
+}
+
+/// Arrow IPC stream format, uncompressed.
+fn ipc_stream_bytes(batch: &RecordBatch) -> Result<Vec<u8>, String> {
+    ipc_written!(arrow_ipc::writer::StreamWriter<Vec<u8>>, batch)
 }
 
 /// `batch` in slices of at most [`BATCH_ROWS`] rows (one empty slice for an empty batch).
