@@ -7,7 +7,8 @@ use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::formats::pprof::prune::{pruned, Expressions};
-use crate::formats::{self, ReadOptions};
+use crate::formats::error::ReadError;
+use crate::formats::{self, Parsed, ReadOptions};
 use crate::model::Profile;
 use crate::wasm_symbols::Symbols;
 use crate::wasm_view::set;
@@ -32,16 +33,18 @@ struct Read {
     failed: Vec<Failure>,
 }
 
+/// One file's reading: its index among the files given, its label and what its reader gave.
+pub(crate) type FileRead = (u32, String, Result<Parsed, ReadError>);
+
 /// Reads every file, each with its file name as `source_uri`; a file that fails is kept in
-/// `failed` and the others are still read.
+/// `failed` and the others are still read. One file's bytes are in wasm memory at a time.
 fn read_each(
     files: &Array,
     names: &Array,
     symbols: &mut Symbols,
     binaries: &[(String, Vec<u8>)],
 ) -> Read {
-    let mut read = Read::default();
-    for (i, file) in files.iter().enumerate() {
+    let results = files.iter().enumerate().map(|(i, file)| {
         let bytes = Uint8Array::new(&file).to_vec();
         let name = names.get(i as u32).as_string();
         let options = ReadOptions {
@@ -49,7 +52,21 @@ fn read_each(
             ..ReadOptions::default()
         };
         let label = name.unwrap_or_else(|| format!("file {}", i + 1));
-        match formats::read_any(&bytes, &options) {
+        (i as u32, label, formats::read_any(&bytes, &options))
+    });
+    gather(results, symbols, binaries)
+}
+
+/// What the readers gave, in the order given: the profiles (symbolised by `binaries`) with
+/// their formats and warnings, and the files that failed.
+fn gather(
+    results: impl Iterator<Item = FileRead>,
+    symbols: &mut Symbols,
+    binaries: &[(String, Vec<u8>)],
+) -> Read {
+    let mut read = Read::default();
+    for (index, label, result) in results {
+        match result {
             Ok(mut parsed) => {
                 symbols.apply(&mut parsed, binaries);
                 read.formats.push(parsed.format.name().to_owned());
@@ -59,7 +76,7 @@ fn read_each(
                 read.labels.push(label);
             }
             Err(e) => read.failed.push(Failure {
-                index: i as u32,
+                index,
                 name: label,
                 message: e.to_string(),
             }),
@@ -77,7 +94,13 @@ fn read_files(
     binaries: &[(String, Vec<u8>)],
 ) -> Result<LoadedFiles, JsError> {
     let mut symbols = Symbols::new(binaries.len());
-    let mut read = read_each(files, names, &mut symbols, binaries);
+    let read = read_each(files, names, &mut symbols, binaries);
+    loaded(read, symbols)
+}
+
+/// The profiles of `read` combined and pruned, with what `read` says; fails with every file's
+/// message when none could be read.
+fn loaded(mut read: Read, symbols: Symbols) -> Result<LoadedFiles, JsError> {
     if read.profiles.is_empty() && !read.failed.is_empty() {
         let lines: Vec<String> = read
             .failed
@@ -129,6 +152,16 @@ impl LoadedFiles {
         binaries: &[(String, Vec<u8>)],
     ) -> Result<LoadedFiles, JsError> {
         read_files(files, names, binaries)
+    }
+
+    /// [`LoadedFiles::read_all`] of files already read (by a parse session, `crate::wasm_stream`).
+    pub(crate) fn from_reads(
+        reads: Vec<FileRead>,
+        binaries: &[(String, Vec<u8>)],
+    ) -> Result<LoadedFiles, JsError> {
+        let mut symbols = Symbols::new(binaries.len());
+        let read = gather(reads.into_iter(), &mut symbols, binaries);
+        loaded(read, symbols)
     }
 
     /// The profile, the formats read, the readers' warnings and what the binaries did.
