@@ -272,7 +272,7 @@ const handlers = {
     const failed = reread ? [] : loaded.failed().map((f) => ({ ...f, index: origin[f.index] }));
     for (const f of failed) if (f.index >= 0) roles[f.index] = "failed";
     const parseMs = performance.now() - t0;
-    progress("analysing", size, size, 0, 1);
+    progress("analysing", 0, 0, 0, 1);
     const next = Viewer.analyse(loaded);
     const analyseMs = performance.now() - t0 - parseMs;
     if (viewer) viewer.free();
