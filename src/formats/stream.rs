@@ -104,10 +104,10 @@ impl StreamRead {
 
     /// Chooses the stage from the first bytes (all of them when the input is shorter).
     fn decide(&mut self) {
-        let Stage::Head(head) = std::mem::replace(&mut self.stage, Stage::Whole(Vec::new())) else {
-            return;
-        };
-        self.stage = self.stage_for(head);
+        if let Stage::Head(head) = &mut self.stage {
+            let head = std::mem::take(head);
+            self.stage = self.stage_for(head);
+        }
     }
 
     fn stage_for(&self, head: Vec<u8>) -> Stage {
