@@ -6,8 +6,8 @@
 use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::formats::pprof::prune::{pruned, Expressions};
 use crate::formats::error::ReadError;
+use crate::formats::pprof::prune::{pruned, Expressions};
 use crate::formats::{self, Parsed, ReadOptions};
 use crate::model::Profile;
 use crate::wasm_symbols::Symbols;

@@ -484,7 +484,10 @@ fn is_profile_tells_source_text_from_profiles() {
 fn session_of(texts: &[&[u8]], size: usize) -> proftab::wasm_stream::ParseSession {
     let mut s = proftab::wasm_stream::ParseSession::new();
     for (i, t) in texts.iter().enumerate() {
-        let tail = t.len().checked_sub(4).map(|at| u32::from_le_bytes(t[at..].try_into().unwrap()));
+        let tail = t
+            .len()
+            .checked_sub(4)
+            .map(|at| u32::from_le_bytes(t[at..].try_into().unwrap()));
         s.begin(format!("file{i}.txt"), t.len() as f64, tail);
         for piece in t.chunks(size) {
             s.feed(piece);
@@ -501,7 +504,8 @@ fn a_parse_session_reads_as_the_whole_and_lists_failures() {
         .collect();
     let gz = proftab::formats::gzip::gzip(big.as_bytes());
     let texts: [&[u8]; 4] = [STACKS.as_bytes(), b"\x01\x02binary", big.as_bytes(), &gz];
-    let streamed = LoadedFiles::read_session(session_of(&texts, 65536), &JsValue::UNDEFINED).unwrap();
+    let streamed =
+        LoadedFiles::read_session(session_of(&texts, 65536), &JsValue::UNDEFINED).unwrap();
     let failed = streamed.failed();
     assert_eq!(failed.length(), 1);
     let f: Object = failed.get(0).dyn_into().unwrap();

@@ -110,9 +110,8 @@ fn gunzip_member(
     } else {
         0
     };
-    let consumed = inflate_capped(body, out, cap, hint).map_err(|e| {
-        ReadError::new(format, Place::Byte(body_start as u64), e.message(cap))
-    })?;
+    let consumed = inflate_capped(body, out, cap, hint)
+        .map_err(|e| ReadError::new(format, Place::Byte(body_start as u64), e.message(cap)))?;
     let trailer_at = body_start.saturating_add(consumed);
     check_trailer(
         bytes,

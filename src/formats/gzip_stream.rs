@@ -231,25 +231,51 @@ mod tests {
         assert_eq!(streamed(&two, 64, 333, usize::MAX).unwrap(), data);
         let gz = gzip(&data);
         let cut = &gz[..gz.len() - 3];
-        let want = gunzip_capped(cut, usize::MAX, "gzip").unwrap_err().to_string();
+        let want = gunzip_capped(cut, usize::MAX, "gzip")
+            .unwrap_err()
+            .to_string();
         let got = streamed(cut, 64, 4096, usize::MAX).unwrap_err().to_string();
         assert!(got.contains("truncated"), "{got} / {want}");
         let mut bad = gz.clone();
         let n = bad.len();
         bad[n - 6] ^= 1;
-        let got = streamed(&bad, 64, 4096, usize::MAX).unwrap_err().to_string();
-        assert_eq!(got, gunzip_capped(&bad, usize::MAX, "gzip").unwrap_err().to_string());
+        let got = streamed(&bad, 64, 4096, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            got,
+            gunzip_capped(&bad, usize::MAX, "gzip")
+                .unwrap_err()
+                .to_string()
+        );
         let mut junk = gz.clone();
         junk.extend_from_slice(b"junk!");
-        let got = streamed(&junk, 64, 4096, usize::MAX).unwrap_err().to_string();
-        assert_eq!(got, gunzip_capped(&junk, usize::MAX, "gzip").unwrap_err().to_string());
+        let got = streamed(&junk, 64, 4096, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            got,
+            gunzip_capped(&junk, usize::MAX, "gzip")
+                .unwrap_err()
+                .to_string()
+        );
         let mut bad_second = gzip(&data[..1000]);
         let first_len = bad_second.len();
         bad_second.extend(gzip(&data[1000..]));
         bad_second[first_len + 20] ^= 0xff;
-        let got = streamed(&bad_second, 64, 4096, usize::MAX).unwrap_err().to_string();
-        assert_eq!(got, gunzip_capped(&bad_second, usize::MAX, "gzip").unwrap_err().to_string());
+        let got = streamed(&bad_second, 64, 4096, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            got,
+            gunzip_capped(&bad_second, usize::MAX, "gzip")
+                .unwrap_err()
+                .to_string()
+        );
         let over = streamed(&gz, 64, 4096, 1000).unwrap_err().to_string();
-        assert_eq!(over, gunzip_capped(&gz, 1000, "gzip").unwrap_err().to_string());
+        assert_eq!(
+            over,
+            gunzip_capped(&gz, 1000, "gzip").unwrap_err().to_string()
+        );
     }
 }

@@ -177,7 +177,9 @@ mod tests {
         let mut x = 12345u64;
         (0..120_000u32)
             .flat_map(|i| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 format!("main;f{};g{:x};h{} {}\n", i % 31, x >> 40, i % 7, 1 + i % 5).into_bytes()
             })
             .collect()
@@ -203,8 +205,14 @@ mod tests {
 
     #[test]
     fn small_and_other_inputs_read_as_whole() {
-        for file in ["../shared/corpus/pprof", "../shared/corpus/collapsed", "../shared/corpus/rprof"] {
-            let Ok(dir) = std::fs::read_dir(file) else { continue };
+        for file in [
+            "../shared/corpus/pprof",
+            "../shared/corpus/collapsed",
+            "../shared/corpus/rprof",
+        ] {
+            let Ok(dir) = std::fs::read_dir(file) else {
+                continue;
+            };
             for entry in dir.flatten().take(8) {
                 let bytes = std::fs::read(entry.path()).unwrap();
                 let (_, streamed, whole) = both(&bytes, 4096);

@@ -146,8 +146,16 @@ mod tests {
         let whole = read(text, &options);
         match (streamed, whole) {
             (Ok(a), Ok(b)) => {
-                assert_eq!(format!("{:?}", a.profile), format!("{:?}", b.profile), "size {size}");
-                assert_eq!(format!("{:?}", a.warnings), format!("{:?}", b.warnings), "size {size}");
+                assert_eq!(
+                    format!("{:?}", a.profile),
+                    format!("{:?}", b.profile),
+                    "size {size}"
+                );
+                assert_eq!(
+                    format!("{:?}", a.warnings),
+                    format!("{:?}", b.warnings),
+                    "size {size}"
+                );
             }
             (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
             (a, b) => panic!("streamed {:?} vs whole {:?}", a.is_ok(), b.is_ok()),
@@ -156,7 +164,9 @@ mod tests {
 
     #[test]
     fn chunks_of_any_size_read_as_the_whole() {
-        let text = "\u{feff}# comment\r\nmain;a;b 3\r\nmain;a 2\n\nbad line\nmain;\u{e9};c 1\nmain 7".as_bytes();
+        let text =
+            "\u{feff}# comment\r\nmain;a;b 3\r\nmain;a 2\n\nbad line\nmain;\u{e9};c 1\nmain 7"
+                .as_bytes();
         for size in [1, 2, 3, 5, 8, 13, 64, 4096] {
             same_as_whole(text, size);
         }
