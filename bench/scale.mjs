@@ -284,6 +284,7 @@ function svg(by, sizes, note) {
   );
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="${360 + 4}" font-family="sans-serif" font-size="11">`,
+    "<title>proftab scale: time and peak memory against samples, log-log</title>",
     `<rect width="100%" height="100%" fill="white"/>`,
     panel(by, sizes, 0, "ms", "time (load → drawn, or whole process)", "s", 1 / 1000),
     panel(by, sizes, 450, "peakMiB", "peak memory (RSS; renderer for viewers)", "MiB", 1),
