@@ -134,6 +134,7 @@ impl LineStream {
 mod tests {
     use super::*;
     use crate::formats::collapsed::read;
+    use crate::formats::stream::comparable;
 
     /// The stream fed `text` in pieces of `size` bytes gives what `read` gives on the whole.
     fn same_as_whole(text: &[u8], size: usize) {
@@ -147,8 +148,8 @@ mod tests {
         match (streamed, whole) {
             (Ok(a), Ok(b)) => {
                 assert_eq!(
-                    format!("{:?}", a.profile),
-                    format!("{:?}", b.profile),
+                    comparable(&a.profile),
+                    comparable(&b.profile),
                     "size {size}"
                 );
                 assert_eq!(
