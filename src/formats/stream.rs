@@ -189,7 +189,7 @@ mod tests {
     /// Folded stacks of more than a MiB even gzipped (pseudo-random names).
     fn big_collapsed() -> Vec<u8> {
         let mut x = 12345u64;
-        (0..120_000u32)
+        (0..200_000u32)
             .flat_map(|i| {
                 x = x
                     .wrapping_mul(6364136223846793005)
