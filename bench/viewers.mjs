@@ -11,7 +11,8 @@ export const viewers = {
   proftab: {
     description: "proftab viewer, local build (dist-test/)",
     version: () => `proftab@${JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version}`,
-    staticDir: () => path.join(ROOT, "dist-test"),
+    // PROFTAB_BENCH_DIST: another build of dist-test/ (main's, for a before/after run).
+    staticDir: () => process.env.PROFTAB_BENCH_DIST ?? path.join(ROOT, "dist-test"),
     path: "index.html",
     // The empty page is up and its worker started.
     ready: () => document.body.dataset.ready === "1",
@@ -28,7 +29,7 @@ export const viewers = {
       }
       if (document.body.dataset.flamegraphDrawn !== "1") return false;
       const p = window.__proftab;
-      return { parseMs: p.parseMs, analyseMs: p.analyseMs, firstDrawMs: p.firstDrawMs };
+      return { parseMs: p.parseMs, analyseMs: p.analyseMs, firstDrawMs: p.firstDrawMs, wasmMB: p.wasmMemoryBytes / 2 ** 20 };
     },
   },
 };

@@ -37,6 +37,8 @@ pub mod wasm_load;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_source;
 #[cfg(target_arch = "wasm32")]
+pub mod wasm_stream;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm_symbols;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_tree;

@@ -6,9 +6,11 @@
 use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::formats::perf_data::binaries::read_with_files;
+use crate::formats::error::ReadError;
+use crate::formats::perf_data::binaries::{read_with_files, symbolize_with_files};
+use crate::formats::perf_data::symbolize::Report;
 use crate::formats::pprof::prune::{pruned, Expressions};
-use crate::formats::ReadOptions;
+use crate::formats::{Parsed, ReadOptions};
 use crate::model::Profile;
 use crate::wasm_symbols::Symbols;
 use crate::wasm_view::set;
@@ -33,16 +35,21 @@ struct Read {
     failed: Vec<Failure>,
 }
 
+/// One file's reading: its index among the files given, its label and what its reader gave.
+pub(crate) type FileRead = (u32, String, Result<Parsed, ReadError>);
+
+/// A file's reading with what the binaries did to it (a perf.data's symbols and unwinding).
+type SymbolisedRead = (u32, String, Result<(Parsed, Option<Report>), ReadError>);
+
 /// Reads every file, each with its file name as `source_uri`; a file that fails is kept in
-/// `failed` and the others are still read.
+/// `failed` and the others are still read. One file's bytes are in wasm memory at a time.
 fn read_each(
     files: &Array,
     names: &Array,
     symbols: &mut Symbols,
     binaries: &[(String, Vec<u8>)],
 ) -> Read {
-    let mut read = Read::default();
-    for (i, file) in files.iter().enumerate() {
+    let results = files.iter().enumerate().map(|(i, file)| {
         let bytes = Uint8Array::new(&file).to_vec();
         let name = names.get(i as u32).as_string();
         let options = ReadOptions {
@@ -50,7 +57,17 @@ fn read_each(
             ..ReadOptions::default()
         };
         let label = name.unwrap_or_else(|| format!("file {}", i + 1));
-        match read_with_files(&bytes, &options, binaries) {
+        (i as u32, label, read_with_files(&bytes, &options, binaries))
+    });
+    gather(results, symbols)
+}
+
+/// What the readers gave, in the order given: the profiles (symbolised by the binaries) with
+/// their formats and warnings, and the files that failed.
+fn gather(results: impl Iterator<Item = SymbolisedRead>, symbols: &mut Symbols) -> Read {
+    let mut read = Read::default();
+    for (index, label, result) in results {
+        match result {
             Ok((parsed, report)) => {
                 if let Some(r) = report {
                     symbols.add(r);
@@ -62,7 +79,7 @@ fn read_each(
                 read.labels.push(label);
             }
             Err(e) => read.failed.push(Failure {
-                index: i as u32,
+                index,
                 name: label,
                 message: e.to_string(),
             }),
@@ -80,7 +97,13 @@ fn read_files(
     binaries: &[(String, Vec<u8>)],
 ) -> Result<LoadedFiles, JsError> {
     let mut symbols = Symbols::new(binaries.len());
-    let mut read = read_each(files, names, &mut symbols, binaries);
+    let read = read_each(files, names, &mut symbols, binaries);
+    loaded(read, symbols)
+}
+
+/// The profiles of `read` combined and pruned, with what `read` says; fails with every file's
+/// message when none could be read.
+fn loaded(mut read: Read, symbols: Symbols) -> Result<LoadedFiles, JsError> {
     if read.profiles.is_empty() && !read.failed.is_empty() {
         let lines: Vec<String> = read
             .failed
@@ -132,6 +155,23 @@ impl LoadedFiles {
         binaries: &[(String, Vec<u8>)],
     ) -> Result<LoadedFiles, JsError> {
         read_files(files, names, binaries)
+    }
+
+    /// [`LoadedFiles::read_all`] of files already read (by a parse session, `crate::wasm_stream`).
+    pub(crate) fn from_reads(
+        reads: Vec<FileRead>,
+        binaries: &[(String, Vec<u8>)],
+    ) -> Result<LoadedFiles, JsError> {
+        let mut symbols = Symbols::new(binaries.len());
+        let symbolised = reads.into_iter().map(|(index, label, result)| {
+            let result = result.map(|mut parsed| {
+                let report = symbolize_with_files(&mut parsed, binaries);
+                (parsed, report)
+            });
+            (index, label, result)
+        });
+        let read = gather(symbolised, &mut symbols);
+        loaded(read, symbols)
     }
 
     /// The profile, the formats read, the readers' warnings and what the binaries did.

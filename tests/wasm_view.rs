@@ -479,3 +479,47 @@ fn is_profile_tells_source_text_from_profiles() {
     assert!(!is_profile(b"x <- c(1, 2)\nprint(sum(x))\n"));
     assert!(!is_profile(b"package main\n\nfunc main() {}\n"));
 }
+
+/// The files of `texts` fed to a parse session in pieces of `size` bytes (the worker's way).
+fn session_of(texts: &[&[u8]], size: usize) -> proftab::wasm_stream::ParseSession {
+    let mut s = proftab::wasm_stream::ParseSession::new();
+    for (i, t) in texts.iter().enumerate() {
+        let tail = t
+            .len()
+            .checked_sub(4)
+            .map(|at| u32::from_le_bytes(t[at..].try_into().unwrap()));
+        s.begin(format!("file{i}.txt"), t.len() as f64, tail);
+        for piece in t.chunks(size) {
+            s.feed(piece);
+        }
+        s.end();
+    }
+    s
+}
+
+#[wasm_bindgen_test]
+fn a_parse_session_reads_as_the_whole_and_lists_failures() {
+    let big: String = (0..80_000)
+        .map(|i| format!("main;w{};l{} {}\n", i % 17, i * 7 % 101, 1 + i % 3))
+        .collect();
+    let gz = proftab::formats::gzip::gzip(big.as_bytes());
+    let texts: [&[u8]; 4] = [STACKS.as_bytes(), b"\x01\x02binary", big.as_bytes(), &gz];
+    let streamed =
+        LoadedFiles::read_session(session_of(&texts, 65536), &JsValue::UNDEFINED).unwrap();
+    let failed = streamed.failed();
+    assert_eq!(failed.length(), 1);
+    let f: Object = failed.get(0).dyn_into().unwrap();
+    assert_eq!(get(&f, "index").as_f64(), Some(1.0));
+    assert_eq!(get(&f, "name").as_string().unwrap(), "file1.txt");
+    let (bytes, names) = files(&[STACKS, "\u{1}\u{2}binary", &big]);
+    bytes.push(&Uint8Array::from(&gz[..]));
+    names.push(&"file3.txt".into());
+    let whole = Viewer::analyse(LoadedFiles::read(&bytes, &names).unwrap());
+    let v = Viewer::analyse(streamed);
+    assert_eq!(v.totals().to_vec(), whole.totals().to_vec());
+    assert_eq!(frame_names(&v), frame_names(&whole));
+    let info = |v: &Viewer, k: &str| get(&v.info(), k).as_f64();
+    for k in ["samples", "frames", "nodes", "maxDepth"] {
+        assert_eq!(info(&v, k), info(&whole, k), "{k}");
+    }
+}

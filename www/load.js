@@ -33,6 +33,7 @@ import {
   setProfile,
   setView,
   startTiming,
+  timings,
 } from "./state.js";
 import { searchText } from "./toolbar.js";
 import { linkProfile } from "./url.js";
@@ -88,6 +89,7 @@ export async function load(what, fault = null) {
 async function show(r) {
   showProgress({ phase: "layout", text: "Drawing…" });
   setProfile(r, searchText());
+  timings.wasmMemoryBytes = r.wasmMemoryBytes;
   setLoaded(true);
   setView(S.view);
   try {

@@ -33,7 +33,9 @@ export function showProgress(m) {
   let text;
   if (m.phase === "reading" || m.phase === "downloading") {
     const which = m.count > 1 ? ` file ${m.index + 1} of ${m.count}` : "";
-    const verb = m.phase === "reading" ? "Reading" : "Downloading";
+    // A parse session's mode (worker.js): the bytes are parsed or inflated as they arrive.
+    const also = { lines: " and parsing", gunzip: " and inflating" }[m.mode] || "";
+    const verb = `${m.phase === "reading" ? "Reading" : "Downloading"}${also}`;
     text = `${verb}${which}: ${formatBytes(m.done)}${m.total ? ` of ${formatBytes(m.total)}` : ""}`;
     fill.classList.remove("indeterminate");
     fill.style.width = m.total ? `${(100 * m.done) / m.total}%` : "0";

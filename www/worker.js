@@ -2,12 +2,17 @@
 // queries with typed-array columns. The page never parses; it only draws what comes back.
 // A wasm trap (a panic, a failed allocation) leaves the instance unusable: its answer says
 // `fatal`, and the page replaces this worker (worker-client.js).
-import init, { isBinary, isProfile, LoadedFiles, needsBinaries, recordPanics, Viewer } from "./pkg/proftab.js";
+import init, { isBinary, isProfile, LoadedFiles, needsBinaries, ParseSession, recordPanics, Viewer } from "./pkg/proftab.js";
 import { isSourceName, MAX_SOURCE_BYTES } from "./sources.js";
 import { columnarHandlers } from "./worker-columnar.js";
 import { treeHandlers } from "./worker-tree.js";
 
-const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) }).then(recordPanics);
+// The instance's exports: its linear memory's size goes with each load's answer.
+let wasm = null;
+const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.meta.url) }).then((exports) => {
+  wasm = exports;
+  recordPanics();
+});
 let viewer = null;
 // ELF files (binaries, `.debug` files) dropped so far, `{name, bytes}`: they symbolise the
 // perf.data files loaded with them or after them.
@@ -104,61 +109,171 @@ const transfer = (o) =>
     .filter((v) => ArrayBuffer.isView(v))
     .map((v) => v.buffer);
 
+/** Bytes of a file read first, to tell what it is (every detector looks at less). */
+const HEAD_BYTES = 1 << 20;
+
+/** The first `HEAD_BYTES` of `file`. */
+async function head(file) {
+  return new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
+}
+
+/** A file's last four bytes as a little-endian number (a gzip file's ISIZE), or undefined. */
+async function tail(file) {
+  if (file.size < 4) return undefined;
+  return new DataView(await file.slice(file.size - 4).arrayBuffer()).getUint32(0, true);
+}
+
 /**
- * The inputs of a load: `files` (with `paths`) sorted by what they are, then `urls`. `bytes`
- * and `names` are the profiles to read, `origin[i]` the index in `files` of `bytes[i]` (-1
- * for a URL), `roles[j]` what `files[j]` was taken for: "profile", "binary" or "source".
+ * The inputs of a load, each file told by its first MiB: `profiles` the files to read
+ * (`{file, index}`, index into `files`) or `urls`, `roles[j]` what `files[j]` was taken for
+ * ("profile", "binary" or "source"), `sources` the source texts, `kept` the binaries' names;
+ * `perf` when a profile is a perf.data (such a load is read whole, kept for binaries to come).
  */
 async function inputs({ files = [], urls = [], paths }) {
-  const out = { bytes: [], names: [], origin: [], roles: [], sources: [], kept: [] };
+  const out = { profiles: [], urls, roles: [], sources: [], kept: [], perf: false };
   for (let i = 0; i < files.length; i++) {
-    const b = await readAll(files[i], i, files.length);
-    if (isSourceName(files[i].name) && !isProfile(b)) {
-      if (b.length <= MAX_SOURCE_BYTES) out.sources.push({ path: paths?.[i] || files[i].name, text: new TextDecoder().decode(b) });
+    const h = await head(files[i]);
+    if (isSourceName(files[i].name) && !isProfile(h)) {
+      if (files[i].size <= MAX_SOURCE_BYTES) {
+        const text = new TextDecoder().decode(await readAll(files[i], i, files.length));
+        out.sources.push({ path: paths?.[i] || files[i].name, text });
+      }
       out.roles.push("source");
-    } else if (isBinary(b)) {
-      keepBinary(files[i].name, b);
+    } else if (isBinary(h)) {
+      keepBinary(files[i].name, await readAll(files[i], i, files.length));
       out.kept.push(files[i].name);
       out.roles.push("binary");
     } else {
-      out.bytes.push(b);
-      out.names.push(files[i].name);
-      out.origin.push(i);
+      out.perf ||= needsBinaries(h);
+      out.profiles.push({ file: files[i], index: i, head: h });
       out.roles.push("profile");
     }
   }
-  for (const u of urls) {
-    out.bytes.push(await fetchAll(u));
-    out.names.push(decodeURIComponent(new URL(u, self.location.href).pathname.split("/").pop() || u));
-    out.origin.push(-1);
-  }
   return out;
+}
+
+/** The name a URL's file is shown by. */
+function urlName(u) {
+  return decodeURIComponent(new URL(u, self.location.href).pathname.split("/").pop() || u);
+}
+
+/**
+ * Reads the profiles of `input` whole (`{bytes, names, origin}`, origin: index into `files`,
+ * -1 for a URL): for loads with a perf.data, which binaries dropped later read again.
+ */
+async function readWhole(input) {
+  const read = { bytes: [], names: [], origin: [] };
+  const count = input.profiles.length;
+  for (const [k, p] of input.profiles.entries()) {
+    read.bytes.push(await readAll(p.file, k, count));
+    read.names.push(p.file.name);
+    read.origin.push(p.index);
+  }
+  for (const u of input.urls) {
+    read.bytes.push(await fetchAll(u));
+    read.names.push(urlName(u));
+    read.origin.push(-1);
+  }
+  return read;
+}
+
+/**
+ * Reports `done` of `total` bytes of the current file fed to `session`; `mode` says what the
+ * session does with them (src/wasm_stream.rs: "lines" parses them, "gunzip" inflates them).
+ */
+function streamProgress(session, phase, done, total, index, count) {
+  postMessage({ kind: "progress", phase, mode: session.mode(), done, total, index, count });
+}
+
+/**
+ * Feeds `stream`'s chunks to `session` (begun), reporting every 50 ms as `phase` ("reading"
+ * or "downloading"); returns the bytes fed. Each call does one chunk's work, so the worker
+ * never runs long without a report.
+ */
+async function feedStream(session, stream, phase, done, total, index, count) {
+  const reader = stream.getReader();
+  let lastReport = 0;
+  for (;;) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    session.feed(value);
+    done += value.length;
+    const now = performance.now();
+    if (now - lastReport > 50) {
+      lastReport = now;
+      streamProgress(session, phase, done, total, index, count);
+    }
+  }
+  streamProgress(session, phase, done, total, index, count);
+  return done;
+}
+
+/**
+ * Reads the profiles of `input` as they arrive (src/wasm_stream.rs): no file is held whole
+ * in JavaScript; gzip is inflated and folded stacks parsed chunk by chunk. Returns the
+ * session (every file ended) and `origin` (index into `files` of each, -1 for a URL).
+ */
+async function readStreamed(input) {
+  const session = new ParseSession();
+  const origin = [];
+  const count = input.profiles.length + input.urls.length;
+  for (const [k, p] of input.profiles.entries()) {
+    session.begin(p.file.name, p.file.size, await tail(p.file));
+    session.feed(p.head);
+    const rest = p.file.slice(p.head.length).stream();
+    await feedStream(session, rest, "reading", p.head.length, p.file.size, k, count);
+    progress("parsing", p.file.size, p.file.size, k, count);
+    session.end();
+    origin.push(p.index);
+  }
+  for (const [k, u] of input.urls.entries()) {
+    const res = await fetch(u);
+    if (!res.ok) throw new Error(`${u}: HTTP ${res.status} ${res.statusText}`);
+    const total = Number(res.headers.get("content-length")) || 0;
+    session.begin(urlName(u), total, undefined);
+    await feedStream(session, res.body, "downloading", 0, total, input.profiles.length + k, count);
+    progress("parsing", total, total, input.profiles.length + k, count);
+    session.end();
+    origin.push(-1);
+  }
+  return { session, origin };
 }
 
 const handlers = {
   /**
    * Reads `{files, paths, urls}` and makes the viewer of the profiles among them. Answers
-   * `{info, frames, facets, writable, parseMs, analyseMs, sources, kept, roles, failed}`
+   * `{info, frames, facets, writable, parseMs, analyseMs, wasmMemoryBytes, sources, kept,
+   * roles, failed}` (`parseMs`: reading and parsing, which overlap when the files stream)
    * (`failed`: `[{name, message, index}]`, the files not read, `index` into `files` or -1;
    * their role is "failed"), or `{sources, kept, roles}` when there was no profile to read.
    * Fails with every reader's message when no profile could be read.
    */
   async load(args) {
-    const { bytes, names, origin, roles, sources, kept } = await inputs(args);
-    let read = { bytes, names };
+    const input = await inputs(args);
+    const { roles, sources, kept } = input;
     // Binaries alone: the last perf.data is read again with them.
-    const reread = !bytes.length && kept.length && perfInputs;
-    if (reread) read = perfInputs;
-    if (!read.bytes.length && (sources.length || kept.length)) return { sources, kept, roles };
-    perfInputs = read.bytes.some((b) => needsBinaries(b)) ? { bytes: [...read.bytes], names: [...read.names] } : null;
-    const size = read.bytes.reduce((s, b) => s + b.length, 0);
-    progress("parsing", size, size, 0, 1);
+    const reread = !input.profiles.length && !input.urls.length && kept.length && perfInputs;
+    if (!reread && !input.profiles.length && !input.urls.length && (sources.length || kept.length)) return { sources, kept, roles };
     const t0 = performance.now();
-    const loaded = LoadedFiles.readWith(read.bytes, read.names, binaries);
+    let loaded;
+    let origin;
+    if (reread || input.perf) {
+      const read = reread ? perfInputs : await readWhole(input);
+      origin = read.origin;
+      perfInputs = { bytes: [...read.bytes], names: [...read.names], origin: read.origin.map(() => -1) };
+      const size = read.bytes.reduce((s, b) => s + b.length, 0);
+      progress("parsing", size, size, 0, 1);
+      loaded = LoadedFiles.readWith(read.bytes, read.names, binaries);
+    } else {
+      perfInputs = null;
+      const streamed = await readStreamed(input);
+      origin = streamed.origin;
+      loaded = LoadedFiles.readSession(streamed.session, binaries);
+    }
     const failed = reread ? [] : loaded.failed().map((f) => ({ ...f, index: origin[f.index] }));
     for (const f of failed) if (f.index >= 0) roles[f.index] = "failed";
     const parseMs = performance.now() - t0;
-    progress("analysing", size, size, 0, 1);
+    progress("analysing", 0, 0, 0, 1);
     const next = Viewer.analyse(loaded);
     const analyseMs = performance.now() - t0 - parseMs;
     if (viewer) viewer.free();
@@ -170,6 +285,8 @@ const handlers = {
       writable: Viewer.writable_formats(),
       parseMs,
       analyseMs,
+      // Linear memory only grows: this is its peak so far, in bytes.
+      wasmMemoryBytes: wasm.memory.buffer.byteLength,
       sources,
       kept,
       roles,

@@ -18,7 +18,7 @@ const METHOD_DEFLATE: u8 = 8;
 /// Length of the fixed part of a member header.
 const FIXED_HEADER_LEN: usize = 10;
 /// Length of a member trailer (CRC-32 and ISIZE).
-const TRAILER_LEN: usize = 8;
+pub(super) const TRAILER_LEN: usize = 8;
 /// Header flag bits (RFC 1952 §2.3.1).
 const FLAG_HCRC: u8 = 0x02;
 const FLAG_EXTRA: u8 = 0x04;
@@ -26,7 +26,7 @@ const FLAG_NAME: u8 = 0x08;
 const FLAG_COMMENT: u8 = 0x10;
 const FLAG_RESERVED: u8 = 0xe0;
 /// Smallest output buffer allocated up front when inflating (grown by doubling from there).
-const MIN_INITIAL_OUTPUT: usize = 64 * 1024;
+pub(super) const MIN_INITIAL_OUTPUT: usize = 64 * 1024;
 /// The DEFLATE level used by [`gzip`] (zlib's default).
 pub const GZIP_LEVEL: u8 = 6;
 /// The OS byte written by [`gzip`]: 255 = unknown, so output does not depend on the machine.
@@ -42,8 +42,18 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 /// truncated, a CRC-32 or ISIZE does not match, bytes that are not a gzip member follow the
 /// stream, or the output would exceed `cap` bytes (`Limits::max_decompressed_bytes`).
 pub fn gunzip_capped(bytes: &[u8], cap: usize, format: &'static str) -> Result<Vec<u8>, ReadError> {
-    let mut out = Vec::new();
-    let mut pos = 0usize;
+    gunzip_members(bytes, 0, Vec::new(), cap, format)
+}
+
+/// Decodes the members of `bytes` from offset `pos` on, appending to `out` (which may hold
+/// earlier members' output: see [`super::gzip_stream`]); the rest as [`gunzip_capped`].
+pub(super) fn gunzip_members(
+    bytes: &[u8],
+    mut pos: usize,
+    mut out: Vec<u8>,
+    cap: usize,
+    format: &'static str,
+) -> Result<Vec<u8>, ReadError> {
     loop {
         pos = gunzip_member(bytes, pos, &mut out, cap, format)?;
         let rest = bytes.get(pos..).unwrap_or_default();
@@ -54,16 +64,18 @@ pub fn gunzip_capped(bytes: &[u8], cap: usize, format: &'static str) -> Result<V
             return Ok(out);
         }
         if !is_gzip(rest) {
-            return Err(ReadError::new(
-                format,
-                Place::Byte(pos as u64),
-                format!(
-                    "{} bytes of trailing data after the gzip stream (not another gzip member)",
-                    rest.len()
-                ),
-            ));
+            return Err(trailing_data(rest.len(), pos as u64, format));
         }
     }
+}
+
+/// The error for `len` bytes at offset `at` after a member that do not start another member.
+pub(super) fn trailing_data(len: usize, at: u64, format: &'static str) -> ReadError {
+    ReadError::new(
+        format,
+        Place::Byte(at),
+        format!("{len} bytes of trailing data after the gzip stream (not another gzip member)"),
+    )
 }
 
 /// Decompresses at most `max_len` bytes from the start of the first member of `bytes`, without
@@ -98,14 +110,8 @@ fn gunzip_member(
     } else {
         0
     };
-    let consumed = inflate_capped(body, out, cap, hint).map_err(|e| {
-        let message = match e {
-            InflateError::OverCap => super::over_cap_message(cap),
-            InflateError::Truncated => "the gzip stream is truncated".to_owned(),
-            InflateError::Corrupt => "corrupt DEFLATE data in the gzip stream".to_owned(),
-        };
-        ReadError::new(format, Place::Byte(body_start as u64), message)
-    })?;
+    let consumed = inflate_capped(body, out, cap, hint)
+        .map_err(|e| ReadError::new(format, Place::Byte(body_start as u64), e.message(cap)))?;
     let trailer_at = body_start.saturating_add(consumed);
     check_trailer(
         bytes,
@@ -122,8 +128,14 @@ fn size_hint(bytes: &[u8], body_len: usize) -> usize {
     let isize = bytes
         .len()
         .checked_sub(4)
-        .and_then(|at| read_u32_le(bytes, at))
-        .map_or(0, |v| v as usize);
+        .and_then(|at| read_u32_le(bytes, at));
+    trusted_size(isize, body_len)
+}
+
+/// The output size `isize` (a trailer's ISIZE) claims when it is plausible for `body_len`
+/// compressed bytes; else 0.
+pub(super) fn trusted_size(isize: Option<u32>, body_len: usize) -> usize {
+    let isize = isize.map_or(0, |v| v as usize);
     if isize <= body_len.saturating_mul(MAX_HINT_RATIO) {
         isize
     } else {
@@ -136,13 +148,24 @@ fn size_hint(bytes: &[u8], body_len: usize) -> usize {
 const MAX_HINT_RATIO: usize = 16;
 
 /// Checks the CRC-32 and ISIZE of the trailer at `at` against the member's output `data`.
-fn check_trailer(
+pub(super) fn check_trailer(
     bytes: &[u8],
     at: usize,
     data: &[u8],
     format: &'static str,
 ) -> Result<(), ReadError> {
-    let place = Place::Byte(at as u64);
+    check_trailer_at(bytes, at, data, format, at as u64)
+}
+
+/// [`check_trailer`], its errors placed at byte `origin` of the whole stream.
+pub(super) fn check_trailer_at(
+    bytes: &[u8],
+    at: usize,
+    data: &[u8],
+    format: &'static str,
+    origin: u64,
+) -> Result<(), ReadError> {
+    let place = Place::Byte(origin);
     let (Some(crc), Some(isize)) = (read_u32_le(bytes, at), read_u32_le(bytes, at + 4)) else {
         return Err(ReadError::new(
             format,
@@ -178,7 +201,11 @@ fn read_u32_le(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 /// Parses the member header starting at `start`; returns the offset of the DEFLATE body.
-fn parse_header(bytes: &[u8], start: usize, format: &'static str) -> Result<usize, ReadError> {
+pub(super) fn parse_header(
+    bytes: &[u8],
+    start: usize,
+    format: &'static str,
+) -> Result<usize, ReadError> {
     let err = |at: usize, msg: &str| ReadError::new(format, Place::Byte(at as u64), msg.to_owned());
     let fixed = bytes
         .get(start..start.saturating_add(FIXED_HEADER_LEN))
@@ -232,13 +259,24 @@ fn parse_header(bytes: &[u8], start: usize, format: &'static str) -> Result<usiz
 }
 
 /// Why raw inflation stopped.
-enum InflateError {
+pub(super) enum InflateError {
     /// The output would exceed the cap.
     OverCap,
     /// The DEFLATE stream ended early.
     Truncated,
     /// The DEFLATE stream is invalid.
     Corrupt,
+}
+
+impl InflateError {
+    /// What the error says, for an output capped at `cap` bytes.
+    pub(super) fn message(&self, cap: usize) -> String {
+        match self {
+            InflateError::OverCap => super::over_cap_message(cap),
+            InflateError::Truncated => "the gzip stream is truncated".to_owned(),
+            InflateError::Corrupt => "corrupt DEFLATE data in the gzip stream".to_owned(),
+        }
+    }
 }
 
 /// Inflates the raw DEFLATE stream at the start of `input`, appending to `out`, which never
@@ -293,7 +331,7 @@ fn inflate_capped(
 
 /// Resizes `out` to `len` (zero-filled), allocating exactly that much: `Vec::resize` alone
 /// may round the capacity up to twice the old one, i.e. up to twice the cap.
-fn resize_exact(out: &mut Vec<u8>, len: usize) {
+pub(super) fn resize_exact(out: &mut Vec<u8>, len: usize) {
     out.reserve_exact(len.saturating_sub(out.len()));
     out.resize(len, 0);
 }

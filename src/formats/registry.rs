@@ -248,6 +248,22 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     read_as(format, &inner, options)
 }
 
+/// Reads `inner`, the decompressed bytes of a compressed input, as [`read_any`] reads that
+/// input: as `claimed` when a detector claimed the compressed bytes, else as the format the
+/// decompressed bytes show; `description` names them in the "unrecognized format" message.
+pub fn read_decompressed(
+    claimed: Option<Format>,
+    inner: &[u8],
+    description: &str,
+    options: &ReadOptions,
+) -> Result<Parsed, ReadError> {
+    let head = inner.get(..SNIFF_DECOMPRESSED_BYTES).unwrap_or(inner);
+    match claimed.or_else(|| detect(head)) {
+        Some(format) => read_as(format, inner, options),
+        None => Err(unrecognized(head, description)),
+    }
+}
+
 /// How many decompressed bytes [`read_any`] examines to detect the format of compressed input
 /// (every detector looks at a prefix of at most 64 KiB; the rest is margin).
 pub const SNIFF_DECOMPRESSED_BYTES: usize = 1 << 20;

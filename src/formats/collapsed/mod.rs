@@ -37,6 +37,7 @@
 
 mod grammar;
 mod read;
+pub mod stream;
 mod write;
 
 use super::read_common::decode_text;

@@ -9,7 +9,7 @@ use super::{BEFORE_TYPE, META_COMMENT, NAME};
 use crate::formats::error::{Place, ReadError, Warnings};
 use crate::formats::read_common::decode_text;
 use crate::formats::read_common::finish_parsed;
-use crate::formats::{Format, Parsed, ReadOptions};
+use crate::formats::{Format, Limits, Parsed, ReadOptions};
 use crate::hash::HashMap;
 use crate::model::ext;
 use crate::model::{
@@ -42,9 +42,10 @@ pub fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     reader.finish(warnings)
 }
 
-/// Reader state: the builder and the interned frames.
-struct Reader<'o> {
-    options: &'o ReadOptions,
+/// Reader state: the builder and the interned frames. Fed one line at a time, so the whole
+/// text need not be in memory ([`super::stream::LineStream`]).
+pub(super) struct Reader {
+    limits: Limits,
     b: ProfileBuilder,
     source: SourceIndex,
     samples: ValueTypeIndex,
@@ -53,15 +54,15 @@ struct Reader<'o> {
     stack_lines: usize,
 }
 
-impl<'o> Reader<'o> {
-    fn new(options: &'o ReadOptions, differential: bool) -> Self {
+impl Reader {
+    pub(super) fn new(options: &ReadOptions, differential: bool) -> Self {
         let mut b = ProfileBuilder::new();
         let source = b.add_source(NAME, options.source_uri.as_deref(), None);
         let before = differential.then(|| b.value_type(BEFORE_TYPE, "count"));
         let samples = b.value_type("samples", "count");
         b.set_meta(META_DEFAULT_TYPE, "samples");
         Reader {
-            options,
+            limits: options.limits.clone(),
             b,
             source,
             samples,
@@ -71,7 +72,12 @@ impl<'o> Reader<'o> {
         }
     }
 
-    fn line(&mut self, number: usize, raw: &str, warnings: &mut Warnings) -> Result<(), ReadError> {
+    pub(super) fn line(
+        &mut self,
+        number: usize,
+        raw: &str,
+        warnings: &mut Warnings,
+    ) -> Result<(), ReadError> {
         match classify(raw) {
             Line::Blank => {}
             Line::Comment(text) => self.b.add_meta(META_COMMENT, text),
@@ -100,8 +106,8 @@ impl<'o> Reader<'o> {
         count: &str,
         warnings: &mut Warnings,
     ) -> Result<(), ReadError> {
-        if self.stack_lines >= self.options.limits.max_samples {
-            let max = self.options.limits.max_samples;
+        if self.stack_lines >= self.limits.max_samples {
+            let max = self.limits.max_samples;
             return Err(line_error(
                 number,
                 format!("more than {max} stack lines (the sample limit)"),
@@ -131,8 +137,8 @@ impl<'o> Reader<'o> {
             return Ok(node);
         }
         for (depth, frame) in stack.split(';').enumerate() {
-            if depth >= self.options.limits.max_stack_depth {
-                let max = self.options.limits.max_stack_depth;
+            if depth >= self.limits.max_stack_depth {
+                let max = self.limits.max_stack_depth;
                 return Err(line_error(
                     number,
                     format!("the stack is deeper than {max} frames (the stack depth limit)"),
@@ -167,7 +173,7 @@ impl<'o> Reader<'o> {
         loc
     }
 
-    fn finish(self, warnings: Warnings) -> Result<Parsed, ReadError> {
+    pub(super) fn finish(self, warnings: Warnings) -> Result<Parsed, ReadError> {
         if self.stack_lines == 0 {
             return Err(ReadError::whole(
                 NAME,

@@ -82,15 +82,8 @@ pub fn read_with_files(
     options: &ReadOptions,
     files: &[NamedFile],
 ) -> Result<(Parsed, Option<Report>), ReadError> {
-    let index: Vec<(Option<String>, &NamedFile)> =
-        files.iter().map(|f| (build_id_of(&f.1), f)).collect();
-    let mut find = |path: &str, build_id: Option<&str>| -> Vec<Vec<u8>> {
-        matching(&index, base_name, path, build_id)
-            .into_iter()
-            .filter(|f| build_id.is_none_or(|id| build_id_of(&f.1).as_deref() == Some(id)))
-            .map(|f| f.1.clone())
-            .collect()
-    };
+    let index = file_index(files);
+    let mut find = finder(&index);
     // A compressed perf.data is symbolised, not unwound: its bytes are read_any's to inflate.
     let perf_data = crate::formats::detect(bytes) == Some(Format::PerfData);
     let mut parsed = if perf_data && !files.is_empty() {
@@ -100,6 +93,33 @@ pub fn read_with_files(
     };
     let report = symbolize_parsed(&mut parsed, &mut find, None);
     Ok((parsed, report))
+}
+
+/// Symbolises a profile already read (without its bytes, so a perf.data's `--call-graph dwarf`
+/// stacks stay as read) with `files`, as [`read_with_files`] does; `None` for other formats.
+pub fn symbolize_with_files(parsed: &mut Parsed, files: &[NamedFile]) -> Option<Report> {
+    let index = file_index(files);
+    let mut find = finder(&index);
+    symbolize_parsed(parsed, &mut find, None)
+}
+
+/// `files` with their build-ids, read once.
+fn file_index(files: &[NamedFile]) -> Vec<(Option<String>, &NamedFile)> {
+    files.iter().map(|f| (build_id_of(&f.1), f)).collect()
+}
+
+/// The binary source over `index`: the files matching a path and build-id (see [`matching`]),
+/// a file found by name only when its build-id is the one recorded or none was.
+fn finder<'a>(
+    index: &'a [(Option<String>, &'a NamedFile)],
+) -> impl FnMut(&str, Option<&str>) -> Vec<Vec<u8>> + 'a {
+    move |path: &str, build_id: Option<&str>| -> Vec<Vec<u8>> {
+        matching(index, base_name, path, build_id)
+            .into_iter()
+            .filter(|f| build_id.is_none_or(|id| build_id_of(&f.1).as_deref() == Some(id)))
+            .map(|f| f.1.clone())
+            .collect()
+    }
 }
 
 /// The file name of a `(name or path, bytes)` file.

@@ -1,0 +1,281 @@
+//! gzip inflated as the compressed bytes arrive, into one output buffer sized from the
+//! trailer's ISIZE (given up front: the viewer reads a file's last four bytes first), so the
+//! compressed input is never held whole. The output and its checks are those of
+//! [`gzip::gunzip_capped`](super::gzip::gunzip_capped): capped, CRC-32 and ISIZE checked,
+//! further members decoded (those, rare, are kept compressed until [`GunzipStream::finish`]).
+
+use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::TINFLStatus;
+
+use super::error::{Place, ReadError};
+use super::gzip::{
+    check_trailer_at, gunzip_members, is_gzip, parse_header, resize_exact, trailing_data,
+    trusted_size, InflateError, MIN_INITIAL_OUTPUT, TRAILER_LEN,
+};
+
+/// The inflation of one gzip stream fed chunk by chunk.
+pub struct GunzipStream {
+    /// The name errors carry (the format the stream was taken for, or "gzip").
+    format: &'static str,
+    cap: usize,
+    decomp: Box<DecompressorOxide>,
+    /// The output so far: `out[..written]` (the rest is room).
+    out: Vec<u8>,
+    written: usize,
+    /// Offset of the first member's DEFLATE data in the stream.
+    body_start: usize,
+    /// Compressed bytes fed so far.
+    fed: usize,
+    /// Offset of the first member's trailer, once its DEFLATE data ended.
+    trailer_at: usize,
+    /// The stream bytes after the first member's DEFLATE data (its trailer, further members),
+    /// once that data ended.
+    after: Option<Vec<u8>>,
+    /// Input the inflater left unread (kept for the next chunk).
+    pending: Vec<u8>,
+    /// The first error, reported by `finish`; later chunks are ignored.
+    error: Option<ReadError>,
+}
+
+impl GunzipStream {
+    /// A stream whose first bytes are `head` (holding the whole member header), of `total`
+    /// compressed bytes whose last four are `isize`; `cap` bounds the output. `None` when the
+    /// header cannot be parsed from `head` (the caller then reads the whole input at once, so
+    /// the error is the usual one).
+    pub fn start(
+        head: &[u8],
+        total: usize,
+        isize: Option<u32>,
+        cap: usize,
+        format: &'static str,
+    ) -> Option<Self> {
+        let body_start = parse_header(head, 0, format).ok()?;
+        let hint = trusted_size(isize, total.saturating_sub(body_start));
+        let initial = match hint {
+            0 => total.saturating_mul(4).max(MIN_INITIAL_OUTPUT),
+            h => h.saturating_add(1), // a full buffer reads as "more output"
+        };
+        let mut out = Vec::new();
+        resize_exact(&mut out, initial.min(cap));
+        let mut s = GunzipStream {
+            format,
+            cap,
+            decomp: Box::default(),
+            out,
+            written: 0,
+            body_start,
+            fed: body_start,
+            trailer_at: 0,
+            after: None,
+            pending: Vec::new(),
+            error: None,
+        };
+        s.feed(&head[body_start..]);
+        Some(s)
+    }
+
+    /// Inflates `chunk`, the next bytes of the stream.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.fed += chunk.len();
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(after) = &mut self.after {
+            after.extend_from_slice(chunk);
+            return;
+        }
+        let joined;
+        let input = if self.pending.is_empty() {
+            chunk
+        } else {
+            let mut j = std::mem::take(&mut self.pending);
+            j.extend_from_slice(chunk);
+            joined = j;
+            &joined
+        };
+        if let Err(e) = self.inflate(input) {
+            let place = Place::Byte(self.body_start as u64);
+            self.error = Some(ReadError::new(self.format, place, e.message(self.cap)));
+        }
+    }
+
+    /// Compressed bytes fed so far.
+    pub fn fed(&self) -> usize {
+        self.fed
+    }
+
+    /// Inflated bytes so far.
+    pub fn inflated(&self) -> usize {
+        self.written
+    }
+
+    /// Runs the inflater over `input`; keeps what follows the DEFLATE data in `after`.
+    fn inflate(&mut self, input: &[u8]) -> Result<(), InflateError> {
+        let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
+            | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+        let mut used = 0usize;
+        loop {
+            let rest = input.get(used..).unwrap_or_default();
+            let (status, n, written) =
+                decompress(&mut self.decomp, rest, &mut self.out, self.written, flags);
+            used = used.saturating_add(n);
+            self.written = self.written.saturating_add(written);
+            match status {
+                TINFLStatus::Done => {
+                    let rest = input.get(used..).unwrap_or_default();
+                    self.trailer_at = self.fed - rest.len();
+                    self.after = Some(rest.to_vec());
+                    return Ok(());
+                }
+                TINFLStatus::HasMoreOutput => self.grow()?,
+                TINFLStatus::NeedsMoreInput => {
+                    self.pending = input.get(used..).unwrap_or_default().to_vec();
+                    return Ok(());
+                }
+                TINFLStatus::FailedCannotMakeProgress => return Err(InflateError::Truncated),
+                _ => return Err(InflateError::Corrupt),
+            }
+        }
+    }
+
+    /// Doubles the output room, up to the cap.
+    fn grow(&mut self) -> Result<(), InflateError> {
+        if self.out.len() >= self.cap {
+            return Err(InflateError::OverCap);
+        }
+        let grown = self
+            .out
+            .len()
+            .saturating_mul(2)
+            .max(MIN_INITIAL_OUTPUT)
+            .min(self.cap);
+        resize_exact(&mut self.out, grown);
+        Ok(())
+    }
+
+    /// The whole output, once the stream is complete: the first member's trailer checked,
+    /// any further members decoded. Fails as `gunzip_capped` does.
+    pub fn finish(mut self) -> Result<Vec<u8>, ReadError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let Some(after) = self.after.take() else {
+            let place = Place::Byte(self.body_start as u64);
+            let message = InflateError::Truncated.message(self.cap);
+            return Err(ReadError::new(self.format, place, message));
+        };
+        let data = self.out.get(..self.written).unwrap_or_default();
+        check_trailer_at(&after, 0, data, self.format, self.trailer_at as u64)?;
+        self.out.truncate(self.written);
+        if after.len() == TRAILER_LEN {
+            if self.out.capacity() > self.out.len() + self.out.len() / 8 {
+                self.out.shrink_to_fit();
+            }
+            return Ok(self.out);
+        }
+        let more = &after[TRAILER_LEN..];
+        let at = (self.trailer_at + TRAILER_LEN) as u64;
+        if !is_gzip(more) {
+            return Err(trailing_data(more.len(), at, self.format));
+        }
+        // Offsets in `after` count from the first trailer: shift them to the stream's.
+        gunzip_members(&after, TRAILER_LEN, self.out, self.cap, self.format).map_err(|mut e| {
+            if let Place::Byte(b) = &mut e.place {
+                *b += self.trailer_at as u64;
+            }
+            e
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::gzip::{gunzip_capped, gzip};
+
+    /// Feeds `gz` in pieces of `size` bytes (the first `head` bytes at once).
+    fn streamed(gz: &[u8], head: usize, size: usize, cap: usize) -> Result<Vec<u8>, ReadError> {
+        let head = head.min(gz.len());
+        let isize = gz
+            .len()
+            .checked_sub(4)
+            .map(|at| u32::from_le_bytes(gz[at..].try_into().unwrap()));
+        let mut s = GunzipStream::start(&gz[..head], gz.len(), isize, cap, "gzip").unwrap();
+        for piece in gz[head..].chunks(size) {
+            s.feed(piece);
+        }
+        s.finish()
+    }
+
+    fn sample() -> Vec<u8> {
+        (0..200_000u32)
+            .flat_map(|i| format!("line {} {}\n", i % 977, i * 7919 % 13).into_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn chunked_inflate_equals_the_whole() {
+        let data = sample();
+        let gz = gzip(&data);
+        for size in [1, 7, 4096, 65536, 1 << 20] {
+            let out = streamed(&gz, 32, size, usize::MAX).unwrap();
+            assert_eq!(out, data, "piece size {size}");
+        }
+    }
+
+    #[test]
+    fn several_members_and_errors_as_gunzip_capped() {
+        let data = sample();
+        let mut two = gzip(&data[..1000]);
+        two.extend(gzip(&data[1000..]));
+        assert_eq!(streamed(&two, 64, 333, usize::MAX).unwrap(), data);
+        let gz = gzip(&data);
+        let cut = &gz[..gz.len() - 3];
+        let want = gunzip_capped(cut, usize::MAX, "gzip")
+            .unwrap_err()
+            .to_string();
+        let got = streamed(cut, 64, 4096, usize::MAX).unwrap_err().to_string();
+        assert!(got.contains("truncated"), "{got} / {want}");
+        let mut bad = gz.clone();
+        let n = bad.len();
+        bad[n - 6] ^= 1;
+        let got = streamed(&bad, 64, 4096, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            got,
+            gunzip_capped(&bad, usize::MAX, "gzip")
+                .unwrap_err()
+                .to_string()
+        );
+        let mut junk = gz.clone();
+        junk.extend_from_slice(b"junk!");
+        let got = streamed(&junk, 64, 4096, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            got,
+            gunzip_capped(&junk, usize::MAX, "gzip")
+                .unwrap_err()
+                .to_string()
+        );
+        let mut bad_second = gzip(&data[..1000]);
+        let first_len = bad_second.len();
+        bad_second.extend(gzip(&data[1000..]));
+        bad_second[first_len + 20] ^= 0xff;
+        let got = streamed(&bad_second, 64, 4096, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            got,
+            gunzip_capped(&bad_second, usize::MAX, "gzip")
+                .unwrap_err()
+                .to_string()
+        );
+        let over = streamed(&gz, 64, 4096, 1000).unwrap_err().to_string();
+        assert_eq!(
+            over,
+            gunzip_capped(&gz, 1000, "gzip").unwrap_err().to_string()
+        );
+    }
+}

@@ -1,0 +1,241 @@
+//! Reading one input fed chunk by chunk (the viewer's files as `File.stream()` gives them),
+//! so that it is never held twice: the first MiB decides how the rest is taken.
+//!
+//! - gzip: inflated as it arrives ([`GunzipStream`]) into one buffer sized from the trailer;
+//!   the compressed bytes are dropped chunk by chunk. Read by the format a detector claims
+//!   for the compressed bytes, else the one claiming the inflated bytes, as [`read_any`].
+//! - folded stacks (UTF-8, not differential): each complete line read at once
+//!   ([`LineStream`]); the text is never held.
+//! - anything else: the bytes gathered into one buffer of the size announced, then
+//!   [`read_any`].
+//!
+//! Invariant: [`StreamRead::finish`] gives what `read_any` gives on the concatenated chunks
+//! (the same profile and warnings; the same errors, except that a corrupt gzip stream no
+//! detector recognizes reports the decoder's error rather than "unrecognized format").
+
+use super::collapsed::stream::{streamable, LineStream};
+use super::error::ReadError;
+use super::gzip::is_gzip;
+use super::gzip_stream::GunzipStream;
+use super::registry::{read_decompressed, SNIFF_DECOMPRESSED_BYTES};
+use super::{detect, read_any, Format, Parsed, ReadOptions};
+
+/// Bytes gathered before deciding how the input is read: every detector looks at a prefix of
+/// at most 64 KiB, so this is as good as the whole for detection.
+const HEAD_BYTES: usize = SNIFF_DECOMPRESSED_BYTES;
+
+/// How the rest of the input is taken.
+enum Stage {
+    /// Not decided yet: fewer than [`HEAD_BYTES`] bytes fed.
+    Head(Vec<u8>),
+    /// Gathered whole, read at the end.
+    Whole(Vec<u8>),
+    /// Inflated as it arrives; `claimed`: the format a detector claimed the gzip bytes for.
+    Gunzip {
+        stream: GunzipStream,
+        claimed: Option<Format>,
+    },
+    /// Folded stacks, read line by line.
+    Lines(LineStream),
+    /// A line failed to read: the error `finish` returns.
+    Failed(ReadError),
+}
+
+/// One input read as it arrives: [`StreamRead::feed`] the chunks in order, then
+/// [`StreamRead::finish`].
+pub struct StreamRead {
+    options: ReadOptions,
+    /// The input's size in bytes, as announced (sizes the buffers; not trusted for anything else).
+    total: usize,
+    /// The input's last four bytes, little-endian: a gzip stream's ISIZE.
+    tail: Option<u32>,
+    fed: u64,
+    stage: Stage,
+}
+
+impl StreamRead {
+    /// A reader of an input of `total` bytes whose last four bytes are `tail` (when known).
+    pub fn new(options: ReadOptions, total: usize, tail: Option<u32>) -> Self {
+        StreamRead {
+            options,
+            total,
+            tail,
+            fed: 0,
+            stage: Stage::Head(Vec::with_capacity(total.min(HEAD_BYTES))),
+        }
+    }
+
+    /// Takes the next `chunk` of the input.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.fed += chunk.len() as u64;
+        match &mut self.stage {
+            Stage::Head(head) => {
+                head.extend_from_slice(chunk);
+                if head.len() >= HEAD_BYTES {
+                    self.decide();
+                }
+            }
+            Stage::Whole(all) => all.extend_from_slice(chunk),
+            Stage::Gunzip { stream, .. } => stream.feed(chunk),
+            Stage::Lines(lines) => {
+                if let Err(e) = lines.feed(chunk) {
+                    self.stage = Stage::Failed(e);
+                }
+            }
+            Stage::Failed(_) => {}
+        }
+    }
+
+    /// Bytes fed so far.
+    pub fn fed(&self) -> u64 {
+        self.fed
+    }
+
+    /// How the input is being read: "pending" (first MiB), "whole", "gunzip", "lines" or "failed".
+    pub fn mode(&self) -> &'static str {
+        match self.stage {
+            Stage::Head(_) => "pending",
+            Stage::Whole(_) => "whole",
+            Stage::Gunzip { .. } => "gunzip",
+            Stage::Lines(_) => "lines",
+            Stage::Failed(_) => "failed",
+        }
+    }
+
+    /// Chooses the stage from the first bytes (all of them when the input is shorter).
+    fn decide(&mut self) {
+        if let Stage::Head(head) = &mut self.stage {
+            let head = std::mem::take(head);
+            self.stage = self.stage_for(head);
+        }
+    }
+
+    fn stage_for(&self, head: Vec<u8>) -> Stage {
+        if is_gzip(&head) {
+            let claimed = detect(&head);
+            let name = claimed.map_or("gzip", Format::name);
+            let cap = self.options.limits.decompressed_cap(self.total);
+            if let Some(stream) = GunzipStream::start(&head, self.total, self.tail, cap, name) {
+                return Stage::Gunzip { stream, claimed };
+            }
+        } else if streamable(&head) {
+            let mut lines = LineStream::new(&self.options);
+            return match lines.feed(&head) {
+                Ok(()) => Stage::Lines(lines),
+                Err(e) => Stage::Failed(e),
+            };
+        }
+        let mut all = head;
+        all.reserve_exact(self.total.saturating_sub(all.len()));
+        Stage::Whole(all)
+    }
+
+    /// The profile read from everything fed.
+    pub fn finish(mut self) -> Result<Parsed, ReadError> {
+        self.decide();
+        match self.stage {
+            Stage::Head(bytes) | Stage::Whole(bytes) => read_any(&bytes, &self.options),
+            Stage::Gunzip { stream, claimed } => {
+                let inner = stream.finish()?;
+                read_decompressed(claimed, &inner, "gzip-compressed data", &self.options)
+            }
+            Stage::Lines(lines) => lines.finish(),
+            Stage::Failed(e) => Err(e),
+        }
+    }
+}
+
+/// `profile`'s `Debug` text without the string table's lookup map (a hash map, whose order
+/// differs between equal tables): what the tests compare two reads by.
+#[cfg(test)]
+pub(crate) fn comparable(profile: &crate::model::Profile) -> String {
+    let text = format!("{profile:?}");
+    let Some(start) = text.find("lookup: {") else {
+        return text;
+    };
+    let end = text[start..]
+        .find("} }")
+        .map_or(text.len(), |e| start + e + 1);
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::gzip::gzip;
+
+    /// `bytes` fed in pieces of `size`; the stage it took and what `finish` gave, beside `read_any`.
+    fn both(bytes: &[u8], size: usize) -> (&'static str, String, String) {
+        let tail = bytes
+            .len()
+            .checked_sub(4)
+            .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
+        let options = ReadOptions::default();
+        let mut s = StreamRead::new(options.clone(), bytes.len(), tail);
+        let mut mode = "pending";
+        for piece in bytes.chunks(size) {
+            s.feed(piece);
+            if mode == "pending" {
+                mode = s.mode();
+            }
+        }
+        let show = |r: Result<Parsed, ReadError>| match r {
+            Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
+            Err(e) => e.to_string(),
+        };
+        (mode, show(s.finish()), show(read_any(bytes, &options)))
+    }
+
+    /// Folded stacks of more than a MiB even gzipped (pseudo-random names).
+    fn big_collapsed() -> Vec<u8> {
+        let mut x = 12345u64;
+        (0..200_000u32)
+            .flat_map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                format!("main;f{};g{:x};h{} {}\n", i % 31, x >> 40, i % 7, 1 + i % 5).into_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn collapsed_streams_by_line_and_reads_as_whole() {
+        let text = big_collapsed();
+        assert!(text.len() > HEAD_BYTES);
+        let (mode, streamed, whole) = both(&text, 65536);
+        assert_eq!(mode, "lines");
+        assert_eq!(streamed, whole);
+    }
+
+    #[test]
+    fn gzip_inflates_as_it_arrives_and_reads_as_whole() {
+        let gz = gzip(&big_collapsed());
+        let (mode, streamed, whole) = both(&gz, 8192);
+        assert!(gz.len() > HEAD_BYTES, "{}", gz.len());
+        assert_eq!(mode, "gunzip");
+        assert_eq!(streamed, whole);
+    }
+
+    #[test]
+    fn small_and_other_inputs_read_as_whole() {
+        for file in [
+            "../shared/corpus/pprof",
+            "../shared/corpus/collapsed",
+            "../shared/corpus/rprof",
+        ] {
+            let Ok(dir) = std::fs::read_dir(file) else {
+                continue;
+            };
+            for entry in dir.flatten().take(8) {
+                let bytes = std::fs::read(entry.path()).unwrap();
+                let (_, streamed, whole) = both(&bytes, 4096);
+                assert_eq!(streamed, whole, "{}", entry.path().display());
+            }
+        }
+        let (_, streamed, whole) = both(b"", 10);
+        assert_eq!(streamed, whole);
+        let (_, streamed, whole) = both(b"not a profile at all", 3);
+        assert_eq!(streamed, whole);
+    }
+}

@@ -1,0 +1,101 @@
+//! The viewer's files read as they arrive: the worker gives each file's chunks to a
+//! [`ParseSession`] as `File.stream()` yields them, so no file is held in JavaScript and in
+//! wasm at once, a gzip file is inflated chunk by chunk (its compressed bytes never whole),
+//! and folded stacks are read line by line (their text never whole). Each call does one
+//! chunk's work, so the worker reports real progress between calls and a cancel (the page
+//! terminates the worker) takes effect at once. See [`crate::formats::stream`].
+//!
+//! ```js
+//! const session = new ParseSession();
+//! session.begin(file.name, file.size, lastFourBytes); // per file
+//! for await (const chunk of file.stream()) session.feed(chunk);
+//! session.end();
+//! const loaded = LoadedFiles.readSession(session, binaries); // consumes the session
+//! ```
+
+use wasm_bindgen::prelude::*;
+
+use crate::formats::stream::StreamRead;
+use crate::formats::ReadOptions;
+use crate::wasm_load::{FileRead, LoadedFiles};
+use crate::wasm_symbols::binaries_of;
+
+/// The files of one load, read as they are fed: see the module doc.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct ParseSession {
+    /// The files ended, in order, with what their readers gave.
+    done: Vec<FileRead>,
+    /// The file being fed: its label and reader.
+    current: Option<(String, StreamRead)>,
+}
+
+#[wasm_bindgen]
+impl ParseSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> ParseSession {
+        ParseSession::default()
+    }
+
+    /// Starts the next file, `name` (its `source_uri`), of `size` bytes; `tail`: its last four
+    /// bytes as a little-endian number (a gzip file's ISIZE, which sizes the inflated buffer),
+    /// when known. A file still open is ended first.
+    pub fn begin(&mut self, name: String, size: f64, tail: Option<u32>) {
+        self.end();
+        let options = ReadOptions {
+            source_uri: Some(name.clone()),
+            ..ReadOptions::default()
+        };
+        // A size past usize (4 GiB on wasm32) only sizes buffers: it saturates.
+        let size = if size >= 0.0 { size as usize } else { 0 };
+        self.current = Some((name, StreamRead::new(options, size, tail)));
+    }
+
+    /// The next bytes of the file begun. Never fails: a reader's error is kept for `end`.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if let Some((_, reader)) = &mut self.current {
+            reader.feed(chunk);
+        }
+    }
+
+    /// Bytes fed to the file begun.
+    pub fn fed(&self) -> f64 {
+        self.current.as_ref().map_or(0.0, |(_, r)| r.fed() as f64)
+    }
+
+    /// How the file begun is read: "pending", "whole", "gunzip", "lines" or "failed".
+    pub fn mode(&self) -> String {
+        self.current
+            .as_ref()
+            .map_or("none", |(_, r)| r.mode())
+            .to_owned()
+    }
+
+    /// Ends the file begun: reads what is left of it (all of it, for a format read whole).
+    pub fn end(&mut self) {
+        if let Some((label, reader)) = self.current.take() {
+            let index = self.done.len() as u32;
+            self.done.push((index, label, reader.finish()));
+        }
+    }
+
+    /// Files ended so far.
+    pub fn files(&self) -> u32 {
+        self.done.len() as u32
+    }
+}
+
+#[wasm_bindgen]
+impl LoadedFiles {
+    /// The files of `session` (ended) combined, with `binaries` (`[{name, bytes}]`) for the
+    /// symbols of perf.data files; as `LoadedFiles.readWith`. `failed()[i].index` is the
+    /// file's position in the session.
+    #[wasm_bindgen(js_name = readSession)]
+    pub fn read_session(
+        mut session: ParseSession,
+        binaries: &JsValue,
+    ) -> Result<LoadedFiles, JsError> {
+        session.end();
+        LoadedFiles::from_reads(session.done, &binaries_of(binaries)?)
+    }
+}

@@ -1,0 +1,107 @@
+// The viewer reads files as they arrive (www/worker.js → src/wasm_stream.rs): folded stacks
+// parsed line by line and gzip inflated chunk by chunk, with real progress (bytes fed) and a
+// cancel that works mid-parse. What a streamed file shows must equal what the same bytes
+// read whole show (the CLI's `info`, which reads them whole).
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import zlib from "node:zlib";
+import { Profile } from "../../js/node.mjs";
+import { drawn, readyPage } from "./viewer-page.mjs";
+
+/** Folded stacks of `lines` lines (pseudo-random frames, counts 1–9), about 60 bytes a line. */
+function foldedStacks(lines) {
+  let x = 12345;
+  const out = [];
+  for (let i = 0; i < lines; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out.push(`main;run_${i % 13};step_${x % 997};leaf_${(x >> 10) % 89} ${1 + (i % 9)}\n`);
+  }
+  return out.join("");
+}
+
+/** Samples, frames, stack nodes and formats of the shown profile. */
+function shown(page) {
+  return page.evaluate(() => {
+    const { samples, frames, nodes, formats } = window.__proftab.state.info;
+    return { samples, frames, nodes, formats };
+  });
+}
+
+/** The progress texts seen while `page` loads, sampled each animation frame until it is shown. */
+function watchProgress(page) {
+  return page.evaluate(() => {
+    window.__seen = [];
+    const look = () => {
+      const t = document.getElementById("progress-text").textContent;
+      if (!document.getElementById("progress").hidden && window.__seen.at(-1) !== t) window.__seen.push(t);
+      if (document.body.dataset.state === "loading" || window.__seen.length === 0) requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  });
+}
+
+test("big folded stacks and their gzip stream in: progress is bytes parsed, and they read as the whole", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
+  const text = foldedStacks(300_000); // about 17 MB: many chunks after the first MiB
+  const plain = path.join(dir, "big.collapsed");
+  const gz = path.join(dir, "big.collapsed.gz");
+  fs.writeFileSync(plain, text);
+  fs.writeFileSync(gz, zlib.gzipSync(text, { level: 1 }));
+  // The same bytes read whole by the npm package (Profile.parse: no streaming).
+  const whole = Profile.parse(fs.readFileSync(plain), "big.collapsed");
+  const want = { samples: whole.numSamples, functions: whole.functionName().length };
+  whole.free();
+  const { page, problems } = await readyPage();
+  try {
+    for (const [file, verb] of [
+      [plain, "Reading and parsing"],
+      [gz, "Reading and inflating"],
+    ]) {
+      await watchProgress(page);
+      await page.setInputFiles("#file-input", file);
+      await drawn(page);
+      const seen = await page.evaluate(() => window.__seen);
+      const fed = seen.filter((s) => s.startsWith(verb));
+      if (fs.statSync(file).size > 2 << 20) assert.ok(fed.length >= 1, `no "${verb}" among ${JSON.stringify(seen)}`);
+      const got = await shown(page);
+      assert.equal(got.samples, 300_000);
+      assert.equal(got.samples, want.samples);
+      assert.equal(got.frames, want.functions);
+      assert.deepEqual(got.formats, ["collapsed"]);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("cancel mid-parse of a streamed file stops it; the next load works", async () => {
+  const { page, problems } = await readyPage();
+  // About 120 MB of folded stacks made in the page: parsed while read, over many seconds.
+  await page.evaluate(() => {
+    const block = [];
+    for (let i = 0; i < 20_000; i++) block.push(`main;a_${i % 101};b_${i % 37};c_${i} ${1 + (i % 5)}\n`);
+    const text = block.join("");
+    const dt = new DataTransfer();
+    dt.items.add(new File(Array(200).fill(text), "huge.collapsed"));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  });
+  await page.waitForFunction(() => /^Reading and parsing: .* of /.test(document.getElementById("progress-text").textContent), null, {
+    timeout: 60000,
+  });
+  const first = await page.textContent("#progress-text");
+  await page.waitForFunction((t) => document.getElementById("progress-text").textContent !== t, first, { timeout: 60000 });
+  await page.click("#cancel");
+  await page.waitForSelector("body[data-state=ready]");
+  assert.equal(await page.isHidden("#progress"), true);
+  await page.setInputFiles("#file-input", path.join(import.meta.dirname, "../fixtures/viewer/warnings.collapsed"));
+  await drawn(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
