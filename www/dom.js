@@ -23,7 +23,9 @@ function declared(id) {
     {
       get(target, k) {
         if (k in target) return target[k];
-        throw new Error(`$("${id}").${String(k)} at a module's top level: no viewer exists yet; use onViewer(fn) or perViewer(make) (context.js)`);
+        throw new Error(
+          `$("${id}").${String(k)} at a module's top level: no viewer exists yet; use onViewer(fn) or perViewer(make) (context.js)`,
+        );
       },
     },
   );

@@ -36,7 +36,7 @@ enum Stage {
         claimed: Option<Format>,
     },
     /// Folded stacks, read line by line.
-    Lines(LineStream),
+    Lines(Box<LineStream>),
     /// A line failed to read: the error `finish` returns.
     Failed(ReadError),
 }
@@ -121,7 +121,7 @@ impl StreamRead {
         } else if streamable(&head) {
             let mut lines = LineStream::new(&self.options);
             return match lines.feed(&head) {
-                Ok(()) => Stage::Lines(lines),
+                Ok(()) => Stage::Lines(Box::new(lines)),
                 Err(e) => Stage::Failed(e),
             };
         }

@@ -42,7 +42,10 @@ function cliError(bin, name, bytes) {
   try {
     execFileSync(bin, ["info", at], { stdio: "pipe" });
   } catch (e) {
-    return String(e.stderr).trim().replace(/^proftab: /, "").replaceAll(at, name);
+    return String(e.stderr)
+      .trim()
+      .replace(/^proftab: /, "")
+      .replaceAll(at, name);
   } finally {
     fs.rmSync(dir, { recursive: true });
   }

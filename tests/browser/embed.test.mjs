@@ -221,7 +221,9 @@ frame.src = viewer.href;
       p
         .waitForFunction((k) => window.seen.find((m) => m.proftab === k), kind, { timeout: 60000 })
         .then((h) => h.jsonValue())
-        .catch(async (e) => assert.fail(`no "${kind}" message: ${e.message}; seen ${JSON.stringify(await p.evaluate(() => window.seen))}; ${problems}`));
+        .catch(async (e) =>
+          assert.fail(`no "${kind}" message: ${e.message}; seen ${JSON.stringify(await p.evaluate(() => window.seen))}; ${problems}`),
+        );
     const loaded = await got("loaded");
     assert.deepEqual(loaded.formats, ["pprof"]);
     assert.equal(await p.evaluate(() => window.transferred), true, "the ArrayBuffer was transferred, not copied");

@@ -131,7 +131,12 @@ test("frames that share a display name get their own hash names, and a path thro
   const unique = hashNames(names);
   assert.deepEqual(unique, ["work+0x10", "main", "work+0x10#2", "work+0x10#3", "work+0x10#4"]);
   const profile = { ...PROFILE, nameIndex: new Map(unique.map((n, i) => [n, i])) };
-  for (const frames of [[1, 2], [1, 4], [1, 3], [1, 0]]) {
+  for (const frames of [
+    [1, 2],
+    [1, 4],
+    [1, 3],
+    [1, 0],
+  ]) {
     const s = state({ view: "calltree", selectedPath: { frames, inverted: false } });
     const hash = toHash(s, { label: (f) => unique[f] });
     assert.deepEqual(fromHash(hash, profile).selectedPath, { frames, inverted: false });
