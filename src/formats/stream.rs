@@ -15,7 +15,7 @@
 
 use super::collapsed::stream::{streamable, LineStream};
 use super::error::ReadError;
-use super::gzip::is_gzip;
+use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
 use super::registry::{read_decompressed, SNIFF_DECOMPRESSED_BYTES};
 use super::{detect, read_any, Format, Parsed, ReadOptions};
@@ -113,6 +113,13 @@ impl StreamRead {
     fn stage_for(&self, head: Vec<u8>) -> Stage {
         if is_gzip(&head) {
             let claimed = detect(&head);
+            if let Some(refused) = claimed
+                .is_none()
+                .then(|| self.unclaimed_gzip(&head))
+                .flatten()
+            {
+                return Stage::Failed(refused);
+            }
             let name = claimed.map_or("gzip", Format::name);
             let cap = self.options.limits.decompressed_cap(self.total);
             if let Some(stream) = GunzipStream::start(&head, self.total, self.tail, cap, name) {
@@ -128,6 +135,17 @@ impl StreamRead {
         let mut all = head;
         all.reserve_exact(self.total.saturating_sub(all.len()));
         Stage::Whole(all)
+    }
+
+    /// [`read_any`]'s refusal of gzip input whose first decompressed MiB no format claims, when
+    /// `head` already holds that MiB: a bomb is refused before it is inflated, with the message
+    /// the whole file would get. `None` when a format claims it or `head` inflates to less.
+    fn unclaimed_gzip(&self, head: &[u8]) -> Option<ReadError> {
+        let prefix = gunzip_prefix(head, SNIFF_DECOMPRESSED_BYTES)?;
+        if prefix.len() < SNIFF_DECOMPRESSED_BYTES || detect(&prefix).is_some() {
+            return None;
+        }
+        read_any(head, &self.options).err()
     }
 
     /// The profile read from everything fed.
@@ -237,5 +255,18 @@ mod tests {
         assert_eq!(streamed, whole);
         let (_, streamed, whole) = both(b"not a profile at all", 3);
         assert_eq!(streamed, whole);
+    }
+
+    #[test]
+    fn a_gzip_bomb_is_refused_on_its_first_mib_with_read_anys_message() {
+        // Five gzip members of 256 MiB of zeros each: 1.25 GiB in 1.2 MiB, so the stage is
+        // decided on the first MiB fed, long before the end.
+        let member = gzip(&vec![0u8; 256 << 20]);
+        let bomb = member.repeat(5);
+        assert!(bomb.len() > HEAD_BYTES, "{}", bomb.len());
+        let (mode, streamed, whole) = both(&bomb, 65536);
+        assert_eq!(mode, "failed");
+        assert_eq!(streamed, whole);
+        assert!(whole.contains("unrecognized format"), "{whole}");
     }
 }
