@@ -3,13 +3,11 @@
 // with a panic, the trap of a failed wasm allocation, an error event — replaced by a fresh one
 // that loads the profile shown again with the view state kept.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { dropFiles, screenshot } from "./harness.mjs";
-import { cli, drawn, FIXTURES, file, ink, PPROF, RPROF_MEMORY, readyPage, settled, skip, tableRows } from "./viewer-page.mjs";
+import { cli, cliError, drawn, FIXTURES, file, ink, PPROF, RPROF_MEMORY, readyPage, settled, skip, tableRows } from "./viewer-page.mjs";
 
 const BROKEN = file(path.join(FIXTURES, "broken.png"));
 /** A pprof cut short: detected, then refused by the reader. */
@@ -22,24 +20,6 @@ function notice(page) {
     title: document.getElementById("notice-title").textContent,
     items: [...document.querySelectorAll("#notice-list li")].map((li) => li.textContent),
   }));
-}
-
-/** The CLI's error for file `f` (`{name, bytes}`): its message, the path as the file's name. */
-function cliError(bin, f) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-faults-"));
-  const at = path.join(dir, f.name);
-  fs.writeFileSync(at, f.bytes);
-  try {
-    execFileSync(bin, ["info", at], { stdio: "pipe" });
-  } catch (e) {
-    return String(e.stderr)
-      .trim()
-      .replace(/^proftab: /, "")
-      .replaceAll(at, f.name);
-  } finally {
-    fs.rmSync(dir, { recursive: true });
-  }
-  throw new Error(`proftab info ${f.name} succeeded`);
 }
 
 test("good and bad files dropped together: the good ones drawn, the bad one listed with the reader's message", async (t) => {

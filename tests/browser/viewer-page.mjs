@@ -2,7 +2,9 @@
 // one Chromium and one server per test file), waiting for a load, reading canvases and the
 // function table, the CLI to compare with, the corpus files.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
 import { CORPUS, launchBrowser, openPage, ROOT, serve } from "./harness.mjs";
@@ -93,3 +95,21 @@ export function tableRows(page, n = 10) {
 }
 
 export const file = (p) => ({ name: path.basename(p), bytes: fs.readFileSync(p) });
+
+/** The CLI's error for file `f` (`{name, bytes}`): its message, the path as the file's name. */
+export function cliError(bin, f) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-faults-"));
+  const at = path.join(dir, f.name);
+  fs.writeFileSync(at, f.bytes);
+  try {
+    execFileSync(bin, ["info", at], { stdio: "pipe" });
+  } catch (e) {
+    return String(e.stderr)
+      .trim()
+      .replace(/^proftab: /, "")
+      .replaceAll(at, f.name);
+  } finally {
+    fs.rmSync(dir, { recursive: true });
+  }
+  throw new Error(`proftab info ${f.name} succeeded`);
+}
