@@ -324,7 +324,7 @@ pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static 
 
 /// The error for input no registered format recognizes; `what` names it in the message.
 /// The readers that resembled it say what they found wrong, the most plausible first.
-fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
+pub(crate) fn unrecognized(bytes: &[u8], what: &str) -> ReadError {
     let refusals = sniff::likely_refusals(bytes);
     let closest = match refusals.is_empty() {
         true => String::new(),

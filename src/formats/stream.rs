@@ -17,12 +17,15 @@ use super::collapsed::stream::{streamable, LineStream};
 use super::error::ReadError;
 use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
-use super::registry::{read_decompressed, SNIFF_DECOMPRESSED_BYTES};
+use super::registry::{read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES};
 use super::{detect, read_any, Format, Parsed, ReadOptions};
 
 /// Bytes gathered before deciding how the input is read: every detector looks at a prefix of
 /// at most 64 KiB, so this is as good as the whole for detection.
 const HEAD_BYTES: usize = SNIFF_DECOMPRESSED_BYTES;
+
+/// What errors call gzip input, as the registry's table of compressions does.
+const GZIP_DATA: &str = "gzip-compressed data";
 
 /// How the rest of the input is taken.
 enum Stage {
@@ -139,13 +142,13 @@ impl StreamRead {
 
     /// [`read_any`]'s refusal of gzip input whose first decompressed MiB no format claims, when
     /// `head` already holds that MiB: a bomb is refused before it is inflated, with the message
-    /// the whole file would get. `None` when a format claims it or `head` inflates to less.
+    /// the whole file would get. `None` when a format claims it or `head` inflates to less. The prefix is inflated once.
     fn unclaimed_gzip(&self, head: &[u8]) -> Option<ReadError> {
         let prefix = gunzip_prefix(head, SNIFF_DECOMPRESSED_BYTES)?;
         if prefix.len() < SNIFF_DECOMPRESSED_BYTES || detect(&prefix).is_some() {
             return None;
         }
-        read_any(head, &self.options).err()
+        Some(unrecognized(&prefix, GZIP_DATA))
     }
 
     /// The profile read from everything fed.
@@ -155,7 +158,7 @@ impl StreamRead {
             Stage::Head(bytes) | Stage::Whole(bytes) => read_any(&bytes, &self.options),
             Stage::Gunzip { stream, claimed } => {
                 let inner = stream.finish()?;
-                read_decompressed(claimed, &inner, "gzip-compressed data", &self.options)
+                read_decompressed(claimed, &inner, GZIP_DATA, &self.options)
             }
             Stage::Lines(lines) => lines.finish(),
             Stage::Failed(e) => Err(e),
