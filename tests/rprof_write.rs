@@ -231,11 +231,11 @@ fn what_rprof_cannot_say_is_reported() {
     let w = proftab::formats::write_as(Format::Rprof, &p, &WriteOptions::default()).unwrap();
     assert_eq!(
         text(&w),
-        "sample.interval=10000\n\"two 1 lines\" \n\"a\" \"b\" \n"
+        "sample.interval=10000\n\"two 1 lines\" \n\"a' 'b\" \n"
     );
     for needle in [
         "line breaks were replaced",
-        "will read back as several frames",
+        "double quotes were written as single quotes",
         "no frames and no memory values",
         "alloc_space/bytes",
         "samples columns: dropped .thread (1 sample)",
@@ -244,6 +244,40 @@ fn what_rprof_cannot_say_is_reported() {
     ] {
         assert!(has_warning(&w, needle), "{needle}: {:?}", w.warnings);
     }
+}
+
+/// A name holding what reads as a frame boundary and a source reference (`" 2#21 "`, found by
+/// the round_trip fuzz target in a pmcstat file) reads back as one frame, quotes changed, with
+/// no `#File 2` needed.
+#[test]
+fn names_with_quote_space_read_back_as_one_frame() {
+    let name = "m_delim\" \"force\" 2#21 \"line_profile";
+    let mut b = ProfileBuilder::new();
+    let src = b.add_source("pmcstat", None, None);
+    let n = b.value_type("samples", "count");
+    let f = b.function_named(name, None);
+    let main = b.function_named("main", None);
+    let l = b.location(Some(f), 0);
+    let m = b.location(Some(main), 0);
+    let stack = b.stack_leaf_first(&[l, m]);
+    b.add_sample_with_values(src, stack, &[(n, 2.0)]);
+    let w = write(&b.build().unwrap());
+    assert!(
+        has_warning(&w, "written as single quotes"),
+        "{:?}",
+        w.warnings
+    );
+    let back = rprof::read(&w.bytes, &ReadOptions::default())
+        .unwrap()
+        .profile;
+    assert_eq!(back.num_samples(), 2);
+    let names: Vec<&str> = back
+        .functions
+        .name
+        .iter()
+        .map(|&id| back.strings.text(id))
+        .collect();
+    assert_eq!(names, ["m_delim' 'force' 2#21 'line_profile", "main"]);
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //!
 //! R writes names raw, so a name is written as it is unless it would not read back: an empty
 //! name becomes `<Anonymous>`, line breaks that the reader could not join become spaces, and a
-//! name the reader would split is written anyway, with a warning.
+//! name the reader would split (into frames, or at a `" 2#21` source reference naming a file
+//! that may not exist) has its double quotes written as single quotes; each with a warning.
 
 use super::super::read::is_continuation;
 use super::Writer;
@@ -47,11 +48,13 @@ impl Writer<'_> {
             });
         }
         if ambiguous_name(name.as_bytes()) {
+            name = name.replace('"', "'");
             let shown = name.clone();
             self.warn("ambiguous", || {
                 format!(
-                    "function names containing `\" \"` or `\" ` before a digit (e.g. {shown:?}) \
-                     are written raw, as R does, and will read back as several frames"
+                    "function names containing `\" \"` or `\" ` before a digit would read back \
+                     as several frames or as a source reference (R writes them raw); their \
+                     double quotes were written as single quotes (e.g. {shown:?})"
                 )
             });
         }
