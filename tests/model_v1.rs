@@ -729,8 +729,15 @@ fn v1_from_v2_needs_integer_counts() {
     let p = profile_with(&[("samples", "count")], &[(&[0], &[1.5])]);
     assert_eq!(
         v1_from_v2(&p).unwrap_err(),
-        "sample 1 has samples/count value 1.5; v1 counts must be non-negative integers"
+        "sample 1 has samples/count value 1.5; v1 counts must be integers from 0 to \
+         2147483647 (R's integer range)"
     );
+    // Found by the round_trip fuzz target: a count past R's integer range was refused as if
+    // it were not a non-negative integer.
+    let p = profile_with(&[("samples", "count")], &[(&[0], &[4_143_972_353.0])]);
+    assert!(v1_from_v2(&p)
+        .unwrap_err()
+        .starts_with("sample 1 has samples/count value 4143972353; v1 counts must be integers"));
 }
 
 #[test]

@@ -179,7 +179,7 @@ fn check_total(p: &Profile, written: &Written, name: &str, before: f64, after: f
 }
 
 /// Refusals the writers document: no value type to write; tables-JSON v1 holds only
-/// `samples/count`; Rprof's need for a count or a time
+/// `samples/count`, in counts from 0 to R's `.Machine$integer.max`; Rprof's need for a count or a time
 /// per sample, one interval, and a bounded output.
 fn documented_refusal(format: Format, p: &Profile, e: &WriteError) -> bool {
     let message = e.to_string();
@@ -187,7 +187,8 @@ fn documented_refusal(format: Format, p: &Profile, e: &WriteError) -> bool {
         return true;
     }
     if format == Format::TablesJsonV1 {
-        return message.contains("v1 holds only the value type samples/count");
+        return message.contains("v1 holds only the value type samples/count")
+            || message.contains("v1 counts must be integers from 0 to");
     }
     format == Format::Rprof
         && [

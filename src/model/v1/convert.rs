@@ -383,7 +383,8 @@ fn v1_counts(p: &Profile) -> Result<Vec<i64>, String> {
                 Ok(v as i64)
             }
             Some(v) => Err(format!(
-                "sample {} has samples/count value {v}; v1 counts must be non-negative integers",
+                "sample {} has samples/count value {v}; v1 counts must be integers from 0 to \
+                 2147483647 (R's integer range)",
                 s + 1
             )),
         })
