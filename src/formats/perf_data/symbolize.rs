@@ -10,6 +10,7 @@
 
 use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
 
+use super::kallsyms::KernelSymbols;
 use super::lines::DebugLines;
 use super::FORMAT;
 use crate::formats::demangle::demangled_or_same;
@@ -53,18 +54,15 @@ impl SymbolTable {
         Some(Self::sorted(symbols, segments))
     }
 
-    /// The text symbols of a `/proc/kallsyms` text (`ADDR TYPE NAME [MODULE]` lines).
-    pub fn from_kallsyms(text: &str) -> SymbolTable {
-        let symbols = text
-            .lines()
-            .filter_map(|line| {
-                let mut words = line.split_whitespace();
-                let addr = u64::from_str_radix(words.next()?, 16).ok()?;
-                let kind = words.next()?;
-                let name = words.next()?;
-                (addr != 0 && matches!(kind, "T" | "t" | "W" | "w"))
-                    .then(|| (addr, addr, name.to_owned()))
-            })
+    /// The code symbols of a `/proc/kallsyms` text (addresses absolute). Of several names at
+    /// one address, the one listed last is kept, as `perf report` names it.
+    pub fn from_kallsyms(kernel: &KernelSymbols) -> SymbolTable {
+        // Reversed: the stable sort then puts the last listed first, which dedup keeps.
+        let symbols = kernel
+            .symbols
+            .iter()
+            .rev()
+            .map(|(addr, name)| (*addr, *addr, name.clone()))
             .collect();
         Self::sorted(symbols, Vec::new())
     }
@@ -154,6 +152,7 @@ pub type BinarySource<'a> = dyn FnMut(&str, Option<&str>) -> Vec<Vec<u8>> + 'a;
 /// One row of the `mappings` table as the symboliser needs it.
 struct MappingInfo {
     start: u64,
+    end: u64,
     file_offset: u64,
     filename: String,
     build_id: Option<String>,
@@ -172,37 +171,61 @@ pub struct Report {
     pub lines: usize,
     /// Frames of inlined functions added (from DWARF).
     pub inlined: usize,
+    /// Kernel frames left without a symbol (counted in `unsymbolised` too).
+    pub kernel_unsymbolised: usize,
+    /// Why the kallsyms text given could not name kernel frames, when it could not.
+    pub kernel_refusal: Option<String>,
+    /// The lines of the kallsyms text given that were not kallsyms lines, when some were not.
+    pub kallsyms_bad_lines: Option<String>,
 }
 
 impl Report {
-    /// The report as a warning (none when every location was symbolised).
+    /// The report as a warning (none when every location was symbolised and the kallsyms
+    /// text, if any, was read whole).
     pub fn warning(&self) -> Option<Warning> {
-        if self.unsymbolised == 0 {
-            return None;
+        let mut parts = Vec::new();
+        if self.unsymbolised > 0 {
+            parts.push(format!(
+                "{} frame addresses are not symbolised ({} are){}{}",
+                self.unsymbolised,
+                self.symbolised,
+                self.missing_text(),
+                self.kernel_text()
+            ));
         }
-        let mut missing = self
-            .missing
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
+        parts.extend(self.kallsyms_bad_lines.clone());
+        (!parts.is_empty()).then(|| Warning::new(FORMAT, parts.join("; "), 1))
+    }
+
+    /// `; binaries not found: …` (at most five named), or nothing.
+    fn missing_text(&self) -> String {
+        if self.missing.is_empty() {
+            return String::new();
+        }
+        let mut missing = self.missing[..self.missing.len().min(5)].join(", ");
         if self.missing.len() > 5 {
             missing.push_str(&format!(" and {} more", self.missing.len() - 5));
         }
-        let without = if missing.is_empty() {
-            String::new()
-        } else {
-            format!("; binaries not found: {missing}")
-        };
-        Some(Warning::new(
-            FORMAT,
-            format!(
-                "{} frame addresses are not symbolised ({} are){without}",
-                self.unsymbolised, self.symbolised
-            ),
-            1,
-        ))
+        format!("; binaries not found: {missing}")
+    }
+
+    /// `; N kernel frames: why`, or nothing when every kernel frame was named.
+    fn kernel_text(&self) -> String {
+        if self.kernel_unsymbolised == 0 {
+            return String::new();
+        }
+        format!(
+            "; {} of them kernel frames: {}",
+            self.kernel_unsymbolised,
+            self.kernel_reason()
+        )
+    }
+
+    /// Why kernel frames stayed without symbols.
+    pub fn kernel_reason(&self) -> &str {
+        self.kernel_refusal
+            .as_deref()
+            .unwrap_or("no kallsyms text of the recording's kernel was given (its /proc/kallsyms)")
     }
 }
 
@@ -269,10 +292,7 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
     ) else {
         return report;
     };
-    let kernel = kallsyms.map(|k| Binary {
-        symbols: Some(SymbolTable::from_kallsyms(k)),
-        lines: None,
-    });
+    let kernel = kallsyms.and_then(|k| kernel_binary(k, &mappings, &mut report));
     // By (path, build-id): a binary mapped in several rows (its segments) is read once.
     let mut binaries: HashMap<(&str, Option<&str>), Binary> = HashMap::default();
     let mut functions = Functions::default();
@@ -299,6 +319,7 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
         };
         let Some((outer, inner)) = frames.split_last() else {
             report.unsymbolised += 1;
+            report.kernel_unsymbolised += usize::from(m.filename == KERNEL_DSO);
             continue;
         };
         let file = p.strings.intern(&m.filename);
@@ -325,6 +346,25 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
     mark_has_functions(p, &symbolised_rows);
     drop_unused_functions(p);
     report
+}
+
+/// The kernel's symbols from kallsyms text `text`, when it is of the recording's kernel (its
+/// `_text` where the kernel's mapping says); otherwise the reason goes in `report`.
+fn kernel_binary(text: &str, mappings: &[MappingInfo], report: &mut Report) -> Option<Binary> {
+    let kernel = KernelSymbols::parse(text);
+    report.kallsyms_bad_lines = kernel.bad_lines_message();
+    let recorded = mappings
+        .iter()
+        .find(|m| m.filename == KERNEL_DSO)
+        .map(|m| (m.file_offset, m.end.wrapping_sub(m.start)));
+    if let Some(why) = kernel.refusal(recorded) {
+        report.kernel_refusal = Some(why);
+        return None;
+    }
+    Some(Binary {
+        symbols: Some(SymbolTable::from_kallsyms(&kernel)),
+        lines: None,
+    })
 }
 
 /// The symbols and DWARF of the binary of mapping `m` (its name noted in `missing` when the
@@ -431,11 +471,13 @@ fn insert_inlined_frames(p: &mut Profile, inlined: &HashMap<u32, Vec<u32>>) {
 fn mapping_infos(p: &Profile) -> Option<Vec<MappingInfo>> {
     let t = &p.ext_table(tables::MAPPINGS)?.columns;
     let (start, offset) = (t.u64("memory_start")?, t.u64("file_offset")?);
+    let end = t.u64("memory_limit");
     let (file, build_id) = (t.chr("filename")?, t.chr("build_id")?);
     Some(
         (0..start.len())
             .map(|i| MappingInfo {
                 start: start[i].unwrap_or(0),
+                end: end.and_then(|e| e[i]).unwrap_or(0),
                 file_offset: offset[i].unwrap_or(0),
                 filename: p.str(file[i]).to_owned(),
                 build_id: p.strings.get(build_id[i]).map(str::to_owned),
@@ -515,12 +557,18 @@ mod tests {
 
     #[test]
     fn kallsyms_lookup_takes_the_symbol_below() {
-        let t = SymbolTable::from_kallsyms(
+        let t = SymbolTable::from_kallsyms(&KernelSymbols::parse(
             "ffffffff81000000 T _stext\nffffffff81000100 t helper\n\
              ffffffff81000200 D some_data\nffffffff81000300 T later [mod]\n",
-        );
+        ));
         assert_eq!(t.lookup(0xffff_ffff_8100_0105), Some("helper"));
         assert_eq!(t.lookup(0xffff_ffff_8100_0000), Some("_stext"));
+        let aliases = KernelSymbols::parse(
+            "ffffffff82202a40 T __pi___x86_indirect_thunk_rax\n\
+             ffffffff82202a40 T __x86_indirect_thunk_rax\nffffffff82202a60 T next\n",
+        );
+        let t2 = SymbolTable::from_kallsyms(&aliases);
+        assert_eq!(t2.lookup(0xffff_ffff_8220_2a41), Some("__x86_indirect_thunk_rax"));
         assert_eq!(t.lookup(0xffff_ffff_8100_0301), Some("later"));
         assert_eq!(t.lookup(0x10), None);
     }
