@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(k.refusal(None), None);
         let other = k.refusal(Some((0xffff_ffff_9a00_0000, 0x1000))).unwrap();
         assert!(other.contains("another boot or kernel"), "{other}");
-        let with_end = KernelSymbols::parse(&format!("{TEXT}ffffffff81209988 T _etext\n"));
+        let with_end = KernelSymbols::parse(&format!("{TEXT}ffffffff82209988 T _etext\n"));
         assert_eq!(with_end.refusal(Some((start, 0x120_9988))), None);
         assert_eq!(with_end.refusal(Some((start, u64::MAX - start))), None);
         let build = with_end.refusal(Some((start, 0x120_bb08))).unwrap();
