@@ -213,6 +213,43 @@ fn dwarf_with_work_only_matches_golden() {
     support::golden::check(&golden, &describe(&parsed));
 }
 
+/// A compressed dwarf.data is unwound as the plain one is: with `work` given in memory
+/// (`read_with_files`) the same golden description, and the CLI's `top` the same rows.
+#[test]
+fn compressed_dwarf_data_is_unwound_too() {
+    let plain = read(&fixture("perf-data/dwarf.data"));
+    let compressed = [
+        ("gzip", proftab::formats::gzip::gzip(&plain)),
+        (
+            "zstd",
+            ruzstd::encoding::compress_to_vec(
+                &plain[..],
+                ruzstd::encoding::CompressionLevel::Fastest,
+            ),
+        ),
+    ];
+    let golden = fixture("perf-data/golden/dwarf.unwound.txt");
+    let want = std::fs::read_to_string(&golden).unwrap();
+    let dir = support::corpus::scratch_dir("perf-data-compressed");
+    for (how, bytes) in compressed {
+        let (parsed, report) = read_with_files(
+            &bytes,
+            &ReadOptions::default(),
+            &binaries(&["perf-data/work"]),
+        )
+        .unwrap();
+        assert!(report.is_some(), "{how}: symbolised");
+        assert_eq!(describe(&parsed), want, "{how}");
+        let path = dir.join(format!("dwarf.data.{how}"));
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            cli_top(&path),
+            cli_top(&fixture("perf-data/dwarf.data")),
+            "{how}: top"
+        );
+    }
+}
+
 /// One frame of `perf script -F ip,sym,dso,srcline --inline`: address, symbol, DSO (none for
 /// frames perf marks inlined), line, inlined mark.
 struct ScriptFrame {

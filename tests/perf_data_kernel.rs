@@ -102,7 +102,11 @@ fn kernel_frames_named_from_the_kallsyms_given_equal_perf_report() {
     // Two names at one address: the one listed last, as perf names it.
     assert!(got.contains_key("__x86_indirect_thunk_rax"), "{got:?}");
     assert_matches_perf_report(got, "read_with_files");
-    let warning = parsed.warnings.iter().map(|w| w.to_string()).collect::<String>();
+    let warning = parsed
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<String>();
     assert!(!warning.contains("kernel frames"), "{warning}");
 }
 
@@ -125,7 +129,12 @@ fn the_cli_takes_kallsyms_from_a_file() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["name"].as_str().unwrap().to_owned(), r["self"].as_f64().unwrap()))
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["self"].as_f64().unwrap(),
+            )
+        })
         .collect();
     // The CLI also finds libc at its recorded path (when this machine has it), whose aliases
     // it may name otherwise than perf: only the kernel's and kern's rows are compared here.
@@ -140,12 +149,22 @@ fn the_cli_takes_kallsyms_from_a_file() {
     let not = dir.join("kern.c");
     let o = support::cli::run(
         env!("CARGO_BIN_EXE_proftab"),
-        &["top", data.to_str().unwrap(), "--kallsyms", not.to_str().unwrap()],
+        &[
+            "top",
+            data.to_str().unwrap(),
+            "--kallsyms",
+            not.to_str().unwrap(),
+        ],
         None,
     );
     assert!(!o.status.success());
     let err = support::cli::stderr(&o);
-    assert!(err.contains("--kallsyms") && err.contains("kern.c") && err.contains("not a /proc/kallsyms text"), "{err}");
+    assert!(
+        err.contains("--kallsyms")
+            && err.contains("kern.c")
+            && err.contains("not a /proc/kallsyms text"),
+        "{err}"
+    );
 }
 
 /// The kernel rows stay unsymbolised and the warning says why (`why`).
@@ -153,9 +172,15 @@ fn assert_kernel_unnamed(parsed: &Parsed, why: &str) {
     let got = self_by_name(parsed);
     assert!(!got.contains_key("read_zero"), "{got:?}");
     assert!(got.contains_key("sum_block"), "{got:?}");
-    assert!(got.keys().any(|n| n.starts_with("[kernel.kallsyms]+0x")), "{got:?}");
+    assert!(
+        got.keys().any(|n| n.starts_with("[kernel.kallsyms]+0x")),
+        "{got:?}"
+    );
     let warnings: Vec<String> = parsed.warnings.iter().map(|w| w.to_string()).collect();
-    let w = warnings.iter().find(|w| w.contains("kernel frames")).unwrap();
+    let w = warnings
+        .iter()
+        .find(|w| w.contains("kernel frames"))
+        .unwrap();
     assert!(w.contains(why), "{w}");
 }
 
@@ -195,7 +220,8 @@ fn bad_lines_are_counted_and_a_kallsyms_text_is_never_a_profile() {
     let parsed = read_with(&[("kern", bytes("kern")), ("k", broken.into_bytes())]);
     let warnings: Vec<String> = parsed.warnings.iter().map(|w| w.to_string()).collect();
     let n = text.lines().count() + 1;
-    let want = format!("kallsyms line {n}: expected `ADDRESS TYPE NAME [MODULE]`; 1 such line skipped");
+    let want =
+        format!("kallsyms line {n}: expected `ADDRESS TYPE NAME [MODULE]`; 1 such line skipped");
     assert!(warnings.iter().any(|w| w.contains(&want)), "{warnings:?}");
     assert!(self_by_name(&parsed).contains_key("read_zero"));
 }

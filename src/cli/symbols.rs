@@ -18,8 +18,8 @@ use crate::model::ext::tables;
 use crate::model::Profile;
 
 use crate::cli::args::{Matches, Opt};
-use crate::cli::output::Failure;
 use crate::cli::host::{self, Kind};
+use crate::cli::output::Failure;
 
 /// `--symbols DIR`, for the verbs that read profiles.
 pub const SYMBOLS: Opt = Opt {

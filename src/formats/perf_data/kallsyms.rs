@@ -23,7 +23,9 @@ fn parse_line(line: &str) -> Option<(u64, char, &str)> {
     let address = words.next().filter(|a| a.len() == 8 || a.len() == 16)?;
     let address = u64::from_str_radix(address, 16).ok()?;
     let mut kind = words.next()?.chars();
-    let letter = kind.next().filter(|c| c.is_ascii_alphabetic() && kind.next().is_none())?;
+    let letter = kind
+        .next()
+        .filter(|c| c.is_ascii_alphabetic() && kind.next().is_none())?;
     let name = words.next()?;
     match (words.next(), words.next()) {
         (None, _) => {}

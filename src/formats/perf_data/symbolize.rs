@@ -568,7 +568,10 @@ mod tests {
              ffffffff82202a40 T __x86_indirect_thunk_rax\nffffffff82202a60 T next\n",
         );
         let t2 = SymbolTable::from_kallsyms(&aliases);
-        assert_eq!(t2.lookup(0xffff_ffff_8220_2a41), Some("__x86_indirect_thunk_rax"));
+        assert_eq!(
+            t2.lookup(0xffff_ffff_8220_2a41),
+            Some("__x86_indirect_thunk_rax")
+        );
         assert_eq!(t.lookup(0xffff_ffff_8100_0301), Some("later"));
         assert_eq!(t.lookup(0x10), None);
     }
