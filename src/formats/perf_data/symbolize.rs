@@ -235,16 +235,18 @@ struct Binary {
     lines: Option<DebugLines>,
 }
 
-/// A resolved frame: the raw function name, its line (0 unknown).
+/// A resolved frame: the raw function name, its line (0 unknown) and the source file of that
+/// line when DWARF knows it.
 struct Resolved {
     name: String,
     line: u32,
+    file: Option<String>,
 }
 
 /// The frames at `offset` of binary `b`: the functions DWARF says are inlined there (innermost
 /// first, named by DWARF), then the function the code is in, named by the symbol table as
-/// `perf report` names it (DWARF's name when no symbol covers the address); the lines are
-/// DWARF's (0 without). Empty when neither knows the address.
+/// `perf report` names it (DWARF's name when no symbol covers the address); the lines and
+/// source files are DWARF's (0 and none without). Empty when neither knows the address.
 fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
     let Some(table) = &b.symbols else {
         return Vec::new();
@@ -254,22 +256,25 @@ fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
     };
     let symbol = table.symbol_at(addr);
     let mut dwarf = b.lines.as_ref().map(|l| l.frames(addr)).unwrap_or_default();
-    let outer = dwarf.pop();
+    let mut outer = dwarf.pop();
     let mut out: Vec<Resolved> = dwarf
         .into_iter()
         .filter_map(|f| {
             Some(Resolved {
                 name: f.function?,
                 line: f.line,
+                file: f.file,
             })
         })
         .collect();
-    let line = outer.as_ref().map_or(0, |f| f.line);
+    let (line, file) = outer
+        .as_mut()
+        .map_or((0, None), |f| (f.line, f.file.take()));
     let name = symbol
         .map(str::to_owned)
         .or_else(|| outer.and_then(|f| f.function));
     match name {
-        Some(name) => out.push(Resolved { name, line }),
+        Some(name) => out.push(Resolved { name, line, file }),
         None => out.clear(),
     }
     out
@@ -280,7 +285,9 @@ fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
 /// found), `kallsyms` the running kernel's symbols when they apply. Where a binary has DWARF,
 /// locations get their line, and the functions inlined at their address become locations of
 /// their own (`.inlined` TRUE, the same address and mapping) between the location and its
-/// callee in every stack. Functions left without a location are removed.
+/// callee in every stack. A function's `filename` is the source file DWARF gives for its line
+/// there (as pprof and `perf report --sort srcfile` name it), else the binary as perf prints
+/// it; the binary stays the location's mapping. Functions left without a location are removed.
 pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Option<&str>) -> Report {
     let mut report = Report::default();
     let Some(mappings) = mapping_infos(p) else {
@@ -322,7 +329,12 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
             report.kernel_unsymbolised += usize::from(m.filename == KERNEL_DSO);
             continue;
         };
-        let file = p.strings.intern(&m.filename);
+        let binary_file = p.strings.intern(&m.filename);
+        let file_of = |p: &mut Profile, f: &Resolved| match &f.file {
+            Some(source) => p.strings.intern(source),
+            None => binary_file,
+        };
+        let file = file_of(p, outer);
         p.locations.function[loc] = functions.get(p, &outer.name, file);
         p.locations.line[loc] = i32::try_from(outer.line).unwrap_or(0);
         report.lines += usize::from(outer.line > 0);
@@ -330,6 +342,7 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
             let rows = inner
                 .iter()
                 .map(|f| {
+                    let file = file_of(p, f);
                     let function = functions.get(p, &f.name, file);
                     inlined_row(p, loc, function, f.line)
                 })
@@ -391,14 +404,15 @@ fn load_binary(
     Binary { symbols, lines }
 }
 
-/// The functions the symboliser added, by (raw name, binary).
+/// The functions the symboliser added, by (raw name, source file or binary).
 #[derive(Default)]
 struct Functions {
     rows: HashMap<(StringId, StringId), u32>,
 }
 
 impl Functions {
-    /// The function row of raw name `name` in binary `file`, added (demangled) when new.
+    /// The function row of raw name `name` in `file` (source file or binary), added
+    /// (demangled) when new.
     fn get(&mut self, p: &mut Profile, name: &str, file: StringId) -> u32 {
         let raw = p.strings.intern(name);
         *self.rows.entry((raw, file)).or_insert_with(|| {
