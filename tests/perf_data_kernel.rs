@@ -24,6 +24,7 @@ use proftab::formats::perf_data::binaries::{is_kallsyms, read_with_files};
 use proftab::formats::{self, Parsed, ReadOptions};
 use support::cli::run_json;
 use support::corpus::fixture;
+use support::perf_report;
 
 const DIR: &str = "perf-data/kernel";
 
@@ -53,45 +54,18 @@ fn self_by_name(parsed: &Parsed) -> BTreeMap<String, f64> {
         .collect()
 }
 
-/// `perf report --sort dso,sym -n` rows: symbol → (dso, self samples).
+/// `perf report --sort dso,sym -n` rows of the fixture: symbol → (dso, self samples).
 fn report_rows() -> BTreeMap<String, (String, f64)> {
-    let text = String::from_utf8(bytes("kernel.report.txt")).unwrap();
-    let mut rows = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.len() < 5 || !words[0].ends_with('%') {
-            continue;
-        }
-        let n: f64 = words[1].parse().unwrap();
-        rows.insert(words[4..].join(" "), (words[2].to_owned(), n));
-    }
-    rows
+    perf_report::report_rows(&String::from_utf8(bytes("kernel.report.txt")).unwrap())
 }
 
 /// Every kernel and `kern` row of perf report has proftab's self samples; the rows of other
 /// binaries that proftab leaves unsymbolised add up to its `+0x…` and `[unknown]` rows.
-fn assert_matches_perf_report(mut got: BTreeMap<String, f64>, what: &str) {
-    let mut unmatched = 0.0;
-    let mut kernel_rows = 0;
-    for (name, (dso, n)) in report_rows() {
-        match got.remove(&name) {
-            Some(mine) => assert_eq!(mine, n, "{what}: {name}"),
-            None if dso == "[kernel.kallsyms]" || dso == "kern" => {
-                panic!("{what}: {name} of {dso} not named")
-            }
-            None => unmatched += n,
-        }
-        kernel_rows += usize::from(dso == "[kernel.kallsyms]");
-    }
+fn assert_matches_perf_report(got: BTreeMap<String, f64>, what: &str) {
+    let want = report_rows();
+    let kernel_rows = want.values().filter(|r| r.0 == "[kernel.kallsyms]").count();
     assert!(kernel_rows >= 15, "{what}: the fixture has kernel rows");
-    for (name, n) in &got {
-        assert!(
-            name.contains("+0x") || name == "[unknown]",
-            "{what}: {name} ({n}) is not in perf report"
-        );
-        unmatched -= n;
-    }
-    assert_eq!(unmatched, 0.0, "{what}: unsymbolised samples differ");
+    perf_report::assert_matches(&want, got, &["[kernel.kallsyms]", "kern"], what);
 }
 
 #[test]
