@@ -105,6 +105,8 @@ export type ExtColumn =
 export interface ParseOptions {
   /** Binaries for the symbols of a perf.data: `name` is the file name (or path). */
   binaries?: { name: string; bytes: Uint8Array }[];
+  /** The recording machine's `/proc/kallsyms` (text or bytes), for a perf.data's kernel frames. */
+  kallsyms?: string | Uint8Array;
   /** Replaces the limits on compressed input (1 GiB; 300 times the compressed size past 64 MiB). */
   maxDecompressedBytes?: number;
 }
@@ -128,8 +130,12 @@ export declare class Profile {
    * As `parse`, with options. `binaries`: the ELF files (executables, shared libraries,
    * `.debug` files) that symbolise a perf.data, matched as `proftab --symbols DIR` matches
    * them: by build-id, then by file name. Frames of binaries not given stay `name+0xOFFSET`;
-   * a warning counts them and names those binaries with their build-ids. Ignored for other
-   * formats. Throws when `binaries` is not an array of `{name, bytes}`.
+   * a warning counts them and names those binaries with their build-ids. `kallsyms`: the
+   * recording machine's `/proc/kallsyms` of that boot (a kallsyms text among `binaries` is
+   * taken too), which names kernel frames; one of another boot or kernel build (told by the
+   * addresses of `_text` and `_etext`) is not used, and the warning says why. A compressed
+   * perf.data (gzip, zstd, bzip2) gets the same. Ignored for other formats. Throws when
+   * `binaries` is not an array of `{name, bytes}` or `kallsyms` is not a kallsyms text.
    */
   static parseWith(bytes: Uint8Array, fileName: string | null | undefined, options: ParseOptions): Profile;
   /** Every format proftab knows. */

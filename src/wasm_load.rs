@@ -96,7 +96,7 @@ fn read_files(
     names: &Array,
     binaries: &[(String, Vec<u8>)],
 ) -> Result<LoadedFiles, JsError> {
-    let mut symbols = Symbols::new(binaries.len());
+    let mut symbols = Symbols::new(binaries);
     let read = read_each(files, names, &mut symbols, binaries);
     loaded(read, symbols)
 }
@@ -162,7 +162,7 @@ impl LoadedFiles {
         reads: Vec<FileRead>,
         binaries: &[(String, Vec<u8>)],
     ) -> Result<LoadedFiles, JsError> {
-        let mut symbols = Symbols::new(binaries.len());
+        let mut symbols = Symbols::new(binaries);
         let symbolised = reads.into_iter().map(|(index, label, result)| {
             let result = result.map(|mut parsed| {
                 let report = symbolize_with_files(&mut parsed, binaries);

@@ -1,12 +1,13 @@
 //! Binaries for symbols, JavaScript side: the ELF files (and `.debug` files) given with a
-//! perf.data, by the npm package (`Profile.parseWith(bytes, name, {binaries})`) or dropped in
-//! the viewer (`LoadedFiles.readWith`), chosen as the CLI chooses them
-//! ([`crate::formats::perf_data::binaries`]).
+//! perf.data, and a `/proc/kallsyms` text for its kernel frames, by the npm package
+//! (`Profile.parseWith(bytes, name, {binaries, kallsyms})`) or dropped in the viewer
+//! (`LoadedFiles.readWith`; both told apart from profiles by content), chosen as the CLI
+//! chooses them ([`crate::formats::perf_data::binaries`]).
 
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::formats::perf_data::binaries::{is_elf, read_with_files};
+use crate::formats::perf_data::binaries::{is_elf, is_kallsyms, read_with_files};
 use crate::formats::perf_data::symbolize::Report;
 use crate::formats::{self, Format};
 use crate::wasm::Profile;
@@ -49,12 +50,15 @@ pub(crate) struct Symbols {
     unsymbolised: usize,
     /// Binaries not given, `path (build-id)`.
     missing: Vec<String>,
+    /// Why kernel frames stayed unnamed (no kallsyms text, or why it did not fit).
+    kernel: Option<String>,
 }
 
 impl Symbols {
-    pub(crate) fn new(binaries: usize) -> Self {
+    /// For a load with `files` for symbols (a kallsyms text among them is no binary).
+    pub(crate) fn new(files: &[(String, Vec<u8>)]) -> Self {
         Symbols {
-            binaries,
+            binaries: files.iter().filter(|f| !is_kallsyms(&f.1)).count(),
             ..Symbols::default()
         }
     }
@@ -64,6 +68,9 @@ impl Symbols {
         self.files += 1;
         self.symbolised += r.symbolised;
         self.unsymbolised += r.unsymbolised;
+        if r.kernel_unsymbolised > 0 && self.kernel.is_none() {
+            self.kernel = Some(r.kernel_reason().to_owned());
+        }
         for m in r.missing {
             if !self.missing.contains(&m) {
                 self.missing.push(m);
@@ -71,8 +78,9 @@ impl Symbols {
         }
     }
 
-    /// `{binaries, symbolised, unsymbolised, missing: [path (build-id)]}`, or `null` when no
-    /// perf.data was read.
+    /// `{binaries, symbolised, unsymbolised, missing: [path (build-id)], kernel}`, or `null`
+    /// when no perf.data was read; `kernel` says why kernel frames stayed unnamed (`null`
+    /// when none did).
     pub(crate) fn to_js(&self) -> JsValue {
         if self.files == 0 {
             return JsValue::NULL;
@@ -83,6 +91,11 @@ impl Symbols {
         set(&o, "unsymbolised", self.unsymbolised as f64);
         let missing: Array = self.missing.iter().map(|m| JsValue::from_str(m)).collect();
         set(&o, "missing", missing);
+        let kernel = self
+            .kernel
+            .as_deref()
+            .map_or(JsValue::NULL, JsValue::from_str);
+        set(&o, "kernel", kernel);
         o.into()
     }
 }
@@ -92,8 +105,10 @@ impl Profile {
     /// [`Profile::parse`] with options: `binaries: [{name, bytes}]`, the ELF files (and
     /// `.debug` files) that symbolise a perf.data, matched by build-id, then by file name, as
     /// `proftab --symbols DIR` does (frames of binaries not given stay `file+0xOFFSET`, and a
-    /// warning names those binaries with their build-ids); `maxDecompressedBytes`, which
-    /// replaces the limits on compressed input.
+    /// warning names those binaries with their build-ids); `kallsyms`, the recording
+    /// machine's `/proc/kallsyms` (a string or `Uint8Array`) that names kernel frames (also
+    /// taken from among `binaries`, told by content); `maxDecompressedBytes`, which replaces
+    /// the limits on compressed input.
     #[wasm_bindgen(js_name = parseWith)]
     pub fn parse_with(
         bytes: &[u8],
@@ -105,7 +120,8 @@ impl Profile {
         } else {
             JsValue::UNDEFINED
         };
-        let binaries = binaries_of(&list)?;
+        let mut binaries = binaries_of(&list)?;
+        binaries.extend(kallsyms_of(options)?);
         let max = if options.is_object() {
             Reflect::get(options, &JsValue::from_str("maxDecompressedBytes"))
                 .ok()
@@ -134,15 +150,41 @@ impl LoadedFiles {
     }
 }
 
-/// Whether `bytes` are an ELF file: the viewer keeps such a dropped file as a binary for the
-/// symbols of a perf.data, not as a profile.
-#[wasm_bindgen(js_name = isBinary)]
-pub fn is_binary(bytes: &[u8]) -> bool {
-    is_elf(bytes)
+/// The `kallsyms` option of `parseWith` (a string or `Uint8Array`) as a named file; an error
+/// when it is something else or not a `/proc/kallsyms` text.
+fn kallsyms_of(options: &JsValue) -> Result<Option<(String, Vec<u8>)>, JsError> {
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let value = Reflect::get(options, &JsValue::from_str("kallsyms")).unwrap_or(JsValue::UNDEFINED);
+    let bytes = if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    } else if let Some(text) = value.as_string() {
+        text.into_bytes()
+    } else if value.is_instance_of::<Uint8Array>() {
+        Uint8Array::from(value).to_vec()
+    } else {
+        return Err(JsError::new("kallsyms: expected a string or a Uint8Array"));
+    };
+    if !is_kallsyms(&bytes) {
+        return Err(JsError::new(
+            "kallsyms: not a /proc/kallsyms text (its first lines are not `ADDRESS TYPE NAME \
+             [MODULE]` lines)",
+        ));
+    }
+    Ok(Some(("kallsyms".to_owned(), bytes)))
 }
 
-/// Whether `bytes` are a perf.data, whose frames binaries dropped later can symbolise.
+/// Whether `bytes` are a file for a perf.data's symbols, not a profile: an ELF file (a binary,
+/// a `.debug` file) or a `/proc/kallsyms` text. The viewer keeps such a dropped file.
+#[wasm_bindgen(js_name = isBinary)]
+pub fn is_binary(bytes: &[u8]) -> bool {
+    is_elf(bytes) || is_kallsyms(bytes)
+}
+
+/// Whether `bytes` (the start of a file) are a perf.data, also compressed, whose frames
+/// binaries dropped later can symbolise.
 #[wasm_bindgen(js_name = needsBinaries)]
 pub fn needs_binaries(bytes: &[u8]) -> bool {
-    formats::detect(bytes) == Some(Format::PerfData)
+    formats::detect_through_compression(bytes) == Some(Format::PerfData)
 }

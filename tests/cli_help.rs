@@ -18,7 +18,14 @@ const VERBS: [(&str, &[&str]); 6] = [
     ("info", &["--json"]),
     (
         "top",
-        &["--type TYPE", "--by function|line", "--limit N", "--json"],
+        &[
+            "--type TYPE",
+            "--by function|line",
+            "--limit N",
+            "--json",
+            "--symbols DIR",
+            "--kallsyms FILE",
+        ],
     ),
     (
         "convert",
@@ -28,6 +35,8 @@ const VERBS: [(&str, &[&str]); 6] = [
             "--append",
             "--type TYPE",
             "--source ID",
+            "--symbols DIR",
+            "--kallsyms FILE",
         ],
     ),
     (
@@ -38,6 +47,8 @@ const VERBS: [(&str, &[&str]); 6] = [
             "--append",
             "--type TYPE",
             "--source ID",
+            "--symbols DIR",
+            "--kallsyms FILE",
         ],
     ),
     ("validate", &[]),

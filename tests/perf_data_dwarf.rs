@@ -213,12 +213,51 @@ fn dwarf_with_work_only_matches_golden() {
     support::golden::check(&golden, &describe(&parsed));
 }
 
+/// A compressed dwarf.data is unwound as the plain one is: with `work` given in memory
+/// (`read_with_files`) the same golden description, and the CLI's `top` the same rows.
+#[test]
+fn compressed_dwarf_data_is_unwound_too() {
+    let plain = read(&fixture("perf-data/dwarf.data"));
+    let compressed = [
+        ("gzip", proftab::formats::gzip::gzip(&plain)),
+        (
+            "zstd",
+            ruzstd::encoding::compress_to_vec(
+                &plain[..],
+                ruzstd::encoding::CompressionLevel::Fastest,
+            ),
+        ),
+    ];
+    let golden = fixture("perf-data/golden/dwarf.unwound.txt");
+    let want = std::fs::read_to_string(&golden).unwrap();
+    let dir = support::corpus::scratch_dir("perf-data-compressed");
+    for (how, bytes) in compressed {
+        let (parsed, report) = read_with_files(
+            &bytes,
+            &ReadOptions::default(),
+            &binaries(&["perf-data/work"]),
+        )
+        .unwrap();
+        assert!(report.is_some(), "{how}: symbolised");
+        assert_eq!(describe(&parsed), want, "{how}");
+        let path = dir.join(format!("dwarf.data.{how}"));
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            cli_top(&path),
+            cli_top(&fixture("perf-data/dwarf.data")),
+            "{how}: top"
+        );
+    }
+}
+
 /// One frame of `perf script -F ip,sym,dso,srcline --inline`: address, symbol, DSO (none for
-/// frames perf marks inlined), line, inlined mark.
+/// frames perf marks inlined), source file (its base name, as perf prints it; `??` unknown),
+/// line, inlined mark.
 struct ScriptFrame {
     address: String,
     symbol: String,
     dso: Option<String>,
+    file: String,
     line: i32,
     inlined: bool,
 }
@@ -242,12 +281,14 @@ fn script_samples(text: &str) -> Vec<Vec<ScriptFrame>> {
         let src = lines.next().unwrap().trim();
         let inlined = src.ends_with("(inlined)");
         let place = src.split_whitespace().next().unwrap();
-        let line_no = place.rsplit(':').next().unwrap().parse().unwrap_or(0);
+        // A kernel address perf cannot place is printed `[kernel.kallsyms][ADDRESS]`.
+        let (file, line_no) = place.rsplit_once(':').unwrap_or((place, "0"));
         current.push(ScriptFrame {
             address,
             symbol,
             dso,
-            line: line_no,
+            file: file.to_owned(),
+            line: line_no.parse().unwrap_or(0),
             inlined,
         });
     }
@@ -302,6 +343,52 @@ fn inlined_frames_and_lines_equal_perf_script() {
         }
     }
     assert!(inlined_seen > 50, "{inlined_seen} inlined frames");
+}
+
+/// The source file (function `filename`) of each frame of sample `i` that is not the kernel's,
+/// leaf first.
+fn user_files(p: &Profile, i: usize) -> Vec<String> {
+    p.frames_leaf_first(p.sample_stack(SampleIndex(i as u32)))
+        .filter(|loc| {
+            !matches!(p.locations.ext.cell(ext::locations::FRAME_TYPE, loc.idx()),
+                Some(Cell::Chr(t)) if p.str(t) == "kernel")
+        })
+        .map(|loc| {
+            let f = p.locations.function[loc.idx()] as usize;
+            p.str(p.functions.filename[f]).to_owned()
+        })
+        .collect()
+}
+
+/// A function's file is the source file DWARF gives for its line, as `perf script -F srcline`
+/// prints it (perf prints the base name; proftab keeps DWARF's path, joined to the compilation
+/// directory, as pprof does); frames without DWARF keep their binary's path.
+#[test]
+fn function_files_are_dwarf_source_files_as_perf_script_srcline() {
+    let parsed = read_with("perf-data/inline/inline.data", &["perf-data/inline/inline"]);
+    let p = &parsed.profile;
+    let script = std::fs::read_to_string(fixture("perf-data/inline/inline.script.txt")).unwrap();
+    let mut compared = 0;
+    for (i, perf) in script_samples(&script).iter().enumerate() {
+        let user = perf
+            .iter()
+            .position(|f| f.dso.as_deref() != Some("[kernel.kallsyms]"))
+            .unwrap();
+        let perf = &perf[user..];
+        let end = perf.iter().position(|f| f.symbol == "main").unwrap() + 1;
+        let mine = user_files(p, i);
+        for (k, (f, file)) in perf[..end].iter().zip(&mine).enumerate() {
+            assert!(file.starts_with('/'), "sample {i} frame {k}: {file}");
+            let base = file.rsplit('/').next().unwrap();
+            assert_eq!(base, f.file, "sample {i} frame {k}: {file}");
+            compared += 1;
+        }
+        // Past main: libc, not given, keeps its binary's path.
+        if let Some(libc) = mine.get(end) {
+            assert!(libc.ends_with("libc.so.6"), "sample {i}: {libc}");
+        }
+    }
+    assert!(compared >= 200, "{compared} frames compared");
 }
 
 /// The records of a file-mode perf.data: `(offset, size)` of each in the data section.

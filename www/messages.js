@@ -84,16 +84,18 @@ function binaryName(missing) {
 
 /**
  * What binaries did for a perf.data (`symbols` of the worker's info; null for other formats):
- * frames symbolised and the binaries still missing, by name and build-id, to drop.
+ * frames symbolised, the binaries still missing, by name and build-id, to drop, and why kernel
+ * frames stayed unnamed (`kernel`: no kallsyms text dropped, or why the one dropped does not fit).
  */
 export function showSymbols(symbols, kept = []) {
   const el = $("symbols");
   el.hidden = !symbols;
   if (!symbols) return;
-  const { symbolised, unsymbolised, missing, binaries } = symbols;
+  const { symbolised, unsymbolised, missing, binaries, kernel } = symbols;
   const given = kept.length ? ` (${kept.join(", ")} dropped)` : "";
   let text = `Symbols: ${symbolised.toLocaleString("en-US")} of ${(symbolised + unsymbolised).toLocaleString("en-US")} frames named from ${binaries} binar${binaries === 1 ? "y" : "ies"}${given}`;
   if (missing.length) text += `; drop to name the rest: ${missing.map(binaryName).join(", ")}`;
+  if (kernel) text += `; kernel frames: ${kernel}`;
   el.textContent = text;
   el.title = missing.length ? `Binaries not found (recorded path and build-id):\n${missing.join("\n")}` : "";
 }

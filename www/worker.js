@@ -14,8 +14,8 @@ const ready = init({ module_or_path: new URL("./pkg/proftab_bg.wasm", import.met
   recordPanics();
 });
 let viewer = null;
-// ELF files (binaries, `.debug` files) dropped so far, `{name, bytes}`: they symbolise the
-// perf.data files loaded with them or after them.
+// ELF files (binaries, `.debug` files) and kallsyms texts dropped so far, `{name, bytes}`:
+// they symbolise the perf.data files loaded with them or after them.
 const binaries = [];
 // The files of the last load when one is a perf.data: binaries dropped later re-read them.
 let perfInputs = null;
@@ -133,16 +133,17 @@ async function inputs({ files = [], urls = [], paths }) {
   const out = { profiles: [], urls, roles: [], sources: [], kept: [], perf: false };
   for (let i = 0; i < files.length; i++) {
     const h = await head(files[i]);
-    if (isSourceName(files[i].name) && !isProfile(h)) {
+    // A kallsyms text may be named as a source (`kallsyms.txt`): content decides first.
+    if (isBinary(h)) {
+      keepBinary(files[i].name, await readAll(files[i], i, files.length));
+      out.kept.push(files[i].name);
+      out.roles.push("binary");
+    } else if (isSourceName(files[i].name) && !isProfile(h)) {
       if (files[i].size <= MAX_SOURCE_BYTES) {
         const text = new TextDecoder().decode(await readAll(files[i], i, files.length));
         out.sources.push({ path: paths?.[i] || files[i].name, text });
       }
       out.roles.push("source");
-    } else if (isBinary(h)) {
-      keepBinary(files[i].name, await readAll(files[i], i, files.length));
-      out.kept.push(files[i].name);
-      out.roles.push("binary");
     } else {
       out.perf ||= needsBinaries(h);
       out.profiles.push({ file: files[i], index: i, head: h });

@@ -17,7 +17,7 @@ use crate::cli::args::{chosen_value_type, Files, Matches, Opt, Verb};
 use crate::cli::dataset::Container;
 use crate::cli::input::{display_name, load_combined, print_warnings, Stacks};
 use crate::cli::output::{write_bytes, CliResult, Failure};
-use crate::cli::symbols::{set_dirs, SYMBOLS};
+use crate::cli::symbols::{set_sources, KALLSYMS, SYMBOLS};
 
 /// The options of `convert` and `combine`.
 const OPTIONS: &[Opt] = &[
@@ -48,10 +48,12 @@ const OPTIONS: &[Opt] = &[
         help: "the source (1-based) written by single-run formats such as Rprof",
     },
     SYMBOLS,
+    KALLSYMS,
 ];
 
 const SYNOPSIS: &str =
-    "IN... -o OUT [--to FORMAT] [--append] [--type TYPE] [--source ID] [--symbols DIR]";
+    "IN... -o OUT [--to FORMAT] [--append] [--type TYPE] [--source ID] [--symbols DIR] \
+     [--kallsyms FILE]";
 
 /// The command line of `proftab convert`.
 pub const CONVERT: Verb = Verb {
@@ -96,7 +98,7 @@ pub fn run(args: &Matches) -> CliResult {
             writable()
         )));
     }
-    set_dirs(args.value(SYMBOLS.name));
+    set_sources(args)?;
     let profile = load_combined(&args.operands, Stacks::Raw)?;
     let value_type = args.value("--type").map(str::to_owned);
     if let Some(t) = value_type.as_deref() {
@@ -124,7 +126,7 @@ fn convert_columnar(args: &Matches, out: &str, c: Container) -> CliResult {
             c.name()
         )));
     }
-    set_dirs(args.value(SYMBOLS.name));
+    set_sources(args)?;
     crate::cli::dataset::convert(&args.operands, out, c, args.flag("--append"))
 }
 

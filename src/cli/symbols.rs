@@ -5,19 +5,21 @@
 //! (`/usr/lib/debug/.build-id/xx/yyyy….debug`) and at its recorded path (only when its
 //! build-id is the recorded one, if one was recorded). Kernel frames use `/proc/kallsyms` only
 //! when the recording's kernel build-id is the running kernel's (`/sys/kernel/notes`), or, for a recording without it,
-//! when its host name and kernel release are this machine's.
+//! when its host name and kernel release are this machine's; `--kallsyms FILE` gives them
+//! instead (checked against the recording by the address of `_text`).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::formats::perf_data::binaries::{build_id_of, matching, symbolize_parsed};
+use crate::formats::perf_data::binaries::{build_id_of, is_kallsyms, matching, symbolize_parsed};
 use crate::formats::perf_data::{read_with_binaries, META_HOSTNAME, META_OS_RELEASE};
 use crate::formats::{self, Format, Parsed, ReadError, ReadOptions};
 use crate::model::ext::tables;
 use crate::model::Profile;
 
-use crate::cli::args::Opt;
+use crate::cli::args::{Matches, Opt};
 use crate::cli::host::{self, Kind};
+use crate::cli::output::Failure;
 
 /// `--symbols DIR`, for the verbs that read profiles.
 pub const SYMBOLS: Opt = Opt {
@@ -33,10 +35,44 @@ const DEBUG_BUILD_ID_DIR: &str = "/usr/lib/debug/.build-id";
 /// The kernel's DSO name in perf-data profiles.
 const KERNEL_DSO: &str = "[kernel.kallsyms]";
 
+/// `--kallsyms FILE`, for the verbs that read profiles.
+pub const KALLSYMS: Opt = Opt {
+    name: "--kallsyms",
+    value: Some("FILE"),
+    help: "perf.data: name kernel frames from FILE, the recording machine's /proc/kallsyms",
+};
+
 static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+/// The text of the `--kallsyms` file of this run.
+static KALLSYMS_GIVEN: OnceLock<Option<String>> = OnceLock::new();
+
+/// Remembers the `--symbols` and `--kallsyms` values of this run; fails when the kallsyms
+/// file cannot be read or is not a kallsyms text.
+pub fn set_sources(args: &Matches) -> Result<(), Failure> {
+    set_dirs(args.value(SYMBOLS.name));
+    let text = match args.value(KALLSYMS.name) {
+        None => None,
+        Some(path) => Some(kallsyms_file(path)?),
+    };
+    let _ = KALLSYMS_GIVEN.set(text);
+    Ok(())
+}
+
+/// The text of kallsyms file `path`, or why it cannot be used.
+fn kallsyms_file(path: &str) -> Result<String, Failure> {
+    let bytes = host::with(|h| h.read(Path::new(path)))
+        .map_err(|e| Failure::failed(format!("--kallsyms {path}: {e}")))?;
+    if !is_kallsyms(&bytes) {
+        return Err(Failure::failed(format!(
+            "--kallsyms {path}: not a /proc/kallsyms text (its first lines are not \
+             `ADDRESS TYPE NAME [MODULE]` lines)"
+        )));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
 
 /// Remembers the `--symbols` value of this run.
-pub fn set_dirs(value: Option<&str>) {
+fn set_dirs(value: Option<&str>) {
     let dirs = value
         .map(|v| {
             v.split(':')
@@ -59,13 +95,19 @@ pub fn read_profile(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadE
         let files = index.get_or_insert_with(|| index_dirs(&dirs));
         find_binary(files, path, build_id)
     };
-    let mut parsed = if formats::detect(bytes) == Some(Format::PerfData) {
-        read_with_binaries(bytes, options, &mut find)?
-    } else {
-        formats::read_any(bytes, options)?
+    // A compressed perf.data is inflated here, to be unwound as the plain one is.
+    let inflated = formats::decompressed_as(Format::PerfData, bytes, options)?;
+    let perf_data = inflated
+        .as_deref()
+        .or_else(|| (formats::detect(bytes) == Some(Format::PerfData)).then_some(bytes));
+    let mut parsed = match perf_data {
+        Some(perf_data) => read_with_binaries(perf_data, options, &mut find)?,
+        None => formats::read_any(bytes, options)?,
     };
+    drop(inflated);
     if parsed.format == Format::PerfData {
-        let kallsyms = kernel_symbols(&parsed.profile);
+        let given = KALLSYMS_GIVEN.get().cloned().flatten();
+        let kallsyms = given.or_else(|| kernel_symbols(&parsed.profile));
         symbolize_parsed(&mut parsed, &mut find, kallsyms.as_deref());
     }
     Ok(parsed)

@@ -14,13 +14,13 @@ use crate::model::{Profile, ValueTypeIndex};
 use crate::cli::args::{chosen_value_type, Files, Matches, Opt, Verb, JSON, LIMIT};
 use crate::cli::input::{load_warning, Stacks};
 use crate::cli::output::{emit, num, print_json, CliResult, Failure};
-use crate::cli::symbols::{set_dirs, SYMBOLS};
+use crate::cli::symbols::{set_sources, KALLSYMS, SYMBOLS};
 use crate::cli::units::{percentage, report_unit_of, scaled_label};
 
 /// The command line of `proftab top`.
 pub const VERB: Verb = Verb {
     name: "top",
-    synopsis: "FILE [--type TYPE] [--by function|line] [--limit N] [--json] [--symbols DIR]",
+    synopsis: "FILE [--type TYPE] [--by function|line] [--limit N] [--json] [--symbols DIR] [--kallsyms FILE]",
     about: "functions by self and total value, like `go tool pprof -top`; --by line gives
 source lines (file:line), like summaryRprof(lines = \"show\")$by.line: a sample's
 self goes to its innermost frame that has a line",
@@ -38,6 +38,7 @@ self goes to its innermost frame that has a line",
         LIMIT,
         JSON,
         SYMBOLS,
+        KALLSYMS,
     ],
     files: Files::Read,
 };
@@ -55,7 +56,7 @@ pub fn run(args: &Matches) -> CliResult {
             )))
         }
     };
-    set_dirs(args.value(SYMBOLS.name));
+    set_sources(args)?;
     let parsed = load_warning(path, Stacks::AsPprof)?;
     let p = &parsed.profile;
     let vt = chosen_value_type(p, args.value("--type"))?;

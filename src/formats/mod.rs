@@ -57,8 +57,8 @@ use crate::model::Profile;
 pub use error::{Place, ReadError, Warning, Warnings, WriteError};
 pub use json_scan::MAX_JSON_DEPTH;
 pub use registry::{
-    decompress, detect, read_any, read_as, readable_names, registry, writable_names, write_as,
-    SNIFF_DECOMPRESSED_BYTES,
+    decompress, decompressed_as, detect, detect_through_compression, read_any, read_as,
+    readable_names, registry, writable_names, write_as, SNIFF_DECOMPRESSED_BYTES,
 };
 
 /// Every format proftab knows, readable or writable.

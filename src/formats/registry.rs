@@ -248,6 +248,39 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     read_as(format, &inner, options)
 }
 
+/// The decompressed bytes of `bytes` when they are compressed (a compression of
+/// [`COMPRESSIONS`]) and what they hold is `format` (detected on a prefix, as [`read_any`]
+/// does); `None` otherwise. For the callers that read a format with more than its bytes (a
+/// perf.data with its binaries), so that its compressed form gets the same.
+pub fn decompressed_as(
+    format: Format,
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> Result<Option<Vec<u8>>, ReadError> {
+    let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) else {
+        return Ok(None);
+    };
+    if detect_compressed(layer, bytes) != Some(format) {
+        return Ok(None);
+    }
+    let cap = options.limits.decompressed_cap(bytes.len());
+    (layer.decompress)(bytes, cap, layer.name).map(Some)
+}
+
+/// The format of the decompressed prefix of `bytes` (compressed with `layer`).
+fn detect_compressed(layer: &Compression, bytes: &[u8]) -> Option<Format> {
+    detect(&(layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES)?)
+}
+
+/// The format of `bytes` by content, looking through a compression of [`COMPRESSIONS`] when
+/// no format claims the compressed bytes (on a decompressed prefix; `bytes` may be cut short).
+pub fn detect_through_compression(bytes: &[u8]) -> Option<Format> {
+    detect(bytes).or_else(|| {
+        let layer = COMPRESSIONS.iter().find(|c| (c.is)(bytes))?;
+        detect_compressed(layer, bytes)
+    })
+}
+
 /// Reads `inner`, the decompressed bytes of a compressed input, as [`read_any`] reads that
 /// input: as `claimed` when a detector claimed the compressed bytes, else as the format the
 /// decompressed bytes show; `description` names them in the "unrecognized format" message.

@@ -3,6 +3,9 @@
 // functions with the self samples of the committed `perf report --no-children` output; without
 // the binary, frames stay `work+0x…` and the symbols message names the missing binary with its
 // build-id; the binary dropped afterwards re-symbolises; a binary alone is kept, not an error.
+// kernel.data dropped with kern and kallsyms.txt (a /proc/kallsyms text, told by content though
+// named as a source file) names its kernel frames as perf report does; without the text the
+// symbols message says why kernel frames stay addresses, and dropping it afterwards names them.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -73,6 +76,32 @@ test("an ELF dropped alone or with a pprof is kept as a binary for symbols, not 
   await drawn(page);
   assert.match(await page.textContent("#status"), /· pprof$/);
   assert.match(await page.textContent("#symbols"), /^work kept as a binary for symbols/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+const KDIR = path.join(DIR, "kernel");
+const KERNEL_DATA = file(path.join(KDIR, "kernel.data"));
+const KERN = file(path.join(KDIR, "kern"));
+const KALLSYMS = file(path.join(KDIR, "kallsyms.txt"));
+const KERNEL_REPORT = perfReportRows(fs.readFileSync(path.join(KDIR, "kernel.report.txt"), "utf8"));
+
+test("kernel.data with kern and kallsyms.txt: kernel frames named as perf report names them", async () => {
+  const { page, problems } = await readyPage("#type=samples");
+  await dropFiles(page, "body", [KERNEL_DATA, KERN]);
+  await drawn(page);
+  const before = await selfByName(page);
+  assert.ok(!before.has("read_zero"));
+  assert.match(await page.textContent("#symbols"), /kernel frames: no kallsyms text/);
+  await dropFiles(page, "body", [KALLSYMS]);
+  await drawn(page);
+  const got = await selfByName(page);
+  assert.deepEqual(perfReportDifferences(KERNEL_REPORT, got, "[kernel.kallsyms]"), []);
+  assert.deepEqual(perfReportDifferences(KERNEL_REPORT, got, "kern"), []);
+  const symbols = await page.textContent("#symbols");
+  assert.match(symbols, /from 1 binary \(kallsyms\.txt dropped\)/);
+  assert.doesNotMatch(symbols, /kernel frames/);
+  await screenshot(page, "perfdata-kallsyms");
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -2,10 +2,13 @@
 // (`Profile.parseWith(bytes, name, {binaries})`): self samples per symbol equal the committed
 // `perf report --no-children` outputs of tests/fixtures/perf-data (as tests/perf_data.rs checks
 // for the CLI); without the binary, its frames stay `work+0x…` and the warning names it.
+// Kernel frames are named from a kallsyms text given as `kallsyms` or among `binaries`
+// (kernel/, tests/perf_data_kernel.rs); a gzipped perf.data is unwound as the plain one.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import zlib from "node:zlib";
 import { NO_INDEX, Profile } from "proftab";
 import { perfReportDifferences, perfReportRows, ROOT } from "./helpers.mjs";
 
@@ -149,4 +152,57 @@ test("parseWith rejects binaries that are not {name, bytes}", () => {
   const bytes = fs.readFileSync(path.join(DIR, "fp.data"));
   assert.throws(() => Profile.parseWith(bytes, "fp.data", { binaries: [{ name: "work" }] }), /binaries\[0\]/);
   assert.throws(() => Profile.parseWith(bytes, "fp.data", { binaries: "work" }), /array/);
+});
+
+const KERNEL = path.join(DIR, "kernel");
+const KERN = { name: "kern", bytes: fs.readFileSync(path.join(KERNEL, "kern")) };
+const KALLSYMS = fs.readFileSync(path.join(KERNEL, "kallsyms.txt"), "utf8");
+const KERNEL_DATA = fs.readFileSync(path.join(KERNEL, "kernel.data"));
+const KERNEL_REPORT = perfReportRows(fs.readFileSync(path.join(KERNEL, "kernel.report.txt"), "utf8"));
+
+test("kernel.data with kern and its kallsyms: kernel and kern rows equal perf report", () => {
+  const given = [
+    { binaries: [KERN], kallsyms: KALLSYMS },
+    { binaries: [KERN], kallsyms: Buffer.from(KALLSYMS) },
+    { binaries: [KERN, { name: "kallsyms.txt", bytes: Buffer.from(KALLSYMS) }] },
+  ];
+  for (const options of given) {
+    const p = Profile.parseWith(KERNEL_DATA, "kernel.data", options);
+    const got = selfByName(p);
+    assert.deepEqual(perfReportDifferences(KERNEL_REPORT, got, "[kernel.kallsyms]"), []);
+    assert.deepEqual(perfReportDifferences(KERNEL_REPORT, got, "kern"), []);
+    assert.ok(got.get("read_zero") > 300);
+    assert.ok(!p.warnings().some((w) => w.message.includes("kernel frames")));
+    p.free();
+  }
+});
+
+test("kernel.data without kallsyms or with another boot's: kernel frames stay addresses, the warning says why", () => {
+  const bare = Profile.parseWith(KERNEL_DATA, "kernel.data", { binaries: [KERN] });
+  assert.ok([...selfByName(bare).keys()].some((n) => n.startsWith("[kernel.kallsyms]+0x")));
+  assert.ok(bare.warnings().some((w) => /\d+ of them kernel frames: no kallsyms text/.test(w.message)));
+  bare.free();
+  const moved = KALLSYMS.replace(/^ffffffff8/gm, "ffffffff9");
+  const other = Profile.parseWith(KERNEL_DATA, "kernel.data", { binaries: [KERN], kallsyms: moved });
+  assert.ok(!selfByName(other).has("read_zero"));
+  assert.ok(other.warnings().some((w) => /kernel frames: the kallsyms text is of another boot or kernel/.test(w.message)));
+  other.free();
+});
+
+test("parseWith rejects a kallsyms option that is not a kallsyms text", () => {
+  assert.throws(() => Profile.parseWith(KERNEL_DATA, "kernel.data", { kallsyms: "main;f 1\n" }), /kallsyms: not a \/proc\/kallsyms text/);
+  assert.throws(() => Profile.parseWith(KERNEL_DATA, "kernel.data", { kallsyms: 42 }), /kallsyms: expected a string or a Uint8Array/);
+});
+
+test("a gzipped dwarf.data with work is unwound as the plain one", () => {
+  const plain = fs.readFileSync(path.join(DIR, "dwarf.data"));
+  const totals = (bytes) => {
+    const p = Profile.parseWith(bytes, "dwarf.data", { binaries: [WORK] });
+    const t = totalByName(p);
+    p.free();
+    return t;
+  };
+  const unzipped = totals(plain);
+  assert.equal(unzipped.get("main"), 25);
+  assert.deepEqual(totals(zlib.gzipSync(plain)), unzipped);
 });

@@ -6,6 +6,8 @@ const p: Profile = Profile.parse(new Uint8Array([1, 2, 3]), "x.pb.gz");
 const withBinaries: ParseOptions = { binaries: [{ name: "app", bytes: new Uint8Array([0x7f, 0x45]) }] };
 const perf: Profile = Profile.parseWith(new Uint8Array([1, 2, 3]), "perf.data", withBinaries);
 perf.free();
+const withKallsyms: ParseOptions = { binaries: [], kallsyms: "ffffffff81000000 T _text\n" };
+Profile.parseWith(new Uint8Array([1, 2, 3]), "perf.data", withKallsyms).free();
 const format: string = p.format;
 const n: number = p.numSamples;
 const info: Info = p.info();

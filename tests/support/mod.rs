@@ -17,6 +17,7 @@
 //! * [`reliability`]: outcome lines and whole-profile checks of the reliability suites.
 //! * [`importers`]: the checks shared by the tests of the small read-only importers (dhat,
 //!   instruments, stackprof, pmcstat, papyrus): golden views, corpus-new reads, `go tool pprof`.
+//! * [`perf_report`]: `perf report` rows as the judge of the perf-data tests.
 //! * [`rng`]: a deterministic generator for generated inputs (also used by the benches).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -26,6 +27,7 @@ pub mod go;
 pub mod golden;
 pub mod importers;
 pub mod json;
+pub mod perf_report;
 pub mod profile;
 pub mod r;
 pub mod reliability;

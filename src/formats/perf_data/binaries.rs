@@ -6,7 +6,9 @@
 
 use object::Object;
 
+pub use super::kallsyms::is_kallsyms;
 use super::symbolize::{symbolize, BinarySource, Report};
+use crate::formats::decompressed_as;
 use crate::formats::{Format, Parsed, ReadError, ReadOptions};
 
 /// The build-id of an ELF file, as lower-case hex.
@@ -73,39 +75,58 @@ pub fn symbolize_parsed(
     Some(report)
 }
 
-/// Reads `bytes` in whatever format their content shows; a perf.data is read with `files`,
-/// `(file name, bytes)`, which unwind its `--call-graph dwarf` stacks and symbolise its frames
-/// ([`symbolize_parsed`]; the report is `None` for other formats). A file found by name only is
-/// taken when no build-id was recorded or its build-id is the recorded one.
+/// Reads `bytes` in whatever format their content shows; a perf.data (also compressed: gzip,
+/// zstd, bzip2) is read with `files`, `(file name, bytes)`: ELF files, which unwind its
+/// `--call-graph dwarf` stacks and symbolise its frames, and a `/proc/kallsyms` text (told by
+/// content, [`is_kallsyms`]; the last one given), which names its kernel frames
+/// ([`symbolize_parsed`]; the report is `None` for other formats). A file found by name only
+/// is taken when no build-id was recorded or its build-id is the recorded one.
 pub fn read_with_files(
     bytes: &[u8],
     options: &ReadOptions,
     files: &[NamedFile],
 ) -> Result<(Parsed, Option<Report>), ReadError> {
-    let index = file_index(files);
+    let (kallsyms, index) = split_files(files);
     let mut find = finder(&index);
-    // A compressed perf.data is symbolised, not unwound: its bytes are read_any's to inflate.
-    let perf_data = crate::formats::detect(bytes) == Some(Format::PerfData);
-    let mut parsed = if perf_data && !files.is_empty() {
-        super::read_with_binaries(bytes, options, &mut find)?
-    } else {
-        crate::formats::read_any(bytes, options)?
+    let inflated = match index.is_empty() {
+        true => None,
+        false => decompressed_as(Format::PerfData, bytes, options)?,
     };
-    let report = symbolize_parsed(&mut parsed, &mut find, None);
+    let perf_data = inflated.as_deref().or_else(|| {
+        (crate::formats::detect(bytes) == Some(Format::PerfData) && !index.is_empty())
+            .then_some(bytes)
+    });
+    let mut parsed = match perf_data {
+        Some(perf_data) => super::read_with_binaries(perf_data, options, &mut find)?,
+        None => crate::formats::read_any(bytes, options)?,
+    };
+    drop(inflated);
+    let report = symbolize_parsed(&mut parsed, &mut find, kallsyms.as_deref());
     Ok((parsed, report))
 }
 
 /// Symbolises a profile already read (without its bytes, so a perf.data's `--call-graph dwarf`
 /// stacks stay as read) with `files`, as [`read_with_files`] does; `None` for other formats.
 pub fn symbolize_with_files(parsed: &mut Parsed, files: &[NamedFile]) -> Option<Report> {
-    let index = file_index(files);
+    let (kallsyms, index) = split_files(files);
     let mut find = finder(&index);
-    symbolize_parsed(parsed, &mut find, None)
+    symbolize_parsed(parsed, &mut find, kallsyms.as_deref())
 }
 
-/// `files` with their build-ids, read once.
-fn file_index(files: &[NamedFile]) -> Vec<(Option<String>, &NamedFile)> {
-    files.iter().map(|f| (build_id_of(&f.1), f)).collect()
+/// The text of the last kallsyms file among `files`, and the other files with their
+/// build-ids (when ELF), read once.
+fn split_files(files: &[NamedFile]) -> (Option<String>, Vec<(Option<String>, &NamedFile)>) {
+    let kallsyms = files
+        .iter()
+        .rev()
+        .find(|f| is_kallsyms(&f.1))
+        .map(|f| String::from_utf8_lossy(&f.1).into_owned());
+    let index = files
+        .iter()
+        .filter(|f| !is_kallsyms(&f.1))
+        .map(|f| (build_id_of(&f.1), f))
+        .collect();
+    (kallsyms, index)
 }
 
 /// The binary source over `index`: the files matching a path and build-id (see [`matching`]),

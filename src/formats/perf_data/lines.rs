@@ -15,11 +15,13 @@ const MAX_SECTION_BYTES: u64 = 1 << 30;
 type Reader = EndianRcSlice<RunTimeEndian>;
 
 /// One frame at an address: its function (the linkage name when DWARF has one, as raw as the
-/// symbol table's) and its line (0 when unknown).
+/// symbol table's), its line (0 when unknown) and the source file of that line (the path as
+/// DWARF gives it, joined to the compilation directory; `None` when unknown).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFrame {
     pub function: Option<String>,
     pub line: u32,
+    pub file: Option<String>,
 }
 
 /// The DWARF of one binary.
@@ -62,8 +64,17 @@ impl DebugLines {
                 .as_ref()
                 .and_then(|f| f.raw_name().ok())
                 .map(|n| n.into_owned());
-            let line = frame.location.and_then(|l| l.line).unwrap_or(0);
-            out.push(SourceFrame { function, line });
+            let line = frame.location.as_ref().and_then(|l| l.line).unwrap_or(0);
+            let file = frame
+                .location
+                .and_then(|l| l.file)
+                .filter(|f| !f.is_empty())
+                .map(str::to_owned);
+            out.push(SourceFrame {
+                function,
+                line,
+                file,
+            });
         }
         out
     }

@@ -40,6 +40,7 @@
 //! (skipped, counted), a compressed stream cut short.
 
 pub mod binaries;
+pub mod kallsyms;
 pub mod lines;
 mod read;
 pub mod symbolize;

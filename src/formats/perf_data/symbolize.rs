@@ -10,6 +10,7 @@
 
 use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
 
+use super::kallsyms::KernelSymbols;
 use super::lines::DebugLines;
 use super::FORMAT;
 use crate::formats::demangle::demangled_or_same;
@@ -53,18 +54,15 @@ impl SymbolTable {
         Some(Self::sorted(symbols, segments))
     }
 
-    /// The text symbols of a `/proc/kallsyms` text (`ADDR TYPE NAME [MODULE]` lines).
-    pub fn from_kallsyms(text: &str) -> SymbolTable {
-        let symbols = text
-            .lines()
-            .filter_map(|line| {
-                let mut words = line.split_whitespace();
-                let addr = u64::from_str_radix(words.next()?, 16).ok()?;
-                let kind = words.next()?;
-                let name = words.next()?;
-                (addr != 0 && matches!(kind, "T" | "t" | "W" | "w"))
-                    .then(|| (addr, addr, name.to_owned()))
-            })
+    /// The code symbols of a `/proc/kallsyms` text (addresses absolute). Of several names at
+    /// one address, the one listed last is kept, as `perf report` names it.
+    pub fn from_kallsyms(kernel: &KernelSymbols) -> SymbolTable {
+        // Reversed: the stable sort then puts the last listed first, which dedup keeps.
+        let symbols = kernel
+            .symbols
+            .iter()
+            .rev()
+            .map(|(addr, name)| (*addr, *addr, name.clone()))
             .collect();
         Self::sorted(symbols, Vec::new())
     }
@@ -154,6 +152,7 @@ pub type BinarySource<'a> = dyn FnMut(&str, Option<&str>) -> Vec<Vec<u8>> + 'a;
 /// One row of the `mappings` table as the symboliser needs it.
 struct MappingInfo {
     start: u64,
+    end: u64,
     file_offset: u64,
     filename: String,
     build_id: Option<String>,
@@ -172,37 +171,61 @@ pub struct Report {
     pub lines: usize,
     /// Frames of inlined functions added (from DWARF).
     pub inlined: usize,
+    /// Kernel frames left without a symbol (counted in `unsymbolised` too).
+    pub kernel_unsymbolised: usize,
+    /// Why the kallsyms text given could not name kernel frames, when it could not.
+    pub kernel_refusal: Option<String>,
+    /// The lines of the kallsyms text given that were not kallsyms lines, when some were not.
+    pub kallsyms_bad_lines: Option<String>,
 }
 
 impl Report {
-    /// The report as a warning (none when every location was symbolised).
+    /// The report as a warning (none when every location was symbolised and the kallsyms
+    /// text, if any, was read whole).
     pub fn warning(&self) -> Option<Warning> {
-        if self.unsymbolised == 0 {
-            return None;
+        let mut parts = Vec::new();
+        if self.unsymbolised > 0 {
+            parts.push(format!(
+                "{} frame addresses are not symbolised ({} are){}{}",
+                self.unsymbolised,
+                self.symbolised,
+                self.missing_text(),
+                self.kernel_text()
+            ));
         }
-        let mut missing = self
-            .missing
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
+        parts.extend(self.kallsyms_bad_lines.clone());
+        (!parts.is_empty()).then(|| Warning::new(FORMAT, parts.join("; "), 1))
+    }
+
+    /// `; binaries not found: …` (at most five named), or nothing.
+    fn missing_text(&self) -> String {
+        if self.missing.is_empty() {
+            return String::new();
+        }
+        let mut missing = self.missing[..self.missing.len().min(5)].join(", ");
         if self.missing.len() > 5 {
             missing.push_str(&format!(" and {} more", self.missing.len() - 5));
         }
-        let without = if missing.is_empty() {
-            String::new()
-        } else {
-            format!("; binaries not found: {missing}")
-        };
-        Some(Warning::new(
-            FORMAT,
-            format!(
-                "{} frame addresses are not symbolised ({} are){without}",
-                self.unsymbolised, self.symbolised
-            ),
-            1,
-        ))
+        format!("; binaries not found: {missing}")
+    }
+
+    /// `; N kernel frames: why`, or nothing when every kernel frame was named.
+    fn kernel_text(&self) -> String {
+        if self.kernel_unsymbolised == 0 {
+            return String::new();
+        }
+        format!(
+            "; {} of them kernel frames: {}",
+            self.kernel_unsymbolised,
+            self.kernel_reason()
+        )
+    }
+
+    /// Why kernel frames stayed without symbols.
+    pub fn kernel_reason(&self) -> &str {
+        self.kernel_refusal
+            .as_deref()
+            .unwrap_or("no kallsyms text of the recording's kernel was given (its /proc/kallsyms)")
     }
 }
 
@@ -212,16 +235,18 @@ struct Binary {
     lines: Option<DebugLines>,
 }
 
-/// A resolved frame: the raw function name, its line (0 unknown).
+/// A resolved frame: the raw function name, its line (0 unknown) and the source file of that
+/// line when DWARF knows it.
 struct Resolved {
     name: String,
     line: u32,
+    file: Option<String>,
 }
 
 /// The frames at `offset` of binary `b`: the functions DWARF says are inlined there (innermost
 /// first, named by DWARF), then the function the code is in, named by the symbol table as
-/// `perf report` names it (DWARF's name when no symbol covers the address); the lines are
-/// DWARF's (0 without). Empty when neither knows the address.
+/// `perf report` names it (DWARF's name when no symbol covers the address); the lines and
+/// source files are DWARF's (0 and none without). Empty when neither knows the address.
 fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
     let Some(table) = &b.symbols else {
         return Vec::new();
@@ -231,22 +256,25 @@ fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
     };
     let symbol = table.symbol_at(addr);
     let mut dwarf = b.lines.as_ref().map(|l| l.frames(addr)).unwrap_or_default();
-    let outer = dwarf.pop();
+    let mut outer = dwarf.pop();
     let mut out: Vec<Resolved> = dwarf
         .into_iter()
         .filter_map(|f| {
             Some(Resolved {
                 name: f.function?,
                 line: f.line,
+                file: f.file,
             })
         })
         .collect();
-    let line = outer.as_ref().map_or(0, |f| f.line);
+    let (line, file) = outer
+        .as_mut()
+        .map_or((0, None), |f| (f.line, f.file.take()));
     let name = symbol
         .map(str::to_owned)
         .or_else(|| outer.and_then(|f| f.function));
     match name {
-        Some(name) => out.push(Resolved { name, line }),
+        Some(name) => out.push(Resolved { name, line, file }),
         None => out.clear(),
     }
     out
@@ -257,7 +285,9 @@ fn resolve(b: &Binary, offset: u64) -> Vec<Resolved> {
 /// found), `kallsyms` the running kernel's symbols when they apply. Where a binary has DWARF,
 /// locations get their line, and the functions inlined at their address become locations of
 /// their own (`.inlined` TRUE, the same address and mapping) between the location and its
-/// callee in every stack. Functions left without a location are removed.
+/// callee in every stack. A function's `filename` is the source file DWARF gives for its line
+/// there (as pprof and `perf report --sort srcfile` name it), else the binary as perf prints
+/// it; the binary stays the location's mapping. Functions left without a location are removed.
 pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Option<&str>) -> Report {
     let mut report = Report::default();
     let Some(mappings) = mapping_infos(p) else {
@@ -269,10 +299,7 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
     ) else {
         return report;
     };
-    let kernel = kallsyms.map(|k| Binary {
-        symbols: Some(SymbolTable::from_kallsyms(k)),
-        lines: None,
-    });
+    let kernel = kallsyms.and_then(|k| kernel_binary(k, &mappings, &mut report));
     // By (path, build-id): a binary mapped in several rows (its segments) is read once.
     let mut binaries: HashMap<(&str, Option<&str>), Binary> = HashMap::default();
     let mut functions = Functions::default();
@@ -299,9 +326,15 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
         };
         let Some((outer, inner)) = frames.split_last() else {
             report.unsymbolised += 1;
+            report.kernel_unsymbolised += usize::from(m.filename == KERNEL_DSO);
             continue;
         };
-        let file = p.strings.intern(&m.filename);
+        let binary_file = p.strings.intern(&m.filename);
+        let file_of = |p: &mut Profile, f: &Resolved| match &f.file {
+            Some(source) => p.strings.intern(source),
+            None => binary_file,
+        };
+        let file = file_of(p, outer);
         p.locations.function[loc] = functions.get(p, &outer.name, file);
         p.locations.line[loc] = i32::try_from(outer.line).unwrap_or(0);
         report.lines += usize::from(outer.line > 0);
@@ -309,6 +342,7 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
             let rows = inner
                 .iter()
                 .map(|f| {
+                    let file = file_of(p, f);
                     let function = functions.get(p, &f.name, file);
                     inlined_row(p, loc, function, f.line)
                 })
@@ -325,6 +359,25 @@ pub fn symbolize(p: &mut Profile, binary: &mut BinarySource<'_>, kallsyms: Optio
     mark_has_functions(p, &symbolised_rows);
     drop_unused_functions(p);
     report
+}
+
+/// The kernel's symbols from kallsyms text `text`, when it is of the recording's kernel (its
+/// `_text` where the kernel's mapping says); otherwise the reason goes in `report`.
+fn kernel_binary(text: &str, mappings: &[MappingInfo], report: &mut Report) -> Option<Binary> {
+    let kernel = KernelSymbols::parse(text);
+    report.kallsyms_bad_lines = kernel.bad_lines_message();
+    let recorded = mappings
+        .iter()
+        .find(|m| m.filename == KERNEL_DSO)
+        .map(|m| (m.file_offset, m.end.wrapping_sub(m.start)));
+    if let Some(why) = kernel.refusal(recorded) {
+        report.kernel_refusal = Some(why);
+        return None;
+    }
+    Some(Binary {
+        symbols: Some(SymbolTable::from_kallsyms(&kernel)),
+        lines: None,
+    })
 }
 
 /// The symbols and DWARF of the binary of mapping `m` (its name noted in `missing` when the
@@ -351,14 +404,15 @@ fn load_binary(
     Binary { symbols, lines }
 }
 
-/// The functions the symboliser added, by (raw name, binary).
+/// The functions the symboliser added, by (raw name, source file or binary).
 #[derive(Default)]
 struct Functions {
     rows: HashMap<(StringId, StringId), u32>,
 }
 
 impl Functions {
-    /// The function row of raw name `name` in binary `file`, added (demangled) when new.
+    /// The function row of raw name `name` in `file` (source file or binary), added
+    /// (demangled) when new.
     fn get(&mut self, p: &mut Profile, name: &str, file: StringId) -> u32 {
         let raw = p.strings.intern(name);
         *self.rows.entry((raw, file)).or_insert_with(|| {
@@ -431,11 +485,13 @@ fn insert_inlined_frames(p: &mut Profile, inlined: &HashMap<u32, Vec<u32>>) {
 fn mapping_infos(p: &Profile) -> Option<Vec<MappingInfo>> {
     let t = &p.ext_table(tables::MAPPINGS)?.columns;
     let (start, offset) = (t.u64("memory_start")?, t.u64("file_offset")?);
+    let end = t.u64("memory_limit");
     let (file, build_id) = (t.chr("filename")?, t.chr("build_id")?);
     Some(
         (0..start.len())
             .map(|i| MappingInfo {
                 start: start[i].unwrap_or(0),
+                end: end.and_then(|e| e[i]).unwrap_or(0),
                 file_offset: offset[i].unwrap_or(0),
                 filename: p.str(file[i]).to_owned(),
                 build_id: p.strings.get(build_id[i]).map(str::to_owned),
@@ -515,12 +571,21 @@ mod tests {
 
     #[test]
     fn kallsyms_lookup_takes_the_symbol_below() {
-        let t = SymbolTable::from_kallsyms(
+        let t = SymbolTable::from_kallsyms(&KernelSymbols::parse(
             "ffffffff81000000 T _stext\nffffffff81000100 t helper\n\
              ffffffff81000200 D some_data\nffffffff81000300 T later [mod]\n",
-        );
+        ));
         assert_eq!(t.lookup(0xffff_ffff_8100_0105), Some("helper"));
         assert_eq!(t.lookup(0xffff_ffff_8100_0000), Some("_stext"));
+        let aliases = KernelSymbols::parse(
+            "ffffffff82202a40 T __pi___x86_indirect_thunk_rax\n\
+             ffffffff82202a40 T __x86_indirect_thunk_rax\nffffffff82202a60 T next\n",
+        );
+        let t2 = SymbolTable::from_kallsyms(&aliases);
+        assert_eq!(
+            t2.lookup(0xffff_ffff_8220_2a41),
+            Some("__x86_indirect_thunk_rax")
+        );
         assert_eq!(t.lookup(0xffff_ffff_8100_0301), Some("later"));
         assert_eq!(t.lookup(0x10), None);
     }
