@@ -1,11 +1,13 @@
 //! Where a pprof parse's memory goes: the sizes (length and capacity, in MiB) of the model's
-//! columns after `read_any`, beside the input and its inflated size, and the process's peak RSS.
+//! columns after `read_any`, beside the input and its inflated size, then the call tree the
+//! viewer builds from them, with the process's RSS and peak RSS after each.
 //! Issue #12's memory target (wasm memory ≤ 2× the raw input) is checked against these counts.
 //!
 //! `cargo run --release --example pprof_memory -- FILE`
 
 use std::process::ExitCode;
 
+use proftab::analysis::view::View;
 use proftab::formats::{gzip, read_any, ReadOptions};
 
 const MIB: f64 = 1048576.0;
@@ -74,6 +76,20 @@ fn main() -> ExitCode {
         }
     }
     println!("locations        {} rows", p.locations.function.len());
-    println!("peak RSS {:.1} MiB", status_mib("VmHWM"));
+    println!(
+        "after parse: RSS {:.1} MiB, peak RSS {:.1} MiB",
+        status_mib("VmRSS"),
+        status_mib("VmHWM")
+    );
+    // What the viewer builds next (wasm_view.rs `Viewer.analyse`): the call tree and the
+    // view of the default value type.
+    let view = View::new(parsed.profile);
+    let t = view.tree();
+    println!("view tree        {} nodes: parent {}", t.parent.len(), mib(&t.parent));
+    println!(
+        "after view: RSS {:.1} MiB, peak RSS {:.1} MiB",
+        status_mib("VmRSS"),
+        status_mib("VmHWM")
+    );
     ExitCode::SUCCESS
 }

@@ -1,7 +1,7 @@
 // The viewer reads files as they arrive (www/worker.js → src/wasm_stream.rs): folded stacks
-// parsed line by line and gzip inflated chunk by chunk, with real progress (bytes fed) and a
-// cancel that works mid-parse. What a streamed file shows must equal what the same bytes
-// read whole show (the CLI's `info`, which reads them whole).
+// parsed line by line and gzip inflated chunk by chunk, with real progress (bytes fed; for
+// pprof, parsed in steps once inflated: samples read) and a cancel that works mid-parse. What
+// a streamed file shows must equal what the same bytes read whole show.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -72,6 +72,35 @@ test("big folded stacks and their gzip stream in: progress is bytes parsed, and 
       assert.equal(got.frames, want.functions);
       assert.deepEqual(got.formats, ["collapsed"]);
     }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a big pprof file is parsed in steps: progress is samples read, and it reads as the whole", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
+  // 300,000 samples (pprof keeps every folded line as one sample): many parse steps.
+  const folded = Profile.parse(Buffer.from(foldedStacks(300_000)), "big.collapsed");
+  const gz = path.join(dir, "big.pb.gz");
+  fs.writeFileSync(gz, folded.write("pprof"));
+  folded.free();
+  const whole = Profile.parse(fs.readFileSync(gz), "big.pb.gz");
+  const want = { samples: whole.numSamples, functions: whole.functionName().length };
+  whole.free();
+  const { page, problems } = await readyPage();
+  try {
+    await watchProgress(page);
+    await page.setInputFiles("#file-input", gz);
+    await drawn(page);
+    const seen = await page.evaluate(() => window.__seen);
+    const steps = seen.filter((s) => /^Parsing: [\d,]+ of 300,000 samples$/.test(s));
+    assert.ok(steps.length >= 1, `no "Parsing: N of 300,000 samples" among ${JSON.stringify(seen)}`);
+    const got = await shown(page);
+    assert.equal(got.samples, want.samples);
+    assert.equal(got.frames, want.functions);
+    assert.deepEqual(got.formats, ["pprof"]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
