@@ -386,19 +386,6 @@ impl ProfileBuilder {
         ValueTypeIndex(to_u32(self.p.values.len() - 1))
     }
 
-    /// Makes room for `additional` more samples in the samples table and every value column
-    /// declared so far: a reader that knows its sample count up front (pprof counts them in
-    /// its first pass) fills the columns without the transient copies of doubling them.
-    pub fn reserve_samples(&mut self, additional: usize) {
-        let s = &mut self.p.samples;
-        s.source.reserve_exact(additional);
-        s.stack.reserve_exact(additional);
-        for (col, pres) in self.p.values.iter_mut().zip(&mut self.value_presence) {
-            col.values.reserve_exact(additional);
-            pres.reserve_exact(additional);
-        }
-    }
-
     /// Adds a sample row; its values are set with [`Self::set_value`].
     pub fn add_sample(&mut self, source: SourceIndex, stack: Option<StackIndex>) -> SampleIndex {
         let s = &mut self.p.samples;

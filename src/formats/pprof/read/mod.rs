@@ -75,7 +75,6 @@ pub(super) fn before_samples<'d, 's>(
     reader.locations(&top)?;
     reader.value_types(&top)?;
     reader.check_sample_limit(&top)?;
-    reader.b.reserve_samples(top.num_samples);
     Ok((top, reader))
 }
 
