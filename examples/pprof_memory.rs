@@ -85,7 +85,11 @@ fn main() -> ExitCode {
     // view of the default value type.
     let view = View::new(parsed.profile);
     let t = view.tree();
-    println!("view tree        {} nodes: parent {}", t.parent.len(), mib(&t.parent));
+    println!(
+        "view tree        {} nodes: parent {}",
+        t.parent.len(),
+        mib(&t.parent)
+    );
     println!(
         "after view: RSS {:.1} MiB, peak RSS {:.1} MiB",
         status_mib("VmRSS"),
