@@ -30,6 +30,14 @@ function shown(page) {
   });
 }
 
+/** The page shows `want` (the whole read's samples and functions), read as `format`. */
+async function assertShown(page, want, format) {
+  const got = await shown(page);
+  assert.equal(got.samples, want.samples);
+  assert.equal(got.frames, want.functions);
+  assert.deepEqual(got.formats, [format]);
+}
+
 /** The progress texts seen while `page` loads, sampled each animation frame until it is shown. */
 function watchProgress(page) {
   return page.evaluate(() => {
@@ -66,11 +74,8 @@ test("big folded stacks and their gzip stream in: progress is bytes parsed, and 
       const seen = await page.evaluate(() => window.__seen);
       const fed = seen.filter((s) => s.startsWith(verb));
       if (fs.statSync(file).size > 2 << 20) assert.ok(fed.length >= 1, `no "${verb}" among ${JSON.stringify(seen)}`);
-      const got = await shown(page);
-      assert.equal(got.samples, 300_000);
-      assert.equal(got.samples, want.samples);
-      assert.equal(got.frames, want.functions);
-      assert.deepEqual(got.formats, ["collapsed"]);
+      assert.equal(want.samples, 300_000);
+      await assertShown(page, want, "collapsed");
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -97,10 +102,7 @@ test("a big pprof file is parsed in steps: progress is samples read, and it read
     const seen = await page.evaluate(() => window.__seen);
     const steps = seen.filter((s) => /^Parsing: [\d,]+ of 300,000 samples$/.test(s));
     assert.ok(steps.length >= 1, `no "Parsing: N of 300,000 samples" among ${JSON.stringify(seen)}`);
-    const got = await shown(page);
-    assert.equal(got.samples, want.samples);
-    assert.equal(got.frames, want.functions);
-    assert.deepEqual(got.formats, ["pprof"]);
+    await assertShown(page, want, "pprof");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
