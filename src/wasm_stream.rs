@@ -3,12 +3,15 @@
 //! wasm at once, a gzip file is inflated chunk by chunk (its compressed bytes never whole),
 //! and folded stacks are read line by line (their text never whole). Each call does one
 //! chunk's work, so the worker reports real progress between calls and a cancel (the page
-//! terminates the worker) takes effect at once. See [`crate::formats::stream`].
+//! terminates the worker) takes effect at once. A pprof profile, whose samples can only be read
+//! once its bytes are all there, is then parsed in steps (`step`), a budget of samples per
+//! call, with the samples read as progress. See [`crate::formats::stream`].
 //!
 //! ```js
 //! const session = new ParseSession();
 //! session.begin(file.name, file.size, lastFourBytes); // per file
 //! for await (const chunk of file.stream()) session.feed(chunk);
+//! while (!session.step(budget)) report(session.samplesRead(), session.samplesTotal());
 //! session.end();
 //! const loaded = LoadedFiles.readSession(session, binaries); // consumes the session
 //! ```
@@ -69,6 +72,35 @@ impl ParseSession {
             .as_ref()
             .map_or("none", |(_, r)| r.mode())
             .to_owned()
+    }
+
+    /// Parses the next `budget` samples (at least one) of the file begun, once all its bytes
+    /// are fed (no `feed` may follow): a pprof profile is read in steps, its tables at the
+    /// first call and then `budget` samples a call; any other file whole at the first call.
+    /// True when only `end` is left. Errors are kept for `end`.
+    pub fn step(&mut self, budget: u32) -> bool {
+        self.current
+            .as_mut()
+            .is_none_or(|(_, r)| r.step(budget as usize))
+    }
+
+    /// Samples read so far of the file begun, when it is read in steps (else 0).
+    #[wasm_bindgen(js_name = samplesRead)]
+    pub fn samples_read(&self) -> f64 {
+        self.progress().0
+    }
+
+    /// Samples in the file begun, when it is read in steps (else 0).
+    #[wasm_bindgen(js_name = samplesTotal)]
+    pub fn samples_total(&self) -> f64 {
+        self.progress().1
+    }
+
+    fn progress(&self) -> (f64, f64) {
+        self.current
+            .as_ref()
+            .and_then(|(_, r)| r.progress())
+            .map_or((0.0, 0.0), |(read, all)| (read as f64, all as f64))
     }
 
     /// Ends the file begun: reads what is left of it (all of it, for a format read whole).

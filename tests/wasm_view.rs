@@ -480,8 +480,17 @@ fn is_profile_tells_source_text_from_profiles() {
     assert!(!is_profile(b"package main\n\nfunc main() {}\n"));
 }
 
-/// The files of `texts` fed to a parse session in pieces of `size` bytes (the worker's way).
+/// The files of `texts` fed to a parse session in pieces of `size` bytes, then parsed in steps
+/// of 5,000 samples (the worker's way): the session and the steps each file took.
 fn session_of(texts: &[&[u8]], size: usize) -> proftab::wasm_stream::ParseSession {
+    stepped_session_of(texts, size).0
+}
+
+fn stepped_session_of(
+    texts: &[&[u8]],
+    size: usize,
+) -> (proftab::wasm_stream::ParseSession, Vec<usize>) {
+    let mut steps = Vec::new();
     let mut s = proftab::wasm_stream::ParseSession::new();
     for (i, t) in texts.iter().enumerate() {
         let tail = t
@@ -492,9 +501,38 @@ fn session_of(texts: &[&[u8]], size: usize) -> proftab::wasm_stream::ParseSessio
         for piece in t.chunks(size) {
             s.feed(piece);
         }
+        let mut calls = 1;
+        while !s.step(5000) {
+            assert_eq!(s.samples_read(), (calls * 5000) as f64);
+            assert!(s.samples_read() < s.samples_total());
+            calls += 1;
+        }
+        steps.push(calls);
         s.end();
     }
-    s
+    (s, steps)
+}
+
+#[wasm_bindgen_test]
+fn a_pprof_file_is_parsed_in_steps_and_reads_as_the_whole() {
+    let big: String = (0..80_000)
+        .map(|i| format!("main;w{};l{i} {}\n", i % 17, 1 + i % 3))
+        .collect();
+    let collapsed = read_any(big.as_bytes(), &ReadOptions::default()).unwrap();
+    let pprof = proftab::formats::pprof::write(&collapsed.profile, &Default::default())
+        .unwrap()
+        .bytes;
+    let (session, steps) = stepped_session_of(&[big.as_bytes(), &pprof], 65536);
+    // Folded stacks in one step; pprof's 80,000 samples (distinct stacks: one per line) in 16.
+    assert_eq!(steps, [1, 80_000 / 5000]);
+    let streamed =
+        Viewer::analyse(LoadedFiles::read_session(session, &JsValue::UNDEFINED).unwrap());
+    let (bytes, names) = files(&[&big]);
+    bytes.push(&Uint8Array::from(&pprof[..]));
+    names.push(&"file1.txt".into());
+    let whole = Viewer::analyse(LoadedFiles::read(&bytes, &names).unwrap());
+    assert_eq!(streamed.totals().to_vec(), whole.totals().to_vec());
+    assert_eq!(frame_names(&streamed), frame_names(&whole));
 }
 
 #[wasm_bindgen_test]

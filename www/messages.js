@@ -39,6 +39,12 @@ export function showProgress(m) {
     text = `${verb}${which}: ${formatBytes(m.done)}${m.total ? ` of ${formatBytes(m.total)}` : ""}`;
     fill.classList.remove("indeterminate");
     fill.style.width = m.total ? `${(100 * m.done) / m.total}%` : "0";
+  } else if (m.phase === "parsing" && m.samplesTotal) {
+    // A pprof profile parsed in steps (worker.js parseSteps): samples read of all.
+    const which = m.count > 1 ? ` file ${m.index + 1} of ${m.count}` : "";
+    text = `Parsing${which}: ${m.samples.toLocaleString("en-US")} of ${m.samplesTotal.toLocaleString("en-US")} samples`;
+    fill.classList.remove("indeterminate");
+    fill.style.width = `${(100 * m.samples) / m.samplesTotal}%`;
   } else {
     const phases = { parsing: `Parsing ${formatBytes(m.total)}…`, analysing: "Building the call tree…" };
     text = phases[m.phase] || m.text || "Working…";

@@ -209,6 +209,34 @@ async function feedStream(session, stream, phase, done, total, index, count) {
   return done;
 }
 
+/** Samples a parse step reads when the session has no timing yet (src/wasm_stream.rs `step`). */
+const FIRST_STEP_SAMPLES = 20_000;
+/** Milliseconds a parse step aims at: the worker reports between steps. */
+const STEP_MS = 50;
+
+/**
+ * Parses the file fed to `session` (all of it fed) and ends it: a pprof profile in steps of
+ * about STEP_MS, each a budget of samples sized from the last step's speed, with the samples
+ * read reported between steps (no single long wasm call: real progress, and V8 can swap in
+ * optimized code between calls); any other file in one step.
+ */
+function parseSteps(session, size, index, count) {
+  progress("parsing", size, size, index, count);
+  let budget = FIRST_STEP_SAMPLES;
+  let first = true;
+  for (;;) {
+    const t0 = performance.now();
+    if (session.step(budget)) break;
+    const ms = performance.now() - t0;
+    // The first step also reads the tables: its time says little of the samples' speed.
+    if (!first) budget = Math.round(Math.min(Math.max((budget * STEP_MS) / Math.max(ms, 1), 1000), 2_000_000));
+    first = false;
+    const [done, total] = [session.samplesRead(), session.samplesTotal()];
+    postMessage({ kind: "progress", phase: "parsing", samples: done, samplesTotal: total, done: size, total: size, index, count });
+  }
+  session.end();
+}
+
 /**
  * Reads the profiles of `input` as they arrive (src/wasm_stream.rs): no file is held whole
  * in JavaScript; gzip is inflated and folded stacks parsed chunk by chunk. Returns the
@@ -223,8 +251,7 @@ async function readStreamed(input) {
     session.feed(p.head);
     const rest = p.file.slice(p.head.length).stream();
     await feedStream(session, rest, "reading", p.head.length, p.file.size, k, count);
-    progress("parsing", p.file.size, p.file.size, k, count);
-    session.end();
+    parseSteps(session, p.file.size, k, count);
     origin.push(p.index);
   }
   for (const [k, u] of input.urls.entries()) {
@@ -233,8 +260,7 @@ async function readStreamed(input) {
     const total = Number(res.headers.get("content-length")) || 0;
     session.begin(urlName(u), total, undefined);
     await feedStream(session, res.body, "downloading", 0, total, input.profiles.length + k, count);
-    progress("parsing", total, total, input.profiles.length + k, count);
-    session.end();
+    parseSteps(session, total, input.profiles.length + k, count);
     origin.push(-1);
   }
   return { session, origin };

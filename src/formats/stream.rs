@@ -17,6 +17,7 @@ use super::collapsed::stream::{streamable, LineStream};
 use super::error::ReadError;
 use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
+use super::pprof::SteppedRead;
 use super::registry::{read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES};
 use super::{detect, read_any, Format, Parsed, ReadOptions};
 
@@ -42,6 +43,12 @@ enum Stage {
     Lines(Box<LineStream>),
     /// A line failed to read: the error `finish` returns.
     Failed(ReadError),
+    /// A pprof profile, every byte fed, its samples being read in steps.
+    Steps(Box<SteppedRead>),
+    /// Inflated whole, to be read whole (gzip inside gzip); `claimed` as in `Gunzip`.
+    Inflated(Vec<u8>, Option<Format>),
+    /// Read whole at the first step (any other format): what `finish` returns.
+    Done(Box<Result<Parsed, ReadError>>),
 }
 
 /// One input read as it arrives: [`StreamRead::feed`] the chunks in order, then
@@ -85,7 +92,7 @@ impl StreamRead {
                     self.stage = Stage::Failed(e);
                 }
             }
-            Stage::Failed(_) => {}
+            Stage::Failed(_) | Stage::Inflated(..) | Stage::Steps(_) | Stage::Done(_) => {}
         }
     }
 
@@ -94,7 +101,8 @@ impl StreamRead {
         self.fed
     }
 
-    /// How the input is being read: "pending" (first MiB), "whole", "gunzip", "lines" or "failed".
+    /// How the input is being read: "pending" (first MiB), "whole", "gunzip", "lines",
+    /// "failed", then, once stepping began, "steps" (a pprof profile) or "done".
     pub fn mode(&self) -> &'static str {
         match self.stage {
             Stage::Head(_) => "pending",
@@ -102,6 +110,9 @@ impl StreamRead {
             Stage::Gunzip { .. } => "gunzip",
             Stage::Lines(_) => "lines",
             Stage::Failed(_) => "failed",
+            Stage::Inflated(..) => "inflated",
+            Stage::Steps(_) => "steps",
+            Stage::Done(_) => "done",
         }
     }
 
@@ -151,17 +162,85 @@ impl StreamRead {
         Some(unrecognized(&prefix, GZIP_DATA))
     }
 
+    /// Reads the next `budget` samples (at least one) once every byte has been fed: no
+    /// [`Self::feed`] may follow the first call. A pprof profile is read in steps (pass 1 and
+    /// its tables at the first call, then `budget` samples a call); any other input is read
+    /// whole at the first call. True when nothing is left but [`Self::finish`], which then
+    /// only builds the profile.
+    pub fn step(&mut self, budget: usize) -> bool {
+        if !matches!(
+            self.stage,
+            Stage::Steps(_) | Stage::Done(_) | Stage::Failed(_)
+        ) {
+            self.decide();
+            let stage = std::mem::replace(&mut self.stage, Stage::Head(Vec::new()));
+            self.stage = self.stepped(stage);
+        }
+        let Stage::Steps(steps) = &mut self.stage else {
+            return true;
+        };
+        match steps.step(budget) {
+            Ok(done) => done,
+            Err(e) => {
+                self.stage = Stage::Failed(e);
+                true
+            }
+        }
+    }
+
+    /// The stage once every byte is fed: a pprof profile started in steps, else read whole.
+    fn stepped(&self, stage: Stage) -> Stage {
+        let pprof = Some(Format::Pprof);
+        let raw = match stage {
+            Stage::Gunzip { stream, claimed } if claimed == pprof => match stream.finish() {
+                Ok(inner) if !is_gzip(&inner) => inner,
+                Ok(inner) => return self.read_whole(Stage::Inflated(inner, claimed)),
+                Err(e) => return Stage::Failed(e),
+            },
+            Stage::Whole(bytes) if !is_gzip(&bytes) && detect(&bytes) == pprof => bytes,
+            other => return self.read_whole(other),
+        };
+        match SteppedRead::start(raw, &self.options) {
+            Ok(steps) => Stage::Steps(Box::new(steps)),
+            Err(e) => Stage::Failed(e),
+        }
+    }
+
+    /// Samples read and samples in all, for a pprof profile being read in steps.
+    pub fn progress(&self) -> Option<(usize, usize)> {
+        match &self.stage {
+            Stage::Steps(s) => Some((s.samples_read(), s.num_samples())),
+            _ => None,
+        }
+    }
+
     /// The profile read from everything fed.
     pub fn finish(mut self) -> Result<Parsed, ReadError> {
         self.decide();
-        match self.stage {
+        let stage = std::mem::replace(&mut self.stage, Stage::Head(Vec::new()));
+        self.read(stage)
+    }
+
+    /// What `finish` gives for `stage`, kept for `finish`.
+    fn read_whole(&self, stage: Stage) -> Stage {
+        Stage::Done(Box::new(self.read(stage)))
+    }
+
+    /// The profile of `stage` (the rest of its samples, for a stepped one).
+    fn read(&self, stage: Stage) -> Result<Parsed, ReadError> {
+        match stage {
             Stage::Head(bytes) | Stage::Whole(bytes) => read_any(&bytes, &self.options),
             Stage::Gunzip { stream, claimed } => {
                 let inner = stream.finish()?;
                 read_decompressed(claimed, &inner, GZIP_DATA, &self.options)
             }
+            Stage::Inflated(inner, claimed) => {
+                read_decompressed(claimed, &inner, GZIP_DATA, &self.options)
+            }
             Stage::Lines(lines) => lines.finish(),
             Stage::Failed(e) => Err(e),
+            Stage::Steps(steps) => steps.finish(),
+            Stage::Done(result) => *result,
         }
     }
 }
@@ -257,6 +336,69 @@ mod tests {
         let (_, streamed, whole) = both(b"", 10);
         assert_eq!(streamed, whole);
         let (_, streamed, whole) = both(b"not a profile at all", 3);
+        assert_eq!(streamed, whole);
+    }
+
+    /// `bytes` fed in pieces of `size`, then read in steps of `budget` samples: the stage
+    /// stepping took, the number of steps, and what `finish` gave, beside `read_any`.
+    fn stepped(bytes: &[u8], size: usize, budget: usize) -> (&'static str, usize, String, String) {
+        let options = ReadOptions::default();
+        let tail = bytes
+            .len()
+            .checked_sub(4)
+            .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
+        let mut s = StreamRead::new(options.clone(), bytes.len(), tail);
+        for piece in bytes.chunks(size) {
+            s.feed(piece);
+        }
+        let mut steps = 1;
+        while !s.step(budget) {
+            let (read, all) = s.progress().expect("stepping");
+            assert!(read <= all && read == steps * budget, "{read} of {all}");
+            steps += 1;
+        }
+        let mode = s.mode();
+        let show = |r: Result<Parsed, ReadError>| match r {
+            Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
+            Err(e) => e.to_string(),
+        };
+        (
+            mode,
+            steps,
+            show(s.finish()),
+            show(read_any(bytes, &options)),
+        )
+    }
+
+    #[test]
+    fn pprof_reads_in_steps_as_whole_and_other_formats_in_one_step() {
+        let Ok(dir) = std::fs::read_dir("../shared/corpus/pprof") else {
+            return;
+        };
+        for entry in dir.flatten() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            let (mode, _, streamed, whole) = stepped(&bytes, 4096, 2);
+            assert_eq!(streamed, whole, "{}", entry.path().display());
+            if whole.starts_with("Pprof") {
+                assert_eq!(mode, "steps", "{}", entry.path().display());
+            }
+        }
+        let (mode, steps, streamed, whole) = stepped(&gzip(&big_collapsed()), 8192, 10);
+        assert_eq!((mode, steps), ("done", 1));
+        assert_eq!(streamed, whole);
+    }
+
+    #[test]
+    fn a_big_gzip_pprof_inflates_as_it_arrives_then_reads_in_steps() {
+        let text = big_collapsed();
+        let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
+        let gz = crate::formats::pprof::write(&profile.profile, &Default::default())
+            .unwrap()
+            .bytes;
+        assert!(gz.len() > HEAD_BYTES, "{}", gz.len());
+        let (mode, steps, streamed, whole) = stepped(&gz, 65536, 30_000);
+        assert_eq!(mode, "steps");
+        assert!(steps >= 200_000 / 30_000, "{steps}");
         assert_eq!(streamed, whole);
     }
 

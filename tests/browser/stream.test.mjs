@@ -1,7 +1,7 @@
 // The viewer reads files as they arrive (www/worker.js → src/wasm_stream.rs): folded stacks
-// parsed line by line and gzip inflated chunk by chunk, with real progress (bytes fed) and a
-// cancel that works mid-parse. What a streamed file shows must equal what the same bytes
-// read whole show (the CLI's `info`, which reads them whole).
+// parsed line by line and gzip inflated chunk by chunk, with real progress (bytes fed; for
+// pprof, parsed in steps once inflated: samples read) and a cancel that works mid-parse. What
+// a streamed file shows must equal what the same bytes read whole show.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -28,6 +28,14 @@ function shown(page) {
     const { samples, frames, nodes, formats } = window.__proftab.state.info;
     return { samples, frames, nodes, formats };
   });
+}
+
+/** The page shows `want` (the whole read's samples and functions), read as `format`. */
+async function assertShown(page, want, format) {
+  const got = await shown(page);
+  assert.equal(got.samples, want.samples);
+  assert.equal(got.frames, want.functions);
+  assert.deepEqual(got.formats, [format]);
 }
 
 /** The progress texts seen while `page` loads, sampled each animation frame until it is shown. */
@@ -66,12 +74,37 @@ test("big folded stacks and their gzip stream in: progress is bytes parsed, and 
       const seen = await page.evaluate(() => window.__seen);
       const fed = seen.filter((s) => s.startsWith(verb));
       if (fs.statSync(file).size > 2 << 20) assert.ok(fed.length >= 1, `no "${verb}" among ${JSON.stringify(seen)}`);
-      const got = await shown(page);
-      assert.equal(got.samples, 300_000);
-      assert.equal(got.samples, want.samples);
-      assert.equal(got.frames, want.functions);
-      assert.deepEqual(got.formats, ["collapsed"]);
+      assert.equal(want.samples, 300_000);
+      await assertShown(page, want, "collapsed");
     }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a big pprof file is parsed in steps: progress is samples read, and it reads as the whole", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
+  // 300,000 folded lines; the pprof writer merges equal stacks: about 134,000 samples, read in
+  // several parse steps.
+  const folded = Profile.parse(Buffer.from(foldedStacks(300_000)), "big.collapsed");
+  const gz = path.join(dir, "big.pb.gz");
+  fs.writeFileSync(gz, folded.write("pprof"));
+  folded.free();
+  const whole = Profile.parse(fs.readFileSync(gz), "big.pb.gz");
+  const want = { samples: whole.numSamples, functions: whole.functionName().length };
+  whole.free();
+  const { page, problems } = await readyPage();
+  try {
+    await watchProgress(page);
+    await page.setInputFiles("#file-input", gz);
+    await drawn(page);
+    const seen = await page.evaluate(() => window.__seen);
+    const all = want.samples.toLocaleString("en-US");
+    const steps = seen.filter((s) => new RegExp(`^Parsing: [\\d,]+ of ${all} samples$`).test(s));
+    assert.ok(steps.length >= 2, `no two "Parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
+    await assertShown(page, want, "pprof");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -33,6 +33,8 @@ mod stacks;
 mod toplevel;
 mod write;
 
+pub use read::SteppedRead;
+
 use super::gzip;
 use super::protowire;
 use super::{Parsed, ReadError, ReadOptions, WriteError, WriteOptions, Written};

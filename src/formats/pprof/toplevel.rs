@@ -1,6 +1,8 @@
 //! Pass 1 of the pprof reader: the top level of a `Profile` split into fields, everything but
 //! the samples decoded (with the byte offset of each message kept for error messages).
 
+use std::ops::Range;
+
 use prost::Message;
 
 use super::errors::byte_err;
@@ -46,12 +48,13 @@ pub(super) struct Scalar {
 
 /// Everything of the top level except the samples, which are only counted.
 #[derive(Default)]
-pub(super) struct TopLevel<'a> {
+pub(super) struct TopLevel {
     pub(super) sample_types: Vec<(ValueType, usize)>,
     pub(super) mappings: Vec<(Mapping, usize)>,
     pub(super) locations: Vec<(Location, usize)>,
     pub(super) functions: Vec<(Function, usize)>,
-    pub(super) strings: Vec<&'a [u8]>,
+    /// Byte range of each `string_table` entry in the input.
+    pub(super) strings: Vec<Range<usize>>,
     pub(super) num_samples: usize,
     pub(super) drop_frames: Scalar,
     pub(super) keep_frames: Scalar,
@@ -74,9 +77,9 @@ fn decode<M: Message + Default>(
     M::decode(payload).map_err(|e| byte_err(offset, format!("{what}[{index}]: cannot decode: {e}")))
 }
 
-impl<'a> TopLevel<'a> {
+impl TopLevel {
     /// Pass 1 over the top level of `data`.
-    pub(super) fn scan(data: &'a [u8]) -> Result<Self, ReadError> {
+    pub(super) fn scan(data: &[u8]) -> Result<Self, ReadError> {
         let mut top = TopLevel::default();
         for f in Fields::new(data, 0) {
             let f = f.map_err(|e| byte_err(e.offset, e.message))?;
@@ -98,7 +101,7 @@ impl<'a> TopLevel<'a> {
         Ok(top)
     }
 
-    fn take(&mut self, f: protowire::Field<'a>) -> Result<(), ReadError> {
+    fn take(&mut self, f: protowire::Field<'_>) -> Result<(), ReadError> {
         let scalar = |v: u64| Scalar {
             // Go decodes int64 fields as the varint's bits.
             value: v as i64,
@@ -122,7 +125,7 @@ impl<'a> TopLevel<'a> {
                 let func = decode(p, off, "function", self.functions.len())?;
                 self.functions.push((func, off));
             }
-            (field::STRING_TABLE, Value::Len(p, _)) => self.strings.push(p),
+            (field::STRING_TABLE, Value::Len(p, off)) => self.strings.push(off..off + p.len()),
             (field::DROP_FRAMES, Value::Varint(v)) => self.drop_frames = scalar(v),
             (field::KEEP_FRAMES, Value::Varint(v)) => self.keep_frames = scalar(v),
             (field::TIME_NANOS, Value::Varint(v)) => {

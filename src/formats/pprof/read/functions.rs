@@ -4,13 +4,13 @@
 
 use super::{column, IdMap, Reader};
 use crate::formats::pprof::errors::{duplicate_id, reserved_id};
+use crate::formats::pprof::toplevel::TopLevel;
 use crate::formats::pprof::{FUNC_EMPTY_NAME, FUNC_EMPTY_SYSTEM_NAME, FUNC_PPROF_ID};
 use crate::formats::ReadError;
 use crate::model::{ColumnData, FunctionKey};
 
-impl Reader<'_, '_> {
-    pub(super) fn functions(&mut self) -> Result<(), ReadError> {
-        let top = self.top;
+impl Reader<'_> {
+    pub(super) fn functions(&mut self, top: &TopLevel) -> Result<(), ReadError> {
         self.function_rows =
             IdMap::for_ids(top.functions.iter().map(|(f, _)| f.id), top.functions.len());
         let mut pprof_ids = Vec::with_capacity(top.functions.len());

@@ -5,6 +5,7 @@
 use super::{byte_err, IdMap, Reader};
 use crate::formats::pprof::errors::{duplicate_id, reserved_id};
 use crate::formats::pprof::schema::Location;
+use crate::formats::pprof::toplevel::TopLevel;
 use crate::formats::pprof::{
     LOC_ADDRESS, LOC_COLUMN, LOC_IS_FOLDED, LOC_LINE_INDEX, LOC_MAPPING_ID, LOC_PPROF_ID,
 };
@@ -29,9 +30,8 @@ struct LocationExt {
     column: Vec<i32>,
 }
 
-impl Reader<'_, '_> {
-    pub(super) fn locations(&mut self) -> Result<(), ReadError> {
-        let top = self.top;
+impl Reader<'_> {
+    pub(super) fn locations(&mut self, top: &TopLevel) -> Result<(), ReadError> {
         self.location_rows =
             IdMap::for_ids(top.locations.iter().map(|(l, _)| l.id), top.locations.len());
         self.location_ranges = Vec::with_capacity(top.locations.len());

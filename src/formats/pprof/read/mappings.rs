@@ -3,13 +3,13 @@
 use super::{column, IdMap, Reader};
 use crate::formats::pprof::errors::{duplicate_id, reserved_id};
 use crate::formats::pprof::schema::Mapping;
+use crate::formats::pprof::toplevel::TopLevel;
 use crate::formats::pprof::{MAPPINGS_TABLE, MAPPING_COLUMNS};
 use crate::formats::ReadError;
 use crate::model::{Column, ColumnData, StringId};
 
-impl Reader<'_, '_> {
-    pub(super) fn mappings(&mut self) -> Result<(), ReadError> {
-        let top = self.top;
+impl Reader<'_> {
+    pub(super) fn mappings(&mut self, top: &TopLevel) -> Result<(), ReadError> {
         if top.mappings.is_empty() {
             return Ok(());
         }

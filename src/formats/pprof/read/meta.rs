@@ -2,13 +2,13 @@
 //! the scalars of `Profile` (→ `meta` rows under the `pprof.` keys).
 
 use super::Reader;
+use crate::formats::pprof::toplevel::TopLevel;
 use crate::formats::pprof::*;
 use crate::formats::Warnings;
 use crate::hash::{HashMap, HashSet};
 
-impl Reader<'_, '_> {
-    pub(super) fn value_types(&mut self) -> Result<(), ReadError> {
-        let top = self.top;
+impl Reader<'_> {
+    pub(super) fn value_types(&mut self, top: &TopLevel) -> Result<(), ReadError> {
         if top.sample_types.is_empty() && top.num_samples > 0 {
             return Err(ReadError::whole(FORMAT, "missing sample type information"));
         }
@@ -26,8 +26,7 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    pub(super) fn meta(&mut self) -> Result<(), ReadError> {
-        let top = self.top;
+    pub(super) fn meta(&mut self, top: &TopLevel) -> Result<(), ReadError> {
         for (key, s) in [
             (META_TIME_NANOS, top.time_nanos),
             (META_DURATION_NANOS, top.duration_nanos),

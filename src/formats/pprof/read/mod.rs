@@ -14,6 +14,7 @@ mod locations;
 mod mappings;
 mod meta;
 mod samples;
+mod stepped;
 
 use crate::formats::read_common::finish_parsed;
 use std::borrow::Cow;
@@ -23,26 +24,39 @@ use super::ids::IdMap;
 use super::stacks::NodeTable;
 use super::toplevel::TopLevel;
 use super::*;
-use crate::formats::{Format, Warnings};
+use crate::formats::{Format, Limits, Warnings};
 use crate::model::{
     Column, ColumnData, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex, INT_NA,
 };
 use locations::LocationRows;
+pub(super) use samples::SamplePosition;
 use samples::{LabelColumns, PathStep};
+pub use stepped::SteppedRead;
 
 /// Reads gzipped or raw pprof.
 pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
     if bytes.is_empty() {
         return Err(ReadError::whole(FORMAT, "empty input file"));
     }
-    let inflated;
-    let data = if gzip::is_gzip(bytes) {
-        inflated =
-            gzip::gunzip_capped(bytes, options.limits.decompressed_cap(bytes.len()), FORMAT)?;
-        inflated.as_slice()
+    let data: Cow<[u8]> = if gzip::is_gzip(bytes) {
+        let cap = options.limits.decompressed_cap(bytes.len());
+        Cow::Owned(gzip::gunzip_capped(bytes, cap, FORMAT)?)
     } else {
-        bytes
+        Cow::Borrowed(bytes)
     };
+    let (top, mut reader) = before_samples(&data, options, |s| s)?;
+    reader.samples(&data, &mut SamplePosition::default(), usize::MAX)?;
+    reader.after_samples(&top)
+}
+
+/// Pass 1 and the steps before the samples, on the raw (inflated) `data`; `own` turns the
+/// strings borrowed from `data` into those the reader keeps (the identity, or a copy for a
+/// reader that outlives `data`).
+pub(super) fn before_samples<'d, 's>(
+    data: &'d [u8],
+    options: &ReadOptions,
+    own: impl Fn(Cow<'d, str>) -> Cow<'s, str>,
+) -> Result<(TopLevel, Reader<'s>), ReadError> {
     if data.is_empty() {
         return Err(ReadError::whole(
             FORMAT,
@@ -50,23 +64,42 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
         ));
     }
     let top = TopLevel::scan(data)?;
-    let mut reader = Reader::new(&top, options)?;
-    reader.functions()?;
-    reader.mappings()?;
-    reader.locations()?;
-    reader.value_types()?;
-    reader.samples(data)?;
-    reader.meta()?;
-    reader.finish()
+    let mut warnings = Warnings::default();
+    let strings = lossy_strings(data, &top, &mut warnings)
+        .into_iter()
+        .map(own)
+        .collect();
+    let mut reader = Reader::new(&top, strings, warnings, options)?;
+    reader.functions(&top)?;
+    reader.mappings(&top)?;
+    reader.locations(&top)?;
+    reader.value_types(&top)?;
+    reader.check_sample_limit(&top)?;
+    Ok((top, reader))
 }
 
-/// Converts the decoded top level into a profile.
-struct Reader<'t, 'a> {
-    top: &'t TopLevel<'a>,
-    options: &'t ReadOptions,
+/// The string table as text, invalid UTF-8 replaced (with a warning per string).
+fn lossy_strings<'d>(data: &'d [u8], top: &TopLevel, warnings: &mut Warnings) -> Vec<Cow<'d, str>> {
+    let text = |(i, range): (usize, &std::ops::Range<usize>)| {
+        let raw = data.get(range.clone()).unwrap_or_default();
+        String::from_utf8_lossy(raw).tap_invalid(|| {
+            warnings.add(FORMAT, "utf8", || {
+                format!(
+                    "string_table[{i}] is not valid UTF-8; invalid bytes were replaced with U+FFFD"
+                )
+            })
+        })
+    };
+    top.strings.iter().enumerate().map(text).collect()
+}
+
+/// Converts the decoded top level into a profile. `'s`: the lifetime of the string table's
+/// text (borrowed from the input, or owned: `'static`).
+pub(super) struct Reader<'s> {
+    limits: Limits,
     b: ProfileBuilder,
     warnings: Warnings,
-    strings: Vec<Cow<'a, str>>,
+    strings: Vec<Cow<'s, str>>,
     /// Model id of each pprof string index, interned on first use (`u32::MAX` = not yet).
     string_ids: Vec<u32>,
     function_rows: IdMap,
@@ -81,24 +114,13 @@ struct Reader<'t, 'a> {
     labels: LabelColumns,
 }
 
-impl<'t, 'a> Reader<'t, 'a> {
-    fn new(top: &'t TopLevel<'a>, options: &'t ReadOptions) -> Result<Self, ReadError> {
-        let mut warnings = Warnings::default();
-        let strings: Vec<Cow<'a, str>> = top
-            .strings
-            .iter()
-            .enumerate()
-            .map(|(i, raw)| {
-                String::from_utf8_lossy(raw).tap_invalid(|| {
-                    warnings.add(FORMAT, "utf8", || {
-                        format!(
-                            "string_table[{i}] is not valid UTF-8; invalid bytes were replaced \
-                             with U+FFFD"
-                        )
-                    })
-                })
-            })
-            .collect();
+impl<'s> Reader<'s> {
+    fn new(
+        top: &TopLevel,
+        strings: Vec<Cow<'s, str>>,
+        warnings: Warnings,
+        options: &ReadOptions,
+    ) -> Result<Self, ReadError> {
         match strings.first() {
             Some(s) if s.is_empty() => {}
             Some(_) => return Err(ReadError::whole(FORMAT, "string_table[0] must be ''")),
@@ -116,8 +138,7 @@ impl<'t, 'a> Reader<'t, 'a> {
         let source = b.add_source(FORMAT, options.source_uri.as_deref(), timestamp);
         let string_ids = vec![u32::MAX; strings.len()];
         Ok(Reader {
-            top,
-            options,
+            limits: options.limits.clone(),
             b,
             warnings,
             strings,
@@ -131,6 +152,12 @@ impl<'t, 'a> Reader<'t, 'a> {
             source,
             labels: LabelColumns::default(),
         })
+    }
+
+    /// The steps after the samples: meta, then the profile.
+    pub(super) fn after_samples(mut self, top: &TopLevel) -> Result<Parsed, ReadError> {
+        self.meta(top)?;
+        self.finish()
     }
 
     /// The text of string index `idx`; `what` names the referring field for the error.

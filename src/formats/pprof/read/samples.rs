@@ -6,7 +6,7 @@ use prost::Message;
 
 use super::{byte_err, Reader};
 use crate::formats::pprof::schema::{Label, Sample};
-use crate::formats::pprof::toplevel::field;
+use crate::formats::pprof::toplevel::{field, TopLevel};
 use crate::formats::pprof::FORMAT;
 use crate::formats::protowire::{Fields, Value};
 use crate::formats::ReadError;
@@ -33,34 +33,72 @@ pub(super) struct LabelColumns {
     pub(super) num_unit: Vec<StringId>,
 }
 
-impl<'a> Reader<'_, 'a> {
-    /// Pass 2: every `Sample`, in file order.
-    pub(super) fn samples(&mut self, data: &'a [u8]) -> Result<(), ReadError> {
-        let limits = &self.options.limits;
-        if self.top.num_samples > limits.max_samples {
+/// Where pass 2 stands: the byte offset of the next top-level field to read (a field
+/// boundary), the index of the next sample, and the prost message reused for each sample.
+#[derive(Default)]
+pub(in crate::formats::pprof) struct SamplePosition {
+    offset: usize,
+    index: usize,
+    sample: Sample,
+}
+
+impl SamplePosition {
+    /// Samples read so far.
+    pub(in crate::formats::pprof) fn samples_read(&self) -> usize {
+        self.index
+    }
+}
+
+impl Reader<'_> {
+    /// Refuses a profile with more samples than [`crate::formats::Limits::max_samples`].
+    pub(super) fn check_sample_limit(&self, top: &TopLevel) -> Result<(), ReadError> {
+        let max = self.limits.max_samples;
+        if top.num_samples > max {
             return Err(ReadError::whole(
                 FORMAT,
                 format!(
-                    "the profile has {} samples, more than the limit of {} (Limits::max_samples)",
-                    self.top.num_samples, limits.max_samples
+                    "the profile has {} samples, more than the limit of {max} \
+                     (Limits::max_samples)",
+                    top.num_samples
                 ),
             ));
         }
-        let mut sample = Sample::default();
-        let mut index = 0usize;
-        for f in Fields::new(data, 0) {
+        Ok(())
+    }
+
+    /// Pass 2: the next `budget` `Sample`s of `data` from `at` on, in file order. True when
+    /// the input ends before the budget does (every sample read). A budget of 0 counts as 1, so
+    /// every call makes progress.
+    pub(super) fn samples(
+        &mut self,
+        data: &[u8],
+        at: &mut SamplePosition,
+        budget: usize,
+    ) -> Result<bool, ReadError> {
+        let budget = budget.max(1);
+        let rest = data.get(at.offset..).unwrap_or_default();
+        let mut read = 0usize;
+        for f in Fields::new(rest, at.offset) {
             let Ok(f) = f else { break }; // pass 1 saw every field
             let (field::SAMPLE, Value::Len(payload, off)) = (f.number, f.value) else {
                 continue;
             };
+            if read == budget {
+                at.offset = f.offset;
+                return Ok(false);
+            }
+            let index = at.index;
+            let sample = &mut at.sample;
             sample.clear();
             sample
                 .merge(payload)
                 .map_err(|e| byte_err(off, format!("sample[{index}]: cannot decode: {e}")))?;
-            self.sample(index, off, &sample)?;
-            index += 1;
+            self.sample(index, off, sample)?;
+            at.index += 1;
+            read += 1;
         }
-        Ok(())
+        at.offset = data.len();
+        Ok(true)
     }
 
     fn sample(&mut self, index: usize, off: usize, sample: &Sample) -> Result<(), ReadError> {
@@ -122,7 +160,7 @@ impl<'a> Reader<'_, 'a> {
         let (mut node, mut depth) = path
             .last()
             .map_or((None, 0), |step| (Some(step.node), step.depth));
-        let max_depth = self.options.limits.max_stack_depth;
+        let max_depth = self.limits.max_stack_depth;
         for &id in location_ids.iter().rev().skip(shared) {
             let rows = self
                 .location_rows
