@@ -287,3 +287,27 @@ fn a_blank_then_a_count_is_a_sample_of_the_root() {
     let out = collapsed::write(p, &WriteOptions::default()).unwrap();
     assert_eq!(String::from_utf8(out.bytes).unwrap(), " 3 4\na;b 1 2\n");
 }
+
+/// Found by the collapsed fuzz target: a root frame named U+FEFF `#` was written as
+/// `\u{feff}# 0`, which reads back as a byte-order mark and a comment: no stacks. Such root
+/// names are written so that the stack reads back, with warnings.
+#[test]
+fn root_frames_that_read_as_a_bom_or_a_comment_still_read_back() {
+    let first = read_text("main;work 2\n".as_bytes());
+    let mut p = first.profile;
+    let main = p.functions.name[0];
+    assert_eq!(p.strings.text(main), "main");
+    p.functions.name[0] = p.strings.intern("\u{feff}#main");
+    let w = collapsed::write(&p, &WriteOptions::default()).unwrap();
+    let text = String::from_utf8(w.bytes.clone()).unwrap();
+    assert_eq!(text, "\u{ff03}main;work 2\n");
+    for needle in ["leading U+FEFF", "starting with `#`"] {
+        assert!(
+            w.warnings.iter().any(|x| x.message.contains(needle)),
+            "{needle}: {:?}",
+            w.warnings
+        );
+    }
+    let back = read_text(&w.bytes);
+    assert_eq!(back.profile.num_samples(), p.num_samples());
+}

@@ -100,6 +100,24 @@ impl<'p> WriteState<'p> {
             });
             text = text.trim_start().to_owned();
         }
+        if let Some(rest) = text.strip_prefix('\u{feff}') {
+            // At the start of the file it is a byte-order mark to readers, and it is invisible.
+            self.warnings.add(NAME, "leading-bom", || {
+                "a leading U+FEFF of root frame names was dropped (readers skip it as a \
+                 byte-order mark)"
+                    .to_owned()
+            });
+            text = rest.to_owned();
+        }
+        if let Some(rest) = text.strip_prefix('#') {
+            // A line starting with `#` is a comment to readers: the stack would vanish.
+            self.warnings.add(NAME, "leading-hash", || {
+                "root frame names starting with `#` were written with `＃` (U+FF03): a line \
+                 starting with `#` is a comment"
+                    .to_owned()
+            });
+            text = format!("\u{ff03}{rest}");
+        }
         self.stack_text.insert(stack.0, text.clone());
         text
     }
