@@ -230,7 +230,7 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     }
     // Any format may come compressed: detect on a bounded decompressed prefix, and inflate
     // the whole only for a format that claims it (a bomb of zeros is refused after 1 MiB).
-    let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) else {
+    let Some(layer) = compression_of(bytes) else {
         return Err(unrecognized(bytes, "input"));
     };
     let head = (layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES).unwrap_or_default();
@@ -257,7 +257,7 @@ pub fn decompressed_as(
     bytes: &[u8],
     options: &ReadOptions,
 ) -> Result<Option<Vec<u8>>, ReadError> {
-    let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) else {
+    let Some(layer) = compression_of(bytes) else {
         return Ok(None);
     };
     if detect_compressed(layer, bytes) != Some(format) {
@@ -265,6 +265,11 @@ pub fn decompressed_as(
     }
     let cap = options.limits.decompressed_cap(bytes.len());
     (layer.decompress)(bytes, cap, layer.name).map(Some)
+}
+
+/// The compression of [`COMPRESSIONS`] that `bytes` start with.
+fn compression_of(bytes: &[u8]) -> Option<&'static Compression> {
+    COMPRESSIONS.iter().find(|c| (c.is)(bytes))
 }
 
 /// The format of the decompressed prefix of `bytes` (compressed with `layer`).
@@ -276,7 +281,7 @@ fn detect_compressed(layer: &Compression, bytes: &[u8]) -> Option<Format> {
 /// no format claims the compressed bytes (on a decompressed prefix; `bytes` may be cut short).
 pub fn detect_through_compression(bytes: &[u8]) -> Option<Format> {
     detect(bytes).or_else(|| {
-        let layer = COMPRESSIONS.iter().find(|c| (c.is)(bytes))?;
+        let layer = compression_of(bytes)?;
         detect_compressed(layer, bytes)
     })
 }
@@ -348,7 +353,7 @@ const COMPRESSIONS: &[Compression] = &[
 /// start with the magic of a compression in [`COMPRESSIONS`]; `None` when they do not. The
 /// output is capped at `cap` bytes (an error past it).
 pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static str)>, ReadError> {
-    let Some(layer) = COMPRESSIONS.iter().find(|c| (c.is)(bytes)) else {
+    let Some(layer) = compression_of(bytes) else {
         return Ok(None);
     };
     let inner = (layer.decompress)(bytes, cap, layer.name)?;
