@@ -1,8 +1,12 @@
-//! Helpers shared by the writers of formats that hold one value type (collapsed, speedscope).
+//! Helpers shared by the writers of formats that hold one value type (collapsed, speedscope),
+//! and the int64 bound of the writers of integer values (pprof, OTLP).
 
 use super::error::WriteError;
 use super::WriteOptions;
 use crate::model::{LocationIndex, Profile, StackIndex, ValueTypeIndex};
+
+/// 2^63: an f64 of this magnitude or more does not fit an int64 (`as` saturates it).
+pub(crate) const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
 
 /// The value type to write: the one named by [`WriteOptions::value_type`], else the profile's
 /// default value type.

@@ -51,7 +51,7 @@ impl SymbolTable {
             .map(function_symbols)
             .max_by_key(Vec::len)
             .filter(|s| !s.is_empty())?;
-        Some(Self::sorted(symbols, segments))
+        Some(Self::sorted(one_name_per_address(symbols), segments))
     }
 
     /// The code symbols of a `/proc/kallsyms` text (addresses absolute). Of several names at
@@ -126,8 +126,26 @@ pub(crate) fn loadable_segments(files: &[object::File<'_>]) -> Option<Vec<(u64, 
         .filter(|s| !s.is_empty())
 }
 
-/// The defined function symbols of an ELF file (`.symtab`, else `.dynsym`).
-fn function_symbols(file: &object::File<'_>) -> Vec<(u64, u64, String)> {
+/// How an ELF symbol is bound: perf prefers a strong symbol to a weak one, then a global to a
+/// local one, among the names of one address.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Binding {
+    Global,
+    Weak,
+    Local,
+}
+
+/// A defined function symbol of an ELF file, in symbol-table order.
+#[derive(Debug)]
+struct ElfSymbol {
+    start: u64,
+    size: u64,
+    name: String,
+    binding: Binding,
+}
+
+/// The defined function symbols of an ELF file (`.symtab`, else `.dynsym`), in table order.
+fn function_symbols(file: &object::File<'_>) -> Vec<ElfSymbol> {
     let mut symbols = Vec::new();
     for list in [file.symbols(), file.dynamic_symbols()] {
         if !symbols.is_empty() {
@@ -138,11 +156,73 @@ fn function_symbols(file: &object::File<'_>) -> Vec<(u64, u64, String)> {
                 continue;
             }
             let Ok(name) = s.name() else { continue };
-            let end = s.address().saturating_add(s.size());
-            symbols.push((s.address(), end, name.to_owned()));
+            let binding = if s.is_weak() {
+                Binding::Weak
+            } else if s.is_global() {
+                Binding::Global
+            } else {
+                Binding::Local
+            };
+            symbols.push(ElfSymbol {
+                start: s.address(),
+                size: s.size(),
+                name: name.to_owned(),
+                binding,
+            });
         }
     }
     symbols
+}
+
+/// `(start, end, name)` sorted by start with one name per start address: of the aliases of an
+/// address (glibc's `read`, `__read`, `__libc_read`, `__GI___read` …) the one `perf report`
+/// shows, chosen as perf's `symbols__fixup_duplicate` does: the aliases are taken in table
+/// order, each kept or replaced by the next according to [`prefers_second`].
+fn one_name_per_address(mut symbols: Vec<ElfSymbol>) -> Vec<(u64, u64, String)> {
+    symbols.sort_by_key(|s| s.start); // stable: table order within an address
+    let mut out: Vec<ElfSymbol> = Vec::with_capacity(symbols.len());
+    for s in symbols {
+        match out.last_mut() {
+            Some(kept) if kept.start == s.start => {
+                if prefers_second(kept, &s) {
+                    *kept = s;
+                }
+            }
+            _ => out.push(s),
+        }
+    }
+    out.into_iter()
+        .map(|s| (s.start, s.start.saturating_add(s.size), s.name))
+        .collect()
+}
+
+/// Whether perf's `choose_best_symbol` (tools/perf/util/symbol.c) takes `b` over `a`, two
+/// names of one address: a symbol with a size over one without, a non-weak over a weak one,
+/// a global over a local one, fewer leading underscores, the longer name; else `a`, unless
+/// `a` is a kernel `SyS`/`compat_SyS` syscall alias.
+fn prefers_second(a: &ElfSymbol, b: &ElfSymbol) -> bool {
+    fn leading_underscores(name: &str) -> usize {
+        name.bytes().take_while(|&c| c == b'_').count()
+    }
+    if (a.size > 0) != (b.size > 0) {
+        return b.size > 0;
+    }
+    let weak = (a.binding == Binding::Weak, b.binding == Binding::Weak);
+    if weak.0 != weak.1 {
+        return weak.0;
+    }
+    let global = (a.binding == Binding::Global, b.binding == Binding::Global);
+    if global.0 != global.1 {
+        return global.1;
+    }
+    let underscores = (leading_underscores(&a.name), leading_underscores(&b.name));
+    if underscores.0 != underscores.1 {
+        return underscores.1 < underscores.0;
+    }
+    if a.name.len() != b.name.len() {
+        return b.name.len() > a.name.len();
+    }
+    a.name.starts_with("SyS") || a.name.starts_with("compat_SyS")
 }
 
 /// Gives the files found for a binary by (recorded path, build-id): the binary itself and its
@@ -588,6 +668,53 @@ mod tests {
         );
         assert_eq!(t.lookup(0xffff_ffff_8100_0301), Some("later"));
         assert_eq!(t.lookup(0x10), None);
+    }
+
+    fn symbol(name: &str, size: u64, binding: Binding) -> ElfSymbol {
+        ElfSymbol {
+            start: 0xf82a0,
+            size,
+            name: name.to_owned(),
+            binding,
+        }
+    }
+
+    /// The aliases of glibc 2.36's `read` and `write` in its debug file's table order, and the
+    /// names `perf report` 6.1 shows for them (tests/fixtures/perf-data/kernel).
+    #[test]
+    fn of_several_aliases_the_name_perf_shows_is_kept() {
+        use Binding::{Global, Local, Weak};
+        let read = [
+            ("__libc_read", Local),
+            ("__GI___libc_read", Local),
+            ("__GI___read", Local),
+            ("__GI_read", Local),
+            ("read", Global),
+            ("__read", Global),
+        ];
+        let write = [
+            ("__GI___write", Local),
+            ("__GI_write", Local),
+            ("__GI___libc_write", Local),
+            ("__libc_write", Local),
+            ("__write", Weak),
+            ("write", Weak),
+        ];
+        for (aliases, want) in [(&read, "read"), (&write, "__GI___libc_write")] {
+            let symbols = aliases.iter().map(|&(n, b)| symbol(n, 157, b)).collect();
+            let kept = one_name_per_address(symbols);
+            assert_eq!(kept, vec![(0xf82a0, 0xf82a0 + 157, want.to_owned())]);
+        }
+        // A size beats none; fewer leading underscores; a SyS alias loses a tie.
+        let sized = one_name_per_address(vec![symbol("a", 0, Global), symbol("__b", 4, Local)]);
+        assert_eq!(sized[0].2, "__b");
+        let fewer = one_name_per_address(vec![symbol("__ab", 4, Global), symbol("_b", 4, Global)]);
+        assert_eq!(fewer[0].2, "_b");
+        let sys =
+            one_name_per_address(vec![symbol("SyS_x", 4, Global), symbol("sys_x", 4, Global)]);
+        assert_eq!(sys[0].2, "sys_x");
+        let tie = one_name_per_address(vec![symbol("f_x", 4, Global), symbol("g_x", 4, Global)]);
+        assert_eq!(tie[0].2, "f_x");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::{Identity, Writer, NANOS_PER_SECOND};
 use crate::formats::otlp::attrs::string_array;
 use crate::formats::otlp::proto::{self, Sample, ValueType};
 use crate::formats::otlp::*;
+use crate::formats::write_common::I64_LIMIT;
 use crate::model::{Cell, StringId, INT_NA, SAMPLE_TIME};
 use attrs::AttrValue;
 
@@ -165,7 +166,18 @@ impl Writer<'_> {
                 format!("fractional {name} values rounded to integers (first: {v})")
             });
         }
-        v.round() as i64
+        let r = v.round();
+        if r.abs() >= I64_LIMIT {
+            let name = self.text(vt);
+            self.warnings.add(NAME, "clamped", || {
+                format!(
+                    "{name} values beyond the int64 range clamped to it (first: {v}): \
+                     OTLP values are int64"
+                )
+            });
+        }
+        // `as` saturates at the i64 range: the clamping warned of above.
+        r as i64
     }
 
     fn timestamp(&mut self, sample: usize, base_ns: u64) -> Option<u64> {

@@ -5,12 +5,10 @@
 use super::numbering::Strings;
 use super::{schema, Writer};
 use crate::formats::pprof::{FORMAT, LABELS_TABLE};
+use crate::formats::write_common::I64_LIMIT;
 use crate::formats::{Warning, Warnings};
 use crate::hash::HashMap;
 use crate::model::{decode_opt, ColumnData, Profile, StringId};
-
-/// Largest f64 magnitude written as an i64 value.
-const I64_LIMIT: f64 = 9.223_372_036_854_775e18;
 
 impl Writer<'_> {
     pub(super) fn samples(&mut self) {
