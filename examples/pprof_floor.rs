@@ -4,11 +4,11 @@
 //!
 //! `cargo run --release --example pprof_floor -- FILE [REPS]` prints, per repetition, the
 //! inflate and decode times and the decoded counts; one repetition (the default) is what
-//! `farm-bench` times from outside beside `proftab info FILE`:
+//! `bench/ab.mjs` times from outside beside `proftab info FILE`:
 //!
 //! ```sh
-//! farm-bench -n 7 -- target/release/proftab info FILE \
-//!   --vs 'target/release/examples/pprof_floor FILE'
+//! node bench/ab.mjs -n 7 --vs 'target/release/examples/pprof_floor FILE' \
+//!   -- target/release/proftab info FILE
 //! ```
 
 use std::process::ExitCode;

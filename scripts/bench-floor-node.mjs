@@ -1,7 +1,7 @@
 // The Node parse floor of a pprof file, the yardstick of `Profile.parse` (issue #12): Node's
 // zlib.gunzipSync and the decode of the whole message by pprof-format (the pure-JS pprof
-// decoder), no model. Prints one JSON line like scripts/bench-parse-wasm.mjs, so a farm-bench
-// A/B of the two scripts (one parse each) gives the ratio on any machine:
+// decoder), no model. Prints one JSON line like scripts/bench-parse-wasm.mjs, so an interleaved
+// A/B of the two scripts (`node bench/ab.mjs`) (one parse each) gives the ratio on any machine:
 //   node scripts/bench-floor-node.mjs FILE [--runs N] [--pprof-format DIR]
 // DIR is the pprof-format package folder (default: resolved from node_modules); it is not a
 // dependency of proftab: `npm install --prefix /tmp/x pprof-format@2.3.2` is enough.

@@ -294,6 +294,26 @@ fn absurd_counts_are_refused_not_truncated() {
     let p = profile(CPU, &[&[1e12, 1e19]]);
     let e = rprof::write(&p, &WriteOptions::default()).unwrap_err();
     assert!(e.message.contains("stands for 1000000000000 ticks"), "{e}");
+    assert!(e.message.contains("larger than 512 MiB"), "{e}");
+}
+
+/// `WriteOptions::max_output_bytes` bounds the expansion into lines: 1,000 ticks of a
+/// two-frame stack fit 64 KiB and not 4,000 bytes.
+#[test]
+fn the_output_bound_can_be_lowered() {
+    let p = profile(CPU, &[&[1000.0, 1e10]]);
+    let bounded = |n: usize| WriteOptions {
+        max_output_bytes: Some(n),
+        ..WriteOptions::default()
+    };
+    let w = rprof::write(&p, &bounded(64 << 10)).unwrap();
+    assert_eq!(text(&w).lines().count(), 1001, "a header and one line per tick");
+    let e = rprof::write(&p, &bounded(4000)).unwrap_err();
+    assert!(
+        e.message
+            .contains("one line per tick would make the Rprof file larger than 4000 bytes"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -107,6 +107,7 @@ pub fn run(args: &Matches) -> CliResult {
     let options = WriteOptions {
         value_type,
         source_id: parse_source(args, &profile)?,
+        ..WriteOptions::default()
     };
     let written = formats::write_as(format, &profile, &options)
         .map_err(|e| Failure::failed(e.to_string()))?;

@@ -346,6 +346,10 @@ pub struct WriteOptions {
     /// For formats that hold one profiling run (Rprof): write only the samples of this
     /// 1-based `source_id`, e.g. when the sources were sampled at different intervals.
     pub source_id: Option<usize>,
+    /// The most bytes a writer that expands weights into lines (Rprof: one line per tick) may
+    /// write; a profile past it is refused with a message that says so. Default (`None`):
+    /// [`rprof::MAX_OUTPUT_BYTES`] (512 MiB).
+    pub max_output_bytes: Option<usize>,
 }
 
 /// A profile read from bytes, with what the reader had to say about it.

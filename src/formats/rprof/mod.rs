@@ -59,7 +59,7 @@ mod write;
 use super::sniff::Sniff;
 pub use header::Header;
 pub use read::read;
-pub use write::write;
+pub use write::{write, MAX_OUTPUT_BYTES};
 
 /// Format name used in messages.
 pub const FORMAT: &str = "rprof";

@@ -39,7 +39,8 @@ use plan::{Plan, Weight};
 pub const DEFAULT_INTERVAL_US: u64 = 10_000;
 /// Relative tolerance for comparing intervals and for calling a count integral.
 const TOLERANCE: f64 = 1e-9;
-/// Largest Rprof output, in bytes: counts that would expand beyond it are refused.
+/// Largest Rprof output, in bytes, unless [`WriteOptions::max_output_bytes`] says otherwise:
+/// counts that would expand beyond it are refused.
 pub const MAX_OUTPUT_BYTES: usize = 512 << 20;
 
 /// Writes `profile` as Rprof text.
@@ -47,6 +48,7 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
     let samples = selected_samples(profile, options)?;
     let plan = Plan::new(profile, options)?;
     let mut w = Writer::new(profile, plan);
+    w.max_output_bytes = options.max_output_bytes.unwrap_or(MAX_OUTPUT_BYTES);
     let runs = w.runs(&samples);
     w.check_source_intervals(&samples, runs.len())?;
     let mut out = Vec::with_capacity(samples.len().saturating_mul(64).min(1 << 30));
@@ -58,6 +60,15 @@ pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, Write
         bytes: out,
         warnings: w.warnings.into_vec(),
     })
+}
+
+/// `n` bytes as the refusal names the limit: whole MiB when it is some, else bytes.
+fn byte_size(n: usize) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 fn err(message: impl Into<String>) -> WriteError {
@@ -122,6 +133,8 @@ struct Writer<'p> {
     used_types: BTreeSet<usize>,
     elapsed_us: f64,
     time_mismatch: bool,
+    /// The most bytes the output may have (see [`WriteOptions::max_output_bytes`]).
+    max_output_bytes: usize,
 }
 
 impl<'p> Writer<'p> {
@@ -158,6 +171,7 @@ impl<'p> Writer<'p> {
             used_types,
             elapsed_us: 0.0,
             time_mismatch: false,
+            max_output_bytes: MAX_OUTPUT_BYTES,
         }
     }
 
@@ -222,12 +236,12 @@ impl Writer<'_> {
             .ok()
             .and_then(|l| l.checked_mul(line_bytes))
             .and_then(|b| b.checked_add(out.len() + before));
-        if total.is_none_or(|t| t > MAX_OUTPUT_BYTES) {
+        if total.is_none_or(|t| t > self.max_output_bytes) {
             return Err(err(format!(
                 "sample {} stands for {lines} ticks; one line per tick would make the Rprof file \
-                 larger than {} MiB",
+                 larger than {}",
                 s + 1,
-                MAX_OUTPUT_BYTES >> 20
+                byte_size(self.max_output_bytes)
             )));
         }
         for _ in 0..lines {
