@@ -11,14 +11,17 @@ mod frames;
 mod guard;
 mod lbr;
 mod meta;
+mod records;
 mod threads;
 mod unwind;
 
 use std::io::Cursor;
 use std::ops::Range;
 
-use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
-use linux_perf_data::{PerfFileReader, PerfFileRecord, UserRecordType};
+use linux_perf_data::linux_perf_event_reader::{
+    EventRecord, RawData, RawEventRecord, RecordType, SampleRecord,
+};
+use linux_perf_data::{Feature, PerfFile, PerfFileReader, UserRecordType};
 
 use super::{header_kind, FORMAT, META_FIRST_TIME};
 use crate::formats::read_common::{check_sample_limit, finish_parsed};
@@ -71,47 +74,30 @@ pub(super) fn read<'a>(
     let stream = expanded.as_deref().unwrap_or(bytes);
     guard::check_auxtrace(stream, pipe, endian)?;
     let data = Cursor::new(stream);
-    let PerfFileReader {
-        mut perf_file,
-        mut record_iter,
-    } = if pipe {
+    let PerfFileReader { perf_file, .. } = if pipe {
         PerfFileReader::parse_pipe(data)
     } else {
         PerfFileReader::parse_file(data)
     }
     .map_err(lib_err)?;
+    let (start, mut walk) = if pipe {
+        records::pipe_walk(stream, endian.big)
+    } else {
+        records::file_walk(stream, endian.big)
+            .ok_or_else(|| ReadError::whole(FORMAT, "the data section is past the input"))?
+    };
+    walk.simpleperf = perf_file
+        .features()
+        .has_feature(Feature::SIMPLEPERF_META_INFO);
     let mut r = Reader::new(options, warnings, endian);
-    r.events = events::events(&mut r.b, &perf_file);
-    r.build_ids = meta::build_ids(&perf_file);
-    meta::header_meta(&mut r.b, &perf_file, endian);
-    let arch = unwind::Arch::of(meta::arch(&perf_file, endian).as_deref());
-    r.unwinder = binaries
-        .zip(arch)
-        .map(|(source, arch)| DwarfUnwinder::new(source, arch));
-    while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
-        if let PerfFileRecord::UserRecord(u) = &record {
-            if u.record_type == UserRecordType::PERF_HEADER_BUILD_ID {
-                r.build_ids.add_record(u.misc, &u.data.as_slice());
-            }
-        }
-        if let PerfFileRecord::EventRecord { attr_index, record } = record {
-            let raw = record.data.as_slice();
-            let sample = record.record_type == RecordType::SAMPLE;
-            let attr = r.events.get(attr_index).map(|e| &e.attr);
-            let chain = match attr.filter(|_| sample) {
-                Some(a) => lbr::callchain_range(&raw, a, endian),
-                None => Some(0..0),
-            };
-            let Some(chain) = chain else {
-                r.unparsed += 1;
-                continue;
-            };
-            match record.parse() {
-                Ok(parsed) => r.record(attr_index, parsed, (raw.as_ref(), chain))?,
-                Err(_) => r.unparsed += 1,
-            }
-        }
-    }
+    r.start(&perf_file, binaries);
+    let attrs = records::Attrs::new(perf_file.event_attributes(), endian.of());
+    let mut window = records::Window::Memory(&stream[start..]);
+    r.walk(&walk, &mut window, &attrs)
+        .map_err(|stop| match stop {
+            records::Stop::Failed(e) => e,
+            records::Stop::Compressed => ReadError::whole(FORMAT, "compressed records left"),
+        })?;
     r.finish()
 }
 
@@ -183,6 +169,60 @@ impl<'a> Reader<'a> {
             not_unwound: 0,
             partly_unwound: 0,
             unwound: 0,
+        }
+    }
+
+    /// The events, build-ids, meta and unwinder of the recording `file`.
+    fn start(&mut self, file: &PerfFile, binaries: Option<&'a mut BinarySource<'a>>) {
+        self.events = events::events(&mut self.b, file);
+        self.build_ids = meta::build_ids(file);
+        meta::header_meta(&mut self.b, file, self.endian);
+        let arch = unwind::Arch::of(meta::arch(file, self.endian).as_deref());
+        self.unwinder = binaries
+            .zip(arch)
+            .map(|(source, arch)| DwarfUnwinder::new(source, arch));
+    }
+
+    /// Reads the records of `window` in time order.
+    fn walk(
+        &mut self,
+        walk: &records::Walk,
+        window: &mut records::Window<'_>,
+        attrs: &records::Attrs,
+    ) -> Result<(), records::Stop> {
+        records::walk(walk, window, attrs, &mut |rec| self.raw_record(rec))
+    }
+
+    /// One record as the walk hands it out.
+    fn raw_record(&mut self, rec: records::Record<'_>) -> Result<(), ReadError> {
+        let Some((attr_index, parse_info)) = rec.attr else {
+            if UserRecordType::try_from(rec.kind) == Some(UserRecordType::PERF_HEADER_BUILD_ID) {
+                self.build_ids.add_record(rec.misc, rec.body);
+            }
+            return Ok(());
+        };
+        let sample = rec.kind == RecordType::SAMPLE;
+        let attr = self.events.get(attr_index).map(|e| &e.attr);
+        let chain = match attr.filter(|_| sample) {
+            Some(a) => lbr::callchain_range(rec.body, a, self.endian),
+            None => Some(0..0),
+        };
+        let Some(chain) = chain else {
+            self.unparsed += 1;
+            return Ok(());
+        };
+        let raw = RawEventRecord {
+            record_type: rec.kind,
+            misc: rec.misc,
+            data: RawData::Single(rec.body),
+            parse_info,
+        };
+        match raw.parse() {
+            Ok(parsed) => self.record(attr_index, parsed, (rec.body, chain)),
+            Err(_) => {
+                self.unparsed += 1;
+                Ok(())
+            }
         }
     }
 
