@@ -120,6 +120,21 @@ pub fn read_with_binaries<'a>(
     read::read(bytes, options, Some(binaries))
 }
 
+/// A seekable file for [`read_file_with_binaries`].
+pub use read::Source;
+
+/// [`read_with_binaries`] of a file-mode recording read from `file` in chunks, never held
+/// whole; `None` when it has to be read whole instead (not a file-mode recording, compressed
+/// records, a header the reader refuses: [`read_with_binaries`] of its bytes then gives
+/// the result or the error). The result is the one of the whole file.
+pub fn read_file_with_binaries<'a>(
+    file: &mut dyn Source,
+    options: &'a ReadOptions,
+    binaries: &'a mut symbolize::BinarySource<'a>,
+) -> Result<Option<Parsed>, ReadError> {
+    read::read_file(file, options, Some(binaries))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,8 @@ mod chains;
 mod columns;
 mod decompress;
 mod events;
+mod file;
+pub use file::Source;
 mod frames;
 mod guard;
 mod lbr;
@@ -86,19 +88,42 @@ pub(super) fn read<'a>(
         records::file_walk(stream, endian.big)
             .ok_or_else(|| ReadError::whole(FORMAT, "the data section is past the input"))?
     };
-    walk.simpleperf = perf_file
-        .features()
-        .has_feature(Feature::SIMPLEPERF_META_INFO);
-    let mut r = Reader::new(options, warnings, endian);
-    r.start(&perf_file, binaries);
-    let attrs = records::Attrs::new(perf_file.event_attributes(), endian.of());
+    walk.simpleperf = is_simpleperf(&perf_file);
     let mut window = records::Window::Memory(&stream[start..]);
-    r.walk(&walk, &mut window, &attrs)
-        .map_err(|stop| match stop {
-            records::Stop::Failed(e) => e,
-            records::Stop::Compressed => ReadError::whole(FORMAT, "compressed records left"),
-        })?;
-    r.finish()
+    let r = Reader::new(options, warnings, endian);
+    read_records(r, &perf_file, binaries, &walk, &mut window).map_err(|stop| match stop {
+        records::Stop::Failed(e) => e,
+        records::Stop::Compressed => ReadError::whole(FORMAT, "compressed records left"),
+    })
+}
+
+/// Reads a file-mode recording from `file` in chunks; `None` when it must be read whole
+/// (see [`file`]).
+pub(super) fn read_file<'a>(
+    file: &mut dyn file::Source,
+    options: &'a ReadOptions,
+    binaries: Option<&'a mut BinarySource<'a>>,
+) -> Result<Option<Parsed>, ReadError> {
+    file::read(file, options, binaries)
+}
+
+/// simpleperf writes no FINISHED_ROUND records (the walk makes rounds of its own).
+fn is_simpleperf(file: &PerfFile) -> bool {
+    file.features().has_feature(Feature::SIMPLEPERF_META_INFO)
+}
+
+/// The records of `window` read by `r` (events and meta from `file`), then the profile.
+fn read_records<'a>(
+    mut r: Reader<'a>,
+    file: &PerfFile,
+    binaries: Option<&'a mut BinarySource<'a>>,
+    walk: &records::Walk,
+    window: &mut records::Window<'_>,
+) -> Result<Parsed, records::Stop> {
+    r.start(file, binaries);
+    let attrs = records::Attrs::new(file.event_attributes(), r.endian.of());
+    r.walk(walk, window, &attrs)?;
+    Ok(r.finish()?)
 }
 
 struct Reader<'a> {
