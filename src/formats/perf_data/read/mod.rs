@@ -14,6 +14,7 @@ mod guard;
 mod lbr;
 mod meta;
 mod records;
+mod sample;
 mod threads;
 mod unwind;
 
@@ -227,6 +228,14 @@ impl<'a> Reader<'a> {
             return Ok(());
         };
         let sample = rec.kind == RecordType::SAMPLE;
+        if sample && sample::is_fast(&parse_info) {
+            let Some((s, chain)) = sample::parse(rec.body, rec.misc, &parse_info, self.endian.big)
+            else {
+                self.unparsed += 1;
+                return Ok(());
+            };
+            return self.sample(attr_index, &s, rec.body, chain);
+        }
         let attr = self.events.get(attr_index).map(|e| &e.attr);
         let chain = match attr.filter(|_| sample) {
             Some(a) => lbr::callchain_range(rec.body, a, self.endian),
