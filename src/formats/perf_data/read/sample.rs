@@ -132,3 +132,87 @@ fn parse_as<T: ByteOrder>(
     };
     Some((sample, chain))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linux_perf_data::linux_perf_event_reader::{EventRecord, RawEventRecord, RecordType};
+    use linux_perf_data::{PerfFileReader, PerfFileRecord};
+    use std::io::Cursor;
+
+    /// The crate's parse of a sample body (`None` when it fails).
+    fn crate_parse<'b>(
+        body: &'b [u8],
+        misc: u16,
+        info: RecordParseInfo,
+    ) -> Option<SampleRecord<'b>> {
+        let raw = RawEventRecord {
+            record_type: RecordType::SAMPLE,
+            misc,
+            data: RawData::Single(body),
+            parse_info: info,
+        };
+        match raw.parse() {
+            Ok(EventRecord::Sample(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn reads_samples_as_the_crate_does_whole_and_cut() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/perf-data/");
+        let mut checked = 0;
+        for name in ["fp.data", "multi.data", "pipe.data"] {
+            let input = std::fs::read(format!("{dir}{name}")).expect("fixture");
+            let reader = match name {
+                "pipe.data" => PerfFileReader::parse_pipe(Cursor::new(&input[..])),
+                _ => PerfFileReader::parse_file(Cursor::new(&input[..])),
+            };
+            let PerfFileReader {
+                mut perf_file,
+                mut record_iter,
+            } = reader.expect("header");
+            while let Some(r) = record_iter.next_record(&mut perf_file).expect("record") {
+                let PerfFileRecord::EventRecord { record, .. } = r else {
+                    continue;
+                };
+                if record.record_type != RecordType::SAMPLE || !is_fast(&record.parse_info) {
+                    continue;
+                }
+                let body = record.data.as_slice();
+                let (misc, info) = (record.misc, record.parse_info);
+                let (ours, chain) = parse(&body, misc, &info, false).expect("a whole sample");
+                assert_eq!(Some(&ours), crate_parse(&body, misc, info).as_ref());
+                let entries = ours.callchain.as_ref().map_or(0, |c| c.len());
+                if info.sample_format.contains(SampleFormat::CALLCHAIN) {
+                    assert_eq!(chain.len(), 8 + 8 * entries);
+                }
+                // Cut anywhere: refused exactly when the crate refuses.
+                for cut in [0, 1, 7, 8, 15, 16, chain.start + 4, body.len() - 1] {
+                    let short = &body[..cut.min(body.len())];
+                    let (mine, theirs) = (
+                        parse(short, misc, &info, false),
+                        crate_parse(short, misc, info),
+                    );
+                    assert_eq!(mine.map(|m| m.0), theirs, "{name}: cut at {cut}");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100);
+    }
+
+    #[test]
+    fn a_chain_length_past_the_body_or_overflowing_is_refused() {
+        let info_format = SampleFormat::IP | SampleFormat::CALLCHAIN;
+        for n in [3u64, u64::MAX, 1 << 61] {
+            let mut body = 7u64.to_le_bytes().to_vec();
+            body.extend(n.to_le_bytes());
+            body.extend(1u64.to_le_bytes());
+            assert!(
+                parse_as::<LittleEndian>(&body, 0, info_format).is_none(),
+                "{n}"
+            );
+        }
+    }
+}
