@@ -407,12 +407,12 @@ impl<'a> Reader<'a> {
         let context = space | u64::from(s.ip.is_some()) << 1;
         // Key words: everything the frames depend on (pid as its bits).
         let head = [pid as u64, own, kernel, context, s.ip.unwrap_or(0)];
-        self.chains.set_key(&head, chain);
-        if let Some(stack) = self.chains.get() {
+        let key = self.chains.key(&head, chain);
+        if let Some(stack) = self.chains.get(&key) {
             return Ok(stack);
         }
         let stack = self.stack_of_frames(usize::MAX, s, &[])?;
-        self.chains.insert(stack);
+        self.chains.insert(&key, stack);
         Ok(stack)
     }
 

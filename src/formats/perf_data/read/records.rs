@@ -133,10 +133,11 @@ impl<'a> Window<'a> {
                         return Ok(false);
                     }
                     if *filled == buf.len() {
-                        // Full: drop what is no longer needed when that frees half of it
-                        // (so each byte is moved at most once per byte read), else grow.
+                        // Full: drop what is no longer needed when what is left fills at most
+                        // a quarter of it (so a byte kept is moved at most once per three
+                        // bytes read), else grow.
                         let dead = keep_from.saturating_sub(*base).min(*filled);
-                        if dead >= buf.len() / 2 {
+                        if *filled - dead <= buf.len() / 4 {
                             buf.copy_within(dead..*filled, 0);
                             *base += dead;
                             *filled -= dead;
