@@ -1,8 +1,11 @@
 //! Linux `perf.data` (read only): what `perf record` writes, in file mode (`PERFILE2` header of
 //! 104 bytes and its sections) and pipe mode (`perf record -o -`, a 16-byte header and a record
 //! stream), either byte order, with PERF_RECORD_COMPRESSED(2) records (`perf record -z`)
-//! decoded by the pure-Rust `ruzstd`. The records are parsed by `linux-perf-data` (mstange),
-//! which also orders them by time. Nothing here reads files: it builds for wasm32.
+//! decoded by the pure-Rust `ruzstd`. `linux-perf-data` (mstange) parses the header, attrs and
+//! feature sections; the data section's records are walked in place (`read/records.rs`) and
+//! handed out in the crate's time order, their fields parsed by `linux-perf-event-reader` (or
+//! in one pass for the common sample format, `read/sample.rs`). Nothing here opens files: it
+//! builds for wasm32; [`read_file_with_binaries`] reads a file the caller opened, in chunks.
 //!
 //! Model, as [`perf_script`](super::perf_script) names the same recording, so that the two
 //! mix: one sample per PERF_RECORD_SAMPLE, value types `samples`/`count` = 1 (the default) and

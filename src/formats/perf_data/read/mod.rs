@@ -1,7 +1,8 @@
 //! The reader, in steps: the header checked ([`guard`]), compressed records expanded
-//! ([`decompress`]), the records read in time order by `linux-perf-data` while the process
-//! state ([`threads`]) is replayed, each sample's callchain turned into frames ([`frames`],
-//! [`lbr`]), then the meta ([`meta`]) and the `mappings` table.
+//! ([`decompress`]), the records walked in time order ([`records`]; from a file in chunks:
+//! [`file`]) while the process state ([`threads`]) is replayed, each sample read ([`sample`]
+//! or the crate's parse) and its callchain turned into frames ([`frames`], [`lbr`]), then the
+//! meta ([`meta`]) and the `mappings` table.
 
 mod chains;
 mod columns;
@@ -229,12 +230,13 @@ impl<'a> Reader<'a> {
         };
         let sample = rec.kind == RecordType::SAMPLE;
         if sample && sample::is_fast(&parse_info) {
-            let Some((s, chain)) = sample::parse(rec.body, rec.misc, &parse_info, self.endian.big)
-            else {
+            // Used where it is (a sample record is large: moving it out costs a copy).
+            let parsed = sample::parse(rec.body, rec.misc, &parse_info, self.endian.big);
+            let Some((s, chain)) = &parsed else {
                 self.unparsed += 1;
                 return Ok(());
             };
-            return self.sample(attr_index, &s, rec.body, chain);
+            return self.sample(attr_index, s, rec.body, chain.clone());
         }
         let attr = self.events.get(attr_index).map(|e| &e.attr);
         let chain = match attr.filter(|_| sample) {

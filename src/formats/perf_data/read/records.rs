@@ -198,7 +198,7 @@ enum Ids {
 pub(super) struct Attrs {
     parse: Vec<RecordParseInfo>,
     ids: Ids,
-    by_id: std::collections::HashMap<u64, usize>,
+    by_id: crate::hash::HashMap<u64, usize>,
 }
 
 impl Attrs {
@@ -218,7 +218,7 @@ impl Attrs {
             }
             _ => Ids::OnlyOne,
         };
-        let mut by_id = std::collections::HashMap::new();
+        let mut by_id = crate::hash::HashMap::default();
         for (i, a) in attrs.iter().enumerate() {
             for id in &a.event_ids {
                 by_id.insert(*id, i);

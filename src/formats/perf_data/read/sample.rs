@@ -29,6 +29,7 @@ pub(super) fn is_fast(info: &RecordParseInfo) -> bool {
     FAST.contains(info.sample_format)
 }
 
+#[inline]
 /// A sample of a format [`is_fast`] accepts, with the range of its callchain field (length
 /// word and entries; empty without CALLCHAIN); `None` where the crate's parse fails.
 pub(super) fn parse<'b>(
@@ -77,6 +78,7 @@ impl<'b, T: ByteOrder> Fields<'b, T> {
     }
 }
 
+#[inline(always)]
 fn parse_as<T: ByteOrder>(
     body: &[u8],
     misc: u16,
