@@ -38,7 +38,12 @@ pub(super) fn read<'a>(
     options: &'a ReadOptions,
     binaries: Option<&'a mut BinarySource<'a>>,
 ) -> Result<Option<Parsed>, ReadError> {
-    let Ok(Some((image, endian, data))) = sparse_image(file) else {
+    let Ok(Some(Image {
+        bytes: image,
+        endian,
+        data,
+    })) = sparse_image(file)
+    else {
         return Ok(None);
     };
     if guard::check_file(&image, endian).is_err() {
@@ -76,11 +81,16 @@ pub(super) fn read<'a>(
     }
 }
 
-/// The file's sparse image (everything but the data section read), its byte order and its
-/// data section; `None` when it is not an uncompressed file-mode recording.
-fn sparse_image(
-    file: &mut dyn Source,
-) -> io::Result<Option<(Vec<u8>, Endian, std::ops::Range<u64>)>> {
+/// A file's sparse image: every byte but the data section's read, with the byte order and
+/// where the data section is.
+struct Image {
+    bytes: Vec<u8>,
+    endian: Endian,
+    data: std::ops::Range<u64>,
+}
+
+/// The file's sparse image; `None` when it is not an uncompressed file-mode recording.
+fn sparse_image(file: &mut dyn Source) -> io::Result<Option<Image>> {
     let len = file.seek(SeekFrom::End(0))?;
     let mut header = [0u8; FILE_HEADER_SIZE as usize];
     file.seek(SeekFrom::Start(0))?;
@@ -119,7 +129,11 @@ fn sparse_image(
     file.read_exact(&mut image[..head])?;
     file.seek(SeekFrom::Start(end))?;
     file.read_exact(&mut image[tail_at..])?;
-    Ok(Some((image, e, start..end)))
+    Ok(Some(Image {
+        bytes: image,
+        endian: e,
+        data: start..end,
+    }))
 }
 
 /// A cursor over the sparse image that notes a read inside the data section (whose bytes

@@ -78,9 +78,10 @@ fn lib(e: LibError) -> Stop {
 /// The error the crate gives for a record header cut by the end of a file: `read_exact`'s.
 fn cut_header() -> Stop {
     let mut none: &[u8] = &[];
-    let e = none
-        .read_exact(&mut [0u8; 1])
-        .expect_err("reading a byte from nothing fails");
+    let e = match none.read_exact(&mut [0u8; 1]) {
+        Err(e) => e,
+        Ok(()) => io::ErrorKind::UnexpectedEof.into(),
+    };
     lib(LibError::IoError(e))
 }
 
@@ -170,7 +171,7 @@ impl<'a> Window<'a> {
         }
     }
 
-    fn from_reader(&self) -> bool {
+    fn is_chunked(&self) -> bool {
         matches!(self, Window::Reader { .. })
     }
 }
@@ -431,7 +432,7 @@ impl<'w, T: ByteOrder> Walker<'w, T> {
     /// A compressed record: the reader's stream is to be read whole; in memory, the
     /// crate's error (this build has no C zstd; compressed records were expanded before).
     fn compressed(&self, w: &Window<'_>) -> Stop {
-        if w.from_reader() {
+        if w.is_chunked() {
             return Stop::Compressed;
         }
         lib(LibError::IoError(io::Error::new(
