@@ -160,3 +160,79 @@ impl Seek for Tracked<'_> {
         self.inner.seek(pos)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::tables_json;
+
+    /// The tables-JSON text and warnings of a read, or its error.
+    fn outcome(read: Result<Parsed, ReadError>) -> Result<(Vec<u8>, String), String> {
+        let parsed = read.map_err(|e| e.to_string())?;
+        let options = Default::default();
+        let written = tables_json::write(&parsed.profile, &options).map_err(|e| e.to_string())?;
+        Ok((written.bytes, format!("{:?}", parsed.warnings)))
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/perf-data/");
+        std::fs::read(format!("{dir}{name}")).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_file_read_in_chunks_reads_as_the_whole_file() {
+        let options = ReadOptions::default();
+        let names = ["fp.data", "multi.data", "dwarf.data", "kernel/kernel.data"];
+        for name in names {
+            let bytes = fixture(name);
+            assert!(!bytes.is_empty(), "{name}");
+            let whole = outcome(super::super::read(&bytes, &options, None));
+            let chunked = read(&mut Cursor::new(&bytes[..]), &options, None);
+            let chunked = chunked.transpose().map(outcome);
+            assert!(chunked == Some(whole), "{name}");
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_read_in_chunks_is_left_to_the_whole_read() {
+        let options = ReadOptions::default();
+        let pipe = fixture("pipe.data");
+        let fp = fixture("fp.data");
+        let mut bad_attr_size = fp.clone();
+        bad_attr_size[16..24].copy_from_slice(&0u64.to_le_bytes());
+        for bytes in [
+            &pipe[..],
+            &fp[..50],
+            &fp[..3000],
+            &bad_attr_size[..],
+            b"PERFILE2",
+        ] {
+            let got = read(&mut Cursor::new(bytes), &options, None);
+            assert!(matches!(got, Ok(None)), "{} bytes", bytes.len());
+        }
+    }
+
+    #[test]
+    fn a_data_section_of_another_size_reads_as_the_whole_file_or_is_left_to_it() {
+        let options = ReadOptions::default();
+        let fp = fixture("fp.data");
+        let (_, walk) = records::file_walk(&fp, false).expect("data section");
+        // The data section claims more or less than it has (so the feature index, which
+        // follows it, moves too): whatever the whole read says, the read in chunks says it
+        // too or leaves the file to the whole read, which then refuses it.
+        for delta in [-4096i64, -8, -1, 1, 8, 16, 4096] {
+            let mut changed = fp.clone();
+            let size = (walk.data_end as i64 + delta) as u64;
+            changed[DATA_AT + 8..DATA_AT + 16].copy_from_slice(&size.to_le_bytes());
+            let whole = outcome(super::super::read(&changed, &options, None));
+            let chunked = read(&mut Cursor::new(&changed[..]), &options, None);
+            match chunked.transpose().map(outcome) {
+                Some(chunked) => assert!(chunked == whole, "data size {delta:+}"),
+                None => assert!(
+                    whole.is_err(),
+                    "data size {delta:+}: only refusals go whole"
+                ),
+            }
+        }
+    }
+}
