@@ -1,6 +1,7 @@
 #!/bin/sh
 # Benchmark of the perf-data reader on a recording of at least 100 MB (generated here, never
-# committed): `proftab top FILE` vs `perf report --stdio` vs `perf script | proftab top -`,
+# committed): `proftab top FILE` vs `perf report --stdio` (the fastest form, `--sort sym -g none`,
+# and perf's defaults) vs `perf script | proftab top -`,
 # timed by farm-bench (median of the runs; A/B ratios pair by pair).
 #
 # Usage: sh bench/perf_data.sh [PROFTAB] [WORKDIR]
@@ -26,6 +27,10 @@ ls -l big.data
 perf report -i big.data --stdio --no-children --sort sym -n -g none 2>/dev/null | grep -v '^#' | head -6
 farm-bench -n 2 --warmup 0 --timeout 1800 \
     --vs "perf report -i $WORK/big.data --stdio --no-children --sort sym -g none" \
+    -- "$PROFTAB" top big.data
+# The command with perf's defaults: on a -g recording it also builds the callchains.
+farm-bench -n 2 --warmup 0 --timeout 1800 \
+    --vs "perf report -i $WORK/big.data --stdio --no-children" \
     -- "$PROFTAB" top big.data
 farm-bench -n 1 --warmup 0 --timeout 1800 \
     --vs "sh -c 'perf script -i $WORK/big.data | $PROFTAB top -'" \

@@ -11,6 +11,8 @@ use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+pub use crate::formats::perf_data::Source;
+
 /// What a path names, as far as the CLI asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -37,6 +39,11 @@ pub trait Host {
     fn read_dir(&self, path: &Path) -> io::Result<Vec<PathBuf>>;
     /// The environment variable `name`, when set.
     fn env(&self, name: &str) -> Option<String>;
+    /// The file at `path` opened for reading in parts (perf.data is read in chunks, never
+    /// held); `None` when this host reads files only whole (then [`Host::read`] is used).
+    fn open(&self, _path: &Path) -> Option<io::Result<Box<dyn Source>>> {
+        None
+    }
 }
 
 /// The operating system's files and streams.
@@ -86,6 +93,10 @@ impl Host for NativeHost {
 
     fn env(&self, name: &str) -> Option<String> {
         std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+
+    fn open(&self, path: &Path) -> Option<io::Result<Box<dyn Source>>> {
+        Some(std::fs::File::open(path).map(|f| Box::new(f) as Box<dyn Source>))
     }
 }
 

@@ -75,9 +75,18 @@ pub fn load(path: &str) -> Result<Parsed, Failure> {
     if let Some(c) = crate::cli::dataset::container_of(path) {
         return crate::cli::dataset::load(path, c);
     }
+    let failed = |e| Failure::failed(format!("{}: {e}", display_name(path)));
+    if let Some(Ok(mut file)) = (path != "-")
+        .then(|| host::with(|h| h.open(Path::new(path))))
+        .flatten()
+    {
+        let read = crate::cli::symbols::read_perf_file(file.as_mut(), &read_options(path));
+        if let Some(read) = read {
+            return read.map_err(failed);
+        }
+    }
     let bytes = read_bytes(path)?;
-    crate::cli::symbols::read_profile(&bytes, &read_options(path))
-        .map_err(|e| Failure::failed(format!("{}: {e}", display_name(path))))
+    crate::cli::symbols::read_profile(&bytes, &read_options(path)).map_err(failed)
 }
 
 /// The stacks a command works on.

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::formats::perf_data::binaries::{build_id_of, is_kallsyms, matching, symbolize_parsed};
-use crate::formats::perf_data::{read_with_binaries, META_HOSTNAME, META_OS_RELEASE};
+use crate::formats::perf_data::{
+    read_file_with_binaries, read_with_binaries, META_HOSTNAME, META_OS_RELEASE,
+};
 use crate::formats::{self, Format, Parsed, ReadError, ReadOptions};
 use crate::model::ext::tables;
 use crate::model::Profile;
@@ -89,28 +91,64 @@ fn set_dirs(value: Option<&str>) {
 /// then symbolised with them (its reader's unsymbolised-frames warning replaced by the
 /// symboliser's).
 pub fn read_profile(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
-    let dirs = DIRS.get().cloned().unwrap_or_default();
-    let mut index: Option<Vec<(Option<String>, PathBuf)>> = None;
-    let mut find = |path: &str, build_id: Option<&str>| -> Vec<Vec<u8>> {
-        let files = index.get_or_insert_with(|| index_dirs(&dirs));
-        find_binary(files, path, build_id)
-    };
+    let mut finder = Finder::default();
+    let mut find = |path: &str, build_id: Option<&str>| finder.find(path, build_id);
     // A compressed perf.data is inflated here, to be unwound as the plain one is.
     let inflated = formats::decompressed_as(Format::PerfData, bytes, options)?;
     let perf_data = inflated
         .as_deref()
         .or_else(|| (formats::detect(bytes) == Some(Format::PerfData)).then_some(bytes));
-    let mut parsed = match perf_data {
+    let parsed = match perf_data {
         Some(perf_data) => read_with_binaries(perf_data, options, &mut find)?,
         None => formats::read_any(bytes, options)?,
     };
     drop(inflated);
+    Ok(symbolised(parsed, &mut finder))
+}
+
+/// [`read_profile`] of a file-mode perf.data read from `file` in chunks (never held whole);
+/// `None` when `file` is not one or must be read whole (then [`read_profile`] its bytes).
+pub fn read_perf_file(
+    file: &mut dyn host::Source,
+    options: &ReadOptions,
+) -> Option<Result<Parsed, ReadError>> {
+    let mut finder = Finder::default();
+    let mut find = |path: &str, build_id: Option<&str>| finder.find(path, build_id);
+    let parsed = match read_file_with_binaries(file, options, &mut find) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(Ok(symbolised(parsed, &mut finder)))
+}
+
+/// A perf.data profile symbolised with the binaries `finder` finds (its reader's
+/// unsymbolised-frames warning replaced by the symboliser's); other profiles as they are.
+fn symbolised(mut parsed: Parsed, finder: &mut Finder) -> Parsed {
     if parsed.format == Format::PerfData {
         let given = KALLSYMS_GIVEN.get().cloned().flatten();
         let kallsyms = given.or_else(|| kernel_symbols(&parsed.profile));
+        let mut find = |path: &str, build_id: Option<&str>| finder.find(path, build_id);
         symbolize_parsed(&mut parsed, &mut find, kallsyms.as_deref());
     }
-    Ok(parsed)
+    parsed
+}
+
+/// Finds binaries as `perf report` does (the `--symbols` folders indexed once, when first
+/// asked).
+#[derive(Default)]
+struct Finder {
+    index: Option<Vec<(Option<String>, PathBuf)>>,
+}
+
+impl Finder {
+    fn find(&mut self, path: &str, build_id: Option<&str>) -> Vec<Vec<u8>> {
+        let files = self.index.get_or_insert_with(|| {
+            let dirs = DIRS.get().cloned().unwrap_or_default();
+            index_dirs(&dirs)
+        });
+        find_binary(files, path, build_id)
+    }
 }
 
 /// Every regular file under the `--symbols` folders with its build-id (when ELF).

@@ -1,8 +1,11 @@
 //! Linux `perf.data` (read only): what `perf record` writes, in file mode (`PERFILE2` header of
 //! 104 bytes and its sections) and pipe mode (`perf record -o -`, a 16-byte header and a record
 //! stream), either byte order, with PERF_RECORD_COMPRESSED(2) records (`perf record -z`)
-//! decoded by the pure-Rust `ruzstd`. The records are parsed by `linux-perf-data` (mstange),
-//! which also orders them by time. Nothing here reads files: it builds for wasm32.
+//! decoded by the pure-Rust `ruzstd`. `linux-perf-data` (mstange) parses the header, attrs and
+//! feature sections; the data section's records are walked in place (`read/records.rs`) and
+//! handed out in the crate's time order, their fields parsed by `linux-perf-event-reader` (or
+//! in one pass for the common sample format, `read/sample.rs`). Nothing here opens files: it
+//! builds for wasm32; [`read_file_with_binaries`] reads a file the caller opened, in chunks.
 //!
 //! Model, as [`perf_script`](super::perf_script) names the same recording, so that the two
 //! mix: one sample per PERF_RECORD_SAMPLE, value types `samples`/`count` = 1 (the default) and
@@ -118,6 +121,21 @@ pub fn read_with_binaries<'a>(
     binaries: &'a mut symbolize::BinarySource<'a>,
 ) -> Result<Parsed, ReadError> {
     read::read(bytes, options, Some(binaries))
+}
+
+/// A seekable file for [`read_file_with_binaries`].
+pub use read::Source;
+
+/// [`read_with_binaries`] of a file-mode recording read from `file` in chunks, never held
+/// whole; `None` when it has to be read whole instead (not a file-mode recording, compressed
+/// records, a header the reader refuses: [`read_with_binaries`] of its bytes then gives
+/// the result or the error). The result is the one of the whole file.
+pub fn read_file_with_binaries<'a>(
+    file: &mut dyn Source,
+    options: &'a ReadOptions,
+    binaries: &'a mut symbolize::BinarySource<'a>,
+) -> Result<Option<Parsed>, ReadError> {
+    read::read_file(file, options, Some(binaries))
 }
 
 #[cfg(test)]

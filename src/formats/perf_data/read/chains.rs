@@ -10,7 +10,7 @@
 //! match. The keys live in one arena, cleared (with the table) when it passes
 //! [`MAX_ARENA_BYTES`].
 
-use std::hash::BuildHasher as _;
+use std::hash::{BuildHasher as _, Hasher as _};
 
 use hashbrown::HashTable;
 
@@ -34,48 +34,79 @@ pub(super) struct ChainCache {
     table: HashTable<Entry>,
     arena: Vec<u8>,
     hasher: BuildHasher,
-    /// Scratch: the key of the sample being read.
-    key: Vec<u8>,
+}
+
+/// Most key words (process, generations, context, IP).
+const MAX_WORDS: usize = 8;
+
+/// The key of one sample: its words, then its callchain's bytes as recorded (borrowed from
+/// the record: nothing is copied until the key is cached).
+pub(super) struct Key<'c> {
+    words: [u8; 8 * MAX_WORDS],
+    words_len: usize,
+    chain: &'c [u8],
+    hash: u64,
+}
+
+impl Key<'_> {
+    fn words(&self) -> &[u8] {
+        &self.words[..self.words_len]
+    }
+
+    fn len(&self) -> usize {
+        self.words_len + self.chain.len()
+    }
 }
 
 impl ChainCache {
-    /// Sets the key of a sample: `words` (process, generations, context, IP), then `chain`
-    /// (the callchain's bytes as recorded).
-    pub fn set_key(&mut self, words: &[u64], chain: &[u8]) {
-        self.key.clear();
-        for w in words {
-            self.key.extend_from_slice(&w.to_le_bytes());
+    /// The key of a sample: `words` (at most [`MAX_WORDS`]; process, generations, context,
+    /// IP), then `chain` (the callchain's bytes as recorded).
+    pub fn key<'c>(&self, words: &[u64], chain: &'c [u8]) -> Key<'c> {
+        let mut bytes = [0u8; 8 * MAX_WORDS];
+        let n = words.len().min(MAX_WORDS);
+        for (w, out) in words[..n].iter().zip(bytes.chunks_exact_mut(8)) {
+            out.copy_from_slice(&w.to_le_bytes());
         }
-        self.key.extend_from_slice(chain);
+        let mut h = self.hasher.build_hasher();
+        h.write(&bytes[..8 * n]);
+        h.write(chain);
+        Key {
+            words: bytes,
+            words_len: 8 * n,
+            chain,
+            hash: h.finish(),
+        }
     }
 
-    /// The stack cached for the current key (the outer `None` when not cached).
-    pub fn get(&self) -> Option<Option<StackIndex>> {
-        let hash = self.hasher.hash_one(&self.key[..]);
+    /// The stack cached for `key` (the outer `None` when not cached).
+    pub fn get(&self, key: &Key<'_>) -> Option<Option<StackIndex>> {
         let arena = &self.arena;
         self.table
-            .find(hash, |e| {
-                e.hash == hash && arena[e.start..e.start + e.len] == self.key[..]
+            .find(key.hash, |e| {
+                e.hash == key.hash && e.len == key.len() && {
+                    let (words, chain) = arena[e.start..e.start + e.len].split_at(key.words_len);
+                    words == key.words() && chain == key.chain
+                }
             })
             .map(|e| e.stack)
     }
 
-    /// Caches `stack` for the current key.
-    pub fn insert(&mut self, stack: Option<StackIndex>) {
-        if self.arena.len() + self.key.len() > MAX_ARENA_BYTES {
+    /// Caches `stack` for `key`.
+    pub fn insert(&mut self, key: &Key<'_>, stack: Option<StackIndex>) {
+        if self.arena.len() + key.len() > MAX_ARENA_BYTES {
             self.arena.clear();
             self.table.clear();
         }
-        let hash = self.hasher.hash_one(&self.key[..]);
         let start = self.arena.len();
-        self.arena.extend_from_slice(&self.key);
+        self.arena.extend_from_slice(key.words());
+        self.arena.extend_from_slice(key.chain);
         let entry = Entry {
-            hash,
+            hash: key.hash,
             start,
-            len: self.key.len(),
+            len: key.len(),
             stack,
         };
-        self.table.insert_unique(hash, entry, |e| e.hash);
+        self.table.insert_unique(key.hash, entry, |e| e.hash);
     }
 }
 
@@ -86,16 +117,15 @@ mod tests {
     #[test]
     fn a_key_finds_its_stack_and_only_its_own() {
         let mut c = ChainCache::default();
-        c.set_key(&[1, 2], &[7]);
-        assert_eq!(c.get(), None);
-        c.insert(Some(StackIndex(3)));
-        c.set_key(&[1, 2], &[]);
-        assert_eq!(c.get(), None, "a prefix is another key");
-        c.set_key(&[1, 2], &[7]);
-        assert_eq!(c.get(), Some(Some(StackIndex(3))));
-        c.set_key(&[1, 3], &[7]);
-        assert_eq!(c.get(), None);
-        c.insert(None);
-        assert_eq!(c.get(), Some(None));
+        let key = c.key(&[1, 2], &[7]);
+        assert_eq!(c.get(&key), None);
+        c.insert(&key, Some(StackIndex(3)));
+        assert_eq!(c.get(&c.key(&[1, 2], &[])), None, "a prefix is another key");
+        assert_eq!(c.get(&c.key(&[1], &[0, 0, 0, 0, 0, 0, 0, 2, 7])), None);
+        assert_eq!(c.get(&c.key(&[1, 2], &[7])), Some(Some(StackIndex(3))));
+        let other = c.key(&[1, 3], &[7]);
+        assert_eq!(c.get(&other), None);
+        c.insert(&other, None);
+        assert_eq!(c.get(&c.key(&[1, 3], &[7])), Some(None));
     }
 }

@@ -36,6 +36,15 @@ pub(super) struct Endian {
 }
 
 impl Endian {
+    /// As `linux-perf-data` names it.
+    pub(super) fn of(self) -> linux_perf_data::Endianness {
+        if self.big {
+            linux_perf_data::Endianness::BigEndian
+        } else {
+            linux_perf_data::Endianness::LittleEndian
+        }
+    }
+
     pub(super) fn u16(self, b: &[u8]) -> u16 {
         let a = [b[0], b[1]];
         if self.big {

@@ -1,24 +1,31 @@
 //! The reader, in steps: the header checked ([`guard`]), compressed records expanded
-//! ([`decompress`]), the records read in time order by `linux-perf-data` while the process
-//! state ([`threads`]) is replayed, each sample's callchain turned into frames ([`frames`],
-//! [`lbr`]), then the meta ([`meta`]) and the `mappings` table.
+//! ([`decompress`]), the records walked in time order ([`records`]; from a file in chunks:
+//! [`file`]) while the process state ([`threads`]) is replayed, each sample read ([`sample`]
+//! or the crate's parse) and its callchain turned into frames ([`frames`], [`lbr`]), then the
+//! meta ([`meta`]) and the `mappings` table.
 
 mod chains;
 mod columns;
 mod decompress;
 mod events;
+mod file;
+pub use file::Source;
 mod frames;
 mod guard;
 mod lbr;
 mod meta;
+mod records;
+mod sample;
 mod threads;
 mod unwind;
 
 use std::io::Cursor;
 use std::ops::Range;
 
-use linux_perf_data::linux_perf_event_reader::{EventRecord, RecordType, SampleRecord};
-use linux_perf_data::{PerfFileReader, PerfFileRecord, UserRecordType};
+use linux_perf_data::linux_perf_event_reader::{
+    EventRecord, RawData, RawEventRecord, RecordType, SampleRecord,
+};
+use linux_perf_data::{Feature, PerfFile, PerfFileReader, UserRecordType};
 
 use super::{header_kind, FORMAT, META_FIRST_TIME};
 use crate::formats::read_common::{check_sample_limit, finish_parsed};
@@ -71,48 +78,54 @@ pub(super) fn read<'a>(
     let stream = expanded.as_deref().unwrap_or(bytes);
     guard::check_auxtrace(stream, pipe, endian)?;
     let data = Cursor::new(stream);
-    let PerfFileReader {
-        mut perf_file,
-        mut record_iter,
-    } = if pipe {
+    let PerfFileReader { perf_file, .. } = if pipe {
         PerfFileReader::parse_pipe(data)
     } else {
         PerfFileReader::parse_file(data)
     }
     .map_err(lib_err)?;
-    let mut r = Reader::new(options, warnings, endian);
-    r.events = events::events(&mut r.b, &perf_file);
-    r.build_ids = meta::build_ids(&perf_file);
-    meta::header_meta(&mut r.b, &perf_file, endian);
-    let arch = unwind::Arch::of(meta::arch(&perf_file, endian).as_deref());
-    r.unwinder = binaries
-        .zip(arch)
-        .map(|(source, arch)| DwarfUnwinder::new(source, arch));
-    while let Some(record) = record_iter.next_record(&mut perf_file).map_err(lib_err)? {
-        if let PerfFileRecord::UserRecord(u) = &record {
-            if u.record_type == UserRecordType::PERF_HEADER_BUILD_ID {
-                r.build_ids.add_record(u.misc, &u.data.as_slice());
-            }
-        }
-        if let PerfFileRecord::EventRecord { attr_index, record } = record {
-            let raw = record.data.as_slice();
-            let sample = record.record_type == RecordType::SAMPLE;
-            let attr = r.events.get(attr_index).map(|e| &e.attr);
-            let chain = match attr.filter(|_| sample) {
-                Some(a) => lbr::callchain_range(&raw, a, endian),
-                None => Some(0..0),
-            };
-            let Some(chain) = chain else {
-                r.unparsed += 1;
-                continue;
-            };
-            match record.parse() {
-                Ok(parsed) => r.record(attr_index, parsed, (raw.as_ref(), chain))?,
-                Err(_) => r.unparsed += 1,
-            }
-        }
-    }
-    r.finish()
+    let (start, mut walk) = if pipe {
+        records::pipe_walk(stream, endian.big)
+    } else {
+        records::file_walk(stream, endian.big)
+            .ok_or_else(|| ReadError::whole(FORMAT, "the data section is past the input"))?
+    };
+    walk.simpleperf = is_simpleperf(&perf_file);
+    let mut window = records::Window::Memory(&stream[start..]);
+    let r = Reader::new(options, warnings, endian);
+    read_records(r, &perf_file, binaries, &walk, &mut window).map_err(|stop| match stop {
+        records::Stop::Failed(e) => e,
+        records::Stop::Compressed => ReadError::whole(FORMAT, "compressed records left"),
+    })
+}
+
+/// Reads a file-mode recording from `file` in chunks; `None` when it must be read whole
+/// (see [`file`]).
+pub(super) fn read_file<'a>(
+    file: &mut dyn file::Source,
+    options: &'a ReadOptions,
+    binaries: Option<&'a mut BinarySource<'a>>,
+) -> Result<Option<Parsed>, ReadError> {
+    file::read(file, options, binaries)
+}
+
+/// simpleperf writes no FINISHED_ROUND records (the walk makes rounds of its own).
+fn is_simpleperf(file: &PerfFile) -> bool {
+    file.features().has_feature(Feature::SIMPLEPERF_META_INFO)
+}
+
+/// The records of `window` read by `r` (events and meta from `file`), then the profile.
+fn read_records<'a>(
+    mut r: Reader<'a>,
+    file: &PerfFile,
+    binaries: Option<&'a mut BinarySource<'a>>,
+    walk: &records::Walk,
+    window: &mut records::Window<'_>,
+) -> Result<Parsed, records::Stop> {
+    r.start(file, binaries);
+    let attrs = records::Attrs::new(file.event_attributes(), r.endian.of());
+    r.walk(walk, window, &attrs)?;
+    Ok(r.finish()?)
 }
 
 struct Reader<'a> {
@@ -183,6 +196,69 @@ impl<'a> Reader<'a> {
             not_unwound: 0,
             partly_unwound: 0,
             unwound: 0,
+        }
+    }
+
+    /// The events, build-ids, meta and unwinder of the recording `file`.
+    fn start(&mut self, file: &PerfFile, binaries: Option<&'a mut BinarySource<'a>>) {
+        self.events = events::events(&mut self.b, file);
+        self.build_ids = meta::build_ids(file);
+        meta::header_meta(&mut self.b, file, self.endian);
+        let arch = unwind::Arch::of(meta::arch(file, self.endian).as_deref());
+        self.unwinder = binaries
+            .zip(arch)
+            .map(|(source, arch)| DwarfUnwinder::new(source, arch));
+    }
+
+    /// Reads the records of `window` in time order.
+    fn walk(
+        &mut self,
+        walk: &records::Walk,
+        window: &mut records::Window<'_>,
+        attrs: &records::Attrs,
+    ) -> Result<(), records::Stop> {
+        records::walk(walk, window, attrs, &mut |rec| self.raw_record(rec))
+    }
+
+    /// One record as the walk hands it out.
+    fn raw_record(&mut self, rec: records::Record<'_>) -> Result<(), ReadError> {
+        let Some((attr_index, parse_info)) = rec.attr else {
+            if UserRecordType::try_from(rec.kind) == Some(UserRecordType::PERF_HEADER_BUILD_ID) {
+                self.build_ids.add_record(rec.misc, rec.body);
+            }
+            return Ok(());
+        };
+        let sample = rec.kind == RecordType::SAMPLE;
+        if sample && sample::is_fast(&parse_info) {
+            // Used where it is (a sample record is large: moving it out costs a copy).
+            let parsed = sample::parse(rec.body, rec.misc, &parse_info, self.endian.big);
+            let Some((s, chain)) = &parsed else {
+                self.unparsed += 1;
+                return Ok(());
+            };
+            return self.sample(attr_index, s, rec.body, chain.clone());
+        }
+        let attr = self.events.get(attr_index).map(|e| &e.attr);
+        let chain = match attr.filter(|_| sample) {
+            Some(a) => lbr::callchain_range(rec.body, a, self.endian),
+            None => Some(0..0),
+        };
+        let Some(chain) = chain else {
+            self.unparsed += 1;
+            return Ok(());
+        };
+        let raw = RawEventRecord {
+            record_type: rec.kind,
+            misc: rec.misc,
+            data: RawData::Single(rec.body),
+            parse_info,
+        };
+        match raw.parse() {
+            Ok(parsed) => self.record(attr_index, parsed, (rec.body, chain)),
+            Err(_) => {
+                self.unparsed += 1;
+                Ok(())
+            }
         }
     }
 
@@ -333,12 +409,12 @@ impl<'a> Reader<'a> {
         let context = space | u64::from(s.ip.is_some()) << 1;
         // Key words: everything the frames depend on (pid as its bits).
         let head = [pid as u64, own, kernel, context, s.ip.unwrap_or(0)];
-        self.chains.set_key(&head, chain);
-        if let Some(stack) = self.chains.get() {
+        let key = self.chains.key(&head, chain);
+        if let Some(stack) = self.chains.get(&key) {
             return Ok(stack);
         }
         let stack = self.stack_of_frames(usize::MAX, s, &[])?;
-        self.chains.insert(stack);
+        self.chains.insert(&key, stack);
         Ok(stack)
     }
 
