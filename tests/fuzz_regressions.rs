@@ -39,3 +39,26 @@ fn fuzz_finds_read_to_valid_profiles_or_errors() {
     }
     assert!(seen >= 1, "no fuzz finds under tests/fixtures/invalid/");
 }
+
+/// Inputs of `round_trip` that made a reader panic, kept in tests/fixtures/fuzz/: each reads
+/// (`read_any`) to a valid profile with what went wrong said in a warning, and writes back.
+#[test]
+fn round_trip_finds_read_with_a_warning() {
+    let cases = [(
+        // A perf.data MMAP2 record whose build-id length is over 20: the crate's
+        // assertion, now a skipped record.
+        "round-trip-mmap2-build-id-too-long.data",
+        "records could not be parsed and were skipped",
+    )];
+    for (name, warning) in cases {
+        let bytes = std::fs::read(fixture("fuzz").join(name)).unwrap();
+        let parsed = proftab::formats::read_any(&bytes, &ReadOptions::default()).unwrap();
+        assert!(parsed.profile.validate().is_empty(), "{name}");
+        assert!(
+            parsed.warnings.iter().any(|w| w.message.contains(warning)),
+            "{name}: {:?}",
+            parsed.warnings
+        );
+        pprof::write(&parsed.profile, &WriteOptions::default()).unwrap();
+    }
+}

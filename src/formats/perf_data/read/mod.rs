@@ -247,6 +247,10 @@ impl<'a> Reader<'a> {
             self.unparsed += 1;
             return Ok(());
         };
+        if mmap2_build_id_too_long(rec.kind, rec.misc, rec.body) {
+            self.unparsed += 1;
+            return Ok(());
+        }
         let raw = RawEventRecord {
             record_type: rec.kind,
             misc: rec.misc,
@@ -584,5 +588,68 @@ impl<'a> Reader<'a> {
                 )
             });
         }
+    }
+}
+
+/// True for an MMAP2 record that says it carries a build-id (`PERF_RECORD_MISC_MMAP_BUILD_ID`)
+/// of more than 20 bytes: `linux-perf-event-reader` asserts on that length (a panic, a trap in
+/// wasm), so such a record is left unparsed like any other it cannot read. The length is the
+/// byte after pid, tid, address, length and page offset (32 bytes into the body). Found by the
+/// round_trip fuzz target.
+fn mmap2_build_id_too_long(kind: RecordType, misc: u16, body: &[u8]) -> bool {
+    const PERF_RECORD_MISC_MMAP_BUILD_ID: u16 = 1 << 14;
+    kind == RecordType::MMAP2
+        && misc & PERF_RECORD_MISC_MMAP_BUILD_ID != 0
+        && body.get(32).is_some_and(|&len| len > 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An MMAP2 body of `perf record --buildid-mmap`: pid, tid, address, length, page offset,
+    /// the build-id's length, 3 bytes of padding, 20 bytes of build-id, protection, flags and
+    /// a path.
+    fn mmap2_body(build_id_len: u8) -> Vec<u8> {
+        let mut body = vec![0u8; 32];
+        body.push(build_id_len);
+        body.extend([0u8; 3 + 20 + 8]);
+        body.extend(b"/bin/true\0\0\0\0\0\0\0");
+        body
+    }
+
+    #[test]
+    fn mmap2_build_ids_over_20_bytes_are_not_given_to_the_crate() {
+        const WITH_BUILD_ID: u16 = 1 << 14;
+        assert!(mmap2_build_id_too_long(
+            RecordType::MMAP2,
+            WITH_BUILD_ID,
+            &mmap2_body(21)
+        ));
+        for (kind, misc, len) in [
+            (RecordType::MMAP2, WITH_BUILD_ID, 20),
+            (RecordType::MMAP2, 0, 200), // inode and version there, no length byte
+            (RecordType::MMAP, WITH_BUILD_ID, 200),
+        ] {
+            assert!(!mmap2_build_id_too_long(kind, misc, &mmap2_body(len)));
+        }
+        assert!(!mmap2_build_id_too_long(
+            RecordType::MMAP2,
+            WITH_BUILD_ID,
+            &[0; 32]
+        ));
+        // What the crate would have done with the first: its assertion, not an error.
+        let body = mmap2_body(21);
+        let parsed = std::panic::catch_unwind(|| {
+            linux_perf_event_reader::Mmap2Record::parse::<byteorder::LittleEndian>(
+                RawData::Single(&body),
+                WITH_BUILD_ID,
+            )
+            .is_ok()
+        });
+        assert!(
+            parsed.is_err(),
+            "the crate no longer panics: the guard can go"
+        );
     }
 }
