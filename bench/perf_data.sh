@@ -2,12 +2,12 @@
 # Benchmark of the perf-data reader on a recording of at least 100 MB (generated here, never
 # committed): `proftab top FILE` vs `perf report --stdio` (the fastest form, `--sort sym -g none`,
 # and perf's defaults) vs `perf script | proftab top -`,
-# timed by farm-bench (median of the runs; A/B ratios pair by pair).
+# timed by bench/ab.mjs (A and B in turn, GNU time; medians, A/B ratios pair by pair).
 #
 # Usage: sh bench/perf_data.sh [PROFTAB] [WORKDIR]
 #   PROFTAB  the proftab binary (default target/release/proftab: `cargo build --release`)
 #   WORKDIR  where the recording goes (default /tmp/proftab-perf-data-bench)
-# Needs perf, gcc and farm-bench. Results of a run are in bench/RESULTS.md's perf-data section.
+# Needs perf, gcc, node and GNU time. Results of a run are in bench/RESULTS.md's perf-data section.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROFTAB=${1:-$ROOT/target/release/proftab}
@@ -25,13 +25,13 @@ done
 ls -l big.data
 "$PROFTAB" top big.data --limit 5
 perf report -i big.data --stdio --no-children --sort sym -n -g none 2>/dev/null | grep -v '^#' | head -6
-farm-bench -n 2 --warmup 0 --timeout 1800 \
+node "$ROOT/bench/ab.mjs" -n 2 --warmup 0 \
     --vs "perf report -i $WORK/big.data --stdio --no-children --sort sym -g none" \
     -- "$PROFTAB" top big.data
 # The issue's command with perf's defaults: on a -g recording it also builds the callchains.
-farm-bench -n 2 --warmup 0 --timeout 1800 \
+node "$ROOT/bench/ab.mjs" -n 2 --warmup 0 \
     --vs "perf report -i $WORK/big.data --stdio --no-children" \
     -- "$PROFTAB" top big.data
-farm-bench -n 1 --warmup 0 --timeout 1800 \
+node "$ROOT/bench/ab.mjs" -n 1 --warmup 0 \
     --vs "sh -c 'perf script -i $WORK/big.data | $PROFTAB top -'" \
     -- "$PROFTAB" top big.data
