@@ -64,8 +64,7 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const spread = (xs, digits) =>
-  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+const spread = (xs, digits) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 
 function parseArgs(argv) {
   const opts = { runs: 5, warmup: 1, b: null, a: [] };
@@ -90,8 +89,15 @@ function main() {
   const commands = opts.b ? [opts.a, opts.b] : [opts.a];
   for (let w = 0; w < opts.warmup; w++) for (const c of commands) timeOnce(c);
   const runs = commands.map(() => []);
-  for (let r = 0; r < opts.runs; r++) commands.forEach((c, i) => runs[i].push(timeOnce(c)));
-  console.log(`${new Date().toISOString()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  for (let r = 0; r < opts.runs; r++) {
+    for (const [i, c] of commands.entries()) runs[i].push(timeOnce(c));
+  }
+  console.log(
+    `${new Date().toISOString()}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   ["A", "B"].slice(0, commands.length).forEach((name, i) => {
     const rs = runs[i];
     const statuses = [...new Set(rs.map((r) => r.status))].join(",");

@@ -319,6 +319,7 @@ impl Profile {
         let options = WriteOptions {
             value_type,
             source_id: source_id.map(|id| id as usize),
+            ..WriteOptions::default()
         };
         formats::write_as(target, &self.profile, &options).map_err(|e| JsError::new(&e.to_string()))
     }
