@@ -47,6 +47,7 @@ pub mod kallsyms;
 pub mod lines;
 mod read;
 pub mod symbolize;
+mod symbols;
 
 use super::{Parsed, ReadError, ReadOptions};
 

@@ -20,7 +20,8 @@ use object::{Object, ObjectSection};
 
 use super::frames::Frames;
 use super::threads::Machine;
-use crate::formats::perf_data::symbolize::{loadable_segments, BinarySource};
+use crate::formats::perf_data::symbolize::BinarySource;
+use crate::formats::perf_data::symbols::loadable_segments;
 use crate::hash::HashMap;
 
 /// Section bytes shared by the modules of one binary.
