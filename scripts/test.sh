@@ -29,6 +29,10 @@ print_summary() {
   printf '  %s\n' "${SUMMARY[@]}"
 }
 
+# No incremental compilation data: a run builds each crate once, and the data would add
+# gigabytes to target/ (CI's disk ran out). A caller's own setting wins.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+
 TOTAL_START=$SECONDS
 run "setup" bash scripts/setup.sh
 run "build" bash scripts/build.sh

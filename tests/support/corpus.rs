@@ -96,10 +96,12 @@ pub fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// A scratch directory `proftab-<name>-<pid>` under the system temp dir, created if needed.
+/// A scratch directory `proftab-<name>-<pid>` under cargo's `target/tmp` (not the system temp
+/// dir, so runs leave nothing behind there and `cargo clean` removes it), created if needed.
 /// Tests of one process that share a name share the folder, so it is never emptied here.
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("proftab-{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("proftab-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
