@@ -1,7 +1,7 @@
 #!/bin/sh
 # Benchmark of the perf-data reader on a recording of at least 100 MB (generated here, never
-# committed): `proftab top FILE` vs `perf report --stdio` (the fastest form, `--sort sym -g none`,
-# and perf's defaults) vs `perf script | proftab top -`,
+# committed): `proftab top FILE` vs `perf report --stdio` (perf's defaults, `--no-children`, and
+# the fastest form, `--no-children --sort sym -g none`) vs `perf script | proftab top -`,
 # timed by bench/ab.mjs (A and B in turn, GNU time; medians, A/B ratios pair by pair).
 #
 # Usage: sh bench/perf_data.sh [PROFTAB] [WORKDIR]
@@ -28,7 +28,12 @@ perf report -i big.data --stdio --no-children --sort sym -n -g none 2>/dev/null 
 node "$ROOT/bench/ab.mjs" -n 2 --warmup 0 \
     --vs "perf report -i $WORK/big.data --stdio --no-children --sort sym -g none" \
     -- "$PROFTAB" top big.data
-# The command with perf's defaults: on a -g recording it also builds the callchains.
+# The issue's command, `perf report --stdio`, with perf's defaults: on a -g recording it adds
+# the children (inclusive) column and prints the call graph under each symbol.
+node "$ROOT/bench/ab.mjs" -n 2 --warmup 0 \
+    --vs "perf report -i $WORK/big.data --stdio" \
+    -- "$PROFTAB" top big.data
+# The flat self-time report the fidelity tests compare with, its call graphs still built.
 node "$ROOT/bench/ab.mjs" -n 2 --warmup 0 \
     --vs "perf report -i $WORK/big.data --stdio --no-children" \
     -- "$PROFTAB" top big.data

@@ -14,6 +14,16 @@ const MAX_SECTION_BYTES: u64 = 1 << 30;
 
 type Reader = EndianRcSlice<RunTimeEndian>;
 
+/// Sections `gimli::Dwarf::load` asks for that addresses, lines and inlined frames never read:
+/// variables' location lists and macros. Left empty, so a compressed one is never inflated
+/// (libc's separate debug file: 1.4 of its 10 MB).
+const UNUSED_SECTIONS: [gimli::SectionId; 4] = [
+    gimli::SectionId::DebugLoc,
+    gimli::SectionId::DebugLocLists,
+    gimli::SectionId::DebugMacinfo,
+    gimli::SectionId::DebugMacro,
+];
+
 /// One frame at an address: its function (the linkage name when DWARF has one, as raw as the
 /// symbol table's), its line (0 when unknown) and the source file of that line (the path as
 /// DWARF gives it, joined to the compilation directory; `None` when unknown).
@@ -43,7 +53,10 @@ impl DebugLines {
             RunTimeEndian::Big
         };
         let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let bytes = section_bytes(&file, id.name()).unwrap_or_else(|| Rc::from(&[][..]));
+            let bytes = (!UNUSED_SECTIONS.contains(&id))
+                .then(|| section_bytes(&file, id.name()))
+                .flatten()
+                .unwrap_or_else(|| Rc::from(&[][..]));
             Ok(EndianRcSlice::new(bytes, endian))
         };
         let dwarf = gimli::Dwarf::load(load).ok()?;
