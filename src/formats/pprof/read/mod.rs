@@ -13,6 +13,7 @@ mod functions;
 mod locations;
 mod mappings;
 mod meta;
+mod sample_wire;
 mod samples;
 mod stepped;
 

@@ -1,10 +1,11 @@
-//! Reader step, pass 2: every `Sample` decoded in file order into one reused prost message;
+//! Reader step, pass 2: every `Sample` decoded in file order into one reused prost message
+//! (by [`sample_wire`] when it is plain, else by prost);
 //! its location ids become a stack node (reusing the prefix shared with the previous sample's
 //! stack), its values a `samples` row, its labels `sample_labels` rows.
 
 use prost::Message;
 
-use super::{byte_err, Reader};
+use super::{byte_err, sample_wire, Reader};
 use crate::formats::pprof::schema::{Label, Sample};
 use crate::formats::pprof::toplevel::{field, TopLevel};
 use crate::formats::pprof::FORMAT;
@@ -89,10 +90,12 @@ impl Reader<'_> {
             }
             let index = at.index;
             let sample = &mut at.sample;
-            sample.clear();
-            sample
-                .merge(payload)
-                .map_err(|e| byte_err(off, format!("sample[{index}]: cannot decode: {e}")))?;
+            if !sample_wire::decode_plain(payload, sample) {
+                sample.clear();
+                sample
+                    .merge(payload)
+                    .map_err(|e| byte_err(off, format!("sample[{index}]: cannot decode: {e}")))?;
+            }
             self.sample(index, off, sample)?;
             at.index += 1;
             read += 1;
