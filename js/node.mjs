@@ -3,11 +3,13 @@
 // required on first use (js/columnar.mjs).
 import { createRequire } from "node:module";
 import { addColumnar } from "./columnar.mjs";
+import { parseInSteps } from "./stepped.mjs";
 
 const require = createRequire(import.meta.url);
 const wasm = require("../pkg/node/proftab.js");
 
 export const Profile = wasm.Profile;
+parseInSteps(Profile, wasm.ProfileStream);
 export const formats = wasm.formats;
 export { INT_NA, NO_INDEX } from "./constants.mjs";
 

@@ -20,6 +20,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::formats::stream::StreamRead;
 use crate::formats::ReadOptions;
+use crate::wasm::{read_options, Profile};
 use crate::wasm_load::{FileRead, LoadedFiles};
 use crate::wasm_symbols::binaries_of;
 
@@ -114,6 +115,58 @@ impl ParseSession {
     /// Files ended so far.
     pub fn files(&self) -> u32 {
         self.done.len() as u32
+    }
+}
+
+/// One input read into a [`Profile`] in calls that return, as [`ParseSession`] reads the
+/// viewer's files: `Profile.parse` of the npm package feeds its bytes in chunks and steps
+/// through the samples, so no wasm call runs the whole parse (V8 runs a long call to its end
+/// in the baseline code it started with; tiered-up code is used from the next call on) and
+/// the input is never copied into wasm whole. `finish` gives what `Profile.parse` of the
+/// whole bytes gives, except the text of some errors (see [`crate::formats::stream`]): the
+/// JavaScript caller reads the whole bytes again for the error when `finish` throws.
+///
+/// ```js
+/// const stream = new ProfileStream(fileName, bytes.length, lastFourBytes);
+/// for (chunk of chunks) stream.feed(chunk);
+/// while (!stream.step(budget)) {}
+/// const profile = stream.finish(); // consumes the stream
+/// ```
+#[wasm_bindgen]
+pub struct ProfileStream {
+    reader: StreamRead,
+}
+
+#[wasm_bindgen]
+impl ProfileStream {
+    /// A stream of an input of `size` bytes whose last four bytes are `tail` (little-endian;
+    /// a gzip file's ISIZE), named `file_name` (its `source_uri`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(file_name: Option<String>, size: f64, tail: Option<u32>) -> ProfileStream {
+        // A size past usize (4 GiB on wasm32) only sizes buffers: it saturates.
+        let size = if size >= 0.0 { size as usize } else { 0 };
+        ProfileStream {
+            reader: StreamRead::new(read_options(file_name, None), size, tail),
+        }
+    }
+
+    /// The next bytes of the input. Never fails: a reader's error is kept for `finish`.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.reader.feed(chunk);
+    }
+
+    /// Parses the next `budget` samples (at least one) once every byte is fed: see
+    /// [`ParseSession::step`]. True when only `finish` is left.
+    pub fn step(&mut self, budget: u32) -> bool {
+        self.reader.step(budget as usize)
+    }
+
+    /// The profile (the rest of it read first). Throws the reader's error.
+    pub fn finish(self) -> Result<Profile, JsError> {
+        self.reader
+            .finish()
+            .map(Profile::from_parsed)
+            .map_err(|e| JsError::new(&e.to_string()))
     }
 }
 

@@ -40,6 +40,7 @@ test("the tarball holds the entries, both wasm builds, the types, the command an
       "js/constants.mjs",
       "js/index.d.ts",
       "js/node.mjs",
+      "js/stepped.mjs",
       "js/view.mjs",
       "js/web.mjs",
       "package.json",
