@@ -330,8 +330,14 @@ fn inflate_capped(
 }
 
 /// Resizes `out` to `len` (zero-filled), allocating exactly that much: `Vec::resize` alone
-/// may round the capacity up to twice the old one, i.e. up to twice the cap.
+/// may round the capacity up to twice the old one, i.e. up to twice the cap. A buffer not yet
+/// allocated is allocated zeroed (`calloc`), which fresh memory needs no pass for: the
+/// inflated output is written only once (6% of a large pprof's parse in wasm was this fill).
 pub(super) fn resize_exact(out: &mut Vec<u8>, len: usize) {
+    if out.capacity() == 0 {
+        *out = vec![0; len];
+        return;
+    }
     out.reserve_exact(len.saturating_sub(out.len()));
     out.resize(len, 0);
 }
