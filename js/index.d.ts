@@ -124,6 +124,10 @@ export declare class Profile {
    * refused there when it is no profile; a profile is inflated up to 1 GiB and, past 64 MiB,
    * at most 300 times its compressed size (`parseWith`'s `maxDecompressedBytes` replaces both
    * limits).
+   *
+   * The read runs in wasm calls that return (bytes fed in 1 MiB chunks, a pprof profile's
+   * samples 16,384 at a time), so V8 runs it in optimised code; a `Uint8Array` (or Node
+   * `Buffer`) is read so, anything else in one call. The result is the same either way.
    */
   static parse(bytes: Uint8Array, fileName?: string | null): Profile;
   /**
