@@ -19,7 +19,6 @@
 use wasm_bindgen::prelude::*;
 
 use crate::formats::stream::StreamRead;
-use crate::formats::ReadOptions;
 use crate::wasm::{read_options, Profile};
 use crate::wasm_load::{FileRead, LoadedFiles};
 use crate::wasm_symbols::binaries_of;
@@ -46,13 +45,12 @@ impl ParseSession {
     /// when known. A file still open is ended first.
     pub fn begin(&mut self, name: String, size: f64, tail: Option<u32>) {
         self.end();
-        let options = ReadOptions {
-            source_uri: Some(name.clone()),
-            ..ReadOptions::default()
-        };
-        // A size past usize (4 GiB on wasm32) only sizes buffers: it saturates.
-        let size = if size >= 0.0 { size as usize } else { 0 };
-        self.current = Some((name, StreamRead::new(options, size, tail)));
+        let reader = StreamRead::new(
+            read_options(Some(name.clone()), None),
+            buffer_size(size),
+            tail,
+        );
+        self.current = Some((name, reader));
     }
 
     /// The next bytes of the file begun. Never fails: a reader's error is kept for `end`.
@@ -143,10 +141,8 @@ impl ProfileStream {
     /// a gzip file's ISIZE), named `file_name` (its `source_uri`).
     #[wasm_bindgen(constructor)]
     pub fn new(file_name: Option<String>, size: f64, tail: Option<u32>) -> ProfileStream {
-        // A size past usize (4 GiB on wasm32) only sizes buffers: it saturates.
-        let size = if size >= 0.0 { size as usize } else { 0 };
         ProfileStream {
-            reader: StreamRead::new(read_options(file_name, None), size, tail),
+            reader: StreamRead::new(read_options(file_name, None), buffer_size(size), tail),
         }
     }
 
@@ -168,6 +164,13 @@ impl ProfileStream {
             .map(Profile::from_parsed)
             .map_err(|e| JsError::new(&e.to_string()))
     }
+}
+
+/// An input's announced size (JavaScript's number) as the size its buffers get: negative and
+/// NaN give 0, and a size past usize (4 GiB on wasm32) saturates (`as` does both); it only
+/// sizes buffers and is trusted for nothing else.
+fn buffer_size(size: f64) -> usize {
+    size as usize
 }
 
 #[wasm_bindgen]

@@ -20,7 +20,7 @@ pub const WIRE_LEN: u8 = 2;
 /// Wire type 5: 32-bit fixed.
 pub const WIRE_FIXED32: u8 = 5;
 /// Longest varint encoding.
-const MAX_VARINT_LEN: usize = 10;
+pub(crate) const MAX_VARINT_LEN: usize = 10;
 
 /// One field of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

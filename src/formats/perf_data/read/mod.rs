@@ -22,6 +22,7 @@ mod unwind;
 use std::io::Cursor;
 use std::ops::Range;
 
+use linux_perf_data::linux_perf_event_reader::constants::PERF_RECORD_MISC_MMAP_BUILD_ID;
 use linux_perf_data::linux_perf_event_reader::{
     EventRecord, RawData, RawEventRecord, RecordType, SampleRecord,
 };
@@ -597,7 +598,6 @@ impl<'a> Reader<'a> {
 /// byte after pid, tid, address, length and page offset (32 bytes into the body). Found by the
 /// round_trip fuzz target.
 fn mmap2_build_id_too_long(kind: RecordType, misc: u16, body: &[u8]) -> bool {
-    const PERF_RECORD_MISC_MMAP_BUILD_ID: u16 = 1 << 14;
     kind == RecordType::MMAP2
         && misc & PERF_RECORD_MISC_MMAP_BUILD_ID != 0
         && body.get(32).is_some_and(|&len| len > 20)
@@ -620,7 +620,7 @@ mod tests {
 
     #[test]
     fn mmap2_build_ids_over_20_bytes_are_not_given_to_the_crate() {
-        const WITH_BUILD_ID: u16 = 1 << 14;
+        const WITH_BUILD_ID: u16 = PERF_RECORD_MISC_MMAP_BUILD_ID;
         assert!(mmap2_build_id_too_long(
             RecordType::MMAP2,
             WITH_BUILD_ID,

@@ -6,9 +6,7 @@
 //! accepted, what it decodes to and the error texts stay prost's.
 
 use crate::formats::pprof::schema::Sample;
-
-/// Longest varint encoding; its 10th byte may only hold the top bit of a u64.
-const MAX_VARINT_LEN: usize = 10;
+use crate::formats::protowire::{read_varint, MAX_VARINT_LEN};
 
 /// Decodes `payload` into `sample` (cleared first) when it is plain (see the module doc) and
 /// returns true; false, with `sample` in any state, when prost must decode it.
@@ -67,28 +65,16 @@ fn packed<T>(
     Some(())
 }
 
-/// The varint at `*pos`, advancing past it; `None` when the input ends first, or it is longer
-/// than 10 bytes or overflows a u64 (as prost refuses them).
+/// The varint at `*pos`, advancing past it ([`read_varint`]); `None` also when its 10th byte
+/// holds more than the top bit of a u64, which prost refuses and `read_varint` drops.
 #[inline]
 fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
-    let first = *buf.get(*pos)?;
-    if first < 0x80 {
-        *pos += 1;
-        return Some(u64::from(first));
+    let start = *pos;
+    let value = read_varint(buf, pos)?;
+    if *pos - start == MAX_VARINT_LEN && buf[start + MAX_VARINT_LEN - 1] > 1 {
+        return None;
     }
-    let mut value = 0u64;
-    for i in 0..MAX_VARINT_LEN {
-        let b = *buf.get(*pos + i)?;
-        if i == MAX_VARINT_LEN - 1 && b > 1 {
-            return None;
-        }
-        value |= u64::from(b & 0x7f) << (7 * i);
-        if b < 0x80 {
-            *pos += i + 1;
-            return Some(value);
-        }
-    }
-    None
+    Some(value)
 }
 
 #[cfg(test)]

@@ -47,8 +47,8 @@ pub const MAX_OUTPUT_BYTES: usize = 512 << 20;
 pub fn write(profile: &Profile, options: &WriteOptions) -> Result<Written, WriteError> {
     let samples = selected_samples(profile, options)?;
     let plan = Plan::new(profile, options)?;
-    let mut w = Writer::new(profile, plan);
-    w.max_output_bytes = options.max_output_bytes.unwrap_or(MAX_OUTPUT_BYTES);
+    let max_output_bytes = options.max_output_bytes.unwrap_or(MAX_OUTPUT_BYTES);
+    let mut w = Writer::new(profile, plan, max_output_bytes);
     let runs = w.runs(&samples);
     w.check_source_intervals(&samples, runs.len())?;
     let mut out = Vec::with_capacity(samples.len().saturating_mul(64).min(1 << 30));
@@ -138,7 +138,7 @@ struct Writer<'p> {
 }
 
 impl<'p> Writer<'p> {
-    fn new(p: &'p Profile, plan: Plan) -> Self {
+    fn new(p: &'p Profile, plan: Plan, max_output_bytes: usize) -> Self {
         let stored_headers = p
             .meta_values(META_HEADER)
             .filter_map(|h| Header::parse(h.as_bytes()).ok())
@@ -171,7 +171,7 @@ impl<'p> Writer<'p> {
             used_types,
             elapsed_us: 0.0,
             time_mismatch: false,
-            max_output_bytes: MAX_OUTPUT_BYTES,
+            max_output_bytes,
         }
     }
 
