@@ -126,7 +126,7 @@ export declare class Profile {
    * limits).
    *
    * The read runs in wasm calls that return (bytes fed in 1 MiB chunks, a pprof profile's
-   * samples 16,384 at a time), so V8 runs it in optimised code; a `Uint8Array` (or Node
+   * samples 16,384 at a time), so V8 can run it in optimised code; a `Uint8Array` (or Node
    * `Buffer`) is read so, anything else in one call. The result is the same either way.
    */
   static parse(bytes: Uint8Array, fileName?: string | null): Profile;

@@ -3,7 +3,7 @@
 // arrive; the input is never copied into wasm whole) and a pprof profile's samples are read a
 // budget at a time. V8 runs a long wasm call to its end in the baseline code it started with,
 // so one call for a whole large profile ran mostly unoptimised; from the second step on, the
-// hot functions run tiered up. The result is the whole read's: the same profile and warnings.
+// hot functions can run tiered up. The result is the whole read's: the same profile and warnings.
 
 /** Bytes fed to wasm per call. */
 const CHUNK_BYTES = 1 << 20;
