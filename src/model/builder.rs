@@ -224,6 +224,32 @@ impl ProfileBuilder {
         s
     }
 
+    /// Room for `total` stack nodes in all (nothing when the table already has it), allocated
+    /// once and exactly: a reader that can tell the final size saves the copies of doubling
+    /// growth, and in wasm the old blocks too (its memory never shrinks).
+    /// Room that cannot be had is not an error: the columns then grow as they would have.
+    pub fn reserve_stack_nodes(&mut self, total: usize) {
+        let st = &mut self.p.stacks;
+        let more = total.saturating_sub(st.prefix.len());
+        let _ = st.prefix.try_reserve_exact(more).and_then(|()| {
+            st.location.try_reserve_exact(more)?;
+            st.depth.try_reserve_exact(more)
+        });
+    }
+
+    /// Room for `total` samples in all, in every sample column (see
+    /// [`Self::reserve_stack_nodes`]); value types added later do not get it.
+    pub fn reserve_samples(&mut self, total: usize) {
+        let s = &mut self.p.samples;
+        let more = total.saturating_sub(s.source.len());
+        let _ = s.source.try_reserve_exact(more);
+        let _ = s.stack.try_reserve_exact(more);
+        for (col, present) in self.p.values.iter_mut().zip(&mut self.value_presence) {
+            let _ = col.values.try_reserve_exact(more);
+            let _ = present.try_reserve_exact(more);
+        }
+    }
+
     /// Appends a stack node without looking for an identical one: for readers that intern
     /// stacks themselves (with a key of their own, e.g. pprof location ids) and never append
     /// the same `(prefix, location)` twice. `prefix` must be an existing node, so that

@@ -13,6 +13,7 @@ mod functions;
 mod locations;
 mod mappings;
 mod meta;
+mod room;
 mod sample_wire;
 mod samples;
 mod stepped;
@@ -30,6 +31,7 @@ use crate::model::{
     Column, ColumnData, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex, INT_NA,
 };
 use locations::LocationRows;
+use room::StackRoom;
 pub(super) use samples::SamplePosition;
 use samples::{LabelColumns, PathStep};
 pub use stepped::SteppedRead;
@@ -111,6 +113,8 @@ pub(super) struct Reader<'s> {
     stack_nodes: NodeTable,
     /// The previous sample's stack from the root, one step per pprof location.
     previous_path: Vec<PathStep>,
+    /// When and how much to reserve of the stack table.
+    stack_room: StackRoom,
     source: SourceIndex,
     labels: LabelColumns,
 }
@@ -150,6 +154,7 @@ impl<'s> Reader<'s> {
             value_types: Vec::new(),
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),
+            stack_room: StackRoom::new(top.num_samples),
             source,
             labels: LabelColumns::default(),
         })

@@ -99,9 +99,23 @@ impl Reader<'_> {
             self.sample(index, off, sample)?;
             at.index += 1;
             read += 1;
+            let nodes = self.b.profile().stacks.prefix.len();
+            if let Some(forecast) = self.stack_room.after(at.index, nodes) {
+                let rest = data.len().saturating_sub(off + payload.len());
+                self.reserve_stack_room(forecast, nodes, rest);
+            }
         }
         at.offset = data.len();
         Ok(true)
+    }
+
+    /// Reserves room for `forecast` stack nodes (see [`super::room`]), but never for more than
+    /// the `rest` bytes of input after the current sample could add to the `nodes` there are:
+    /// each new node is a line of a location whose id takes at least a byte.
+    fn reserve_stack_room(&mut self, forecast: usize, nodes: usize, rest: usize) {
+        let lines = self.location_ranges.iter().map(|r| r.count as usize).max();
+        let bound = nodes.saturating_add(rest.saturating_mul(lines.unwrap_or(1)));
+        self.b.reserve_stack_nodes(forecast.min(bound));
     }
 
     fn sample(&mut self, index: usize, off: usize, sample: &Sample) -> Result<(), ReadError> {
