@@ -66,7 +66,6 @@ fn main() -> ExitCode {
     let p = &parsed.profile;
     println!("stacks.prefix    {}", mib(&p.stacks.prefix));
     println!("stacks.location  {}", mib(&p.stacks.location));
-    println!("stacks.depth     {}", mib(&p.stacks.depth));
     println!("samples.source   {}", mib(&p.samples.source));
     println!("samples.stack    {}", mib(&p.samples.stack));
     for (i, v) in p.values.iter().enumerate() {

@@ -288,7 +288,7 @@ column_getters! {
     /// The location (0-based row of `locations`) of each stack node.
     stackLocation stack_location -> Uint32Array = |p| p.stacks.location;
     /// The number of frames from the root to each stack node, inclusive (roots have 1).
-    stackDepth stack_depth -> Uint32Array = |p| p.stacks.depth;
+    stackDepth stack_depth -> Uint32Array = |p| p.stack_depths();
     /// `locations.function_id` as 0-based rows of `functions`, `NO_INDEX` for NA.
     locationFunction location_function -> Uint32Array = |p| p.locations.function;
     /// `locations.line` (0 unknown, `INT_NA` NA).

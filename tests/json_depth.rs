@@ -114,7 +114,7 @@ fn a_heapprofile_tree_deeper_than_the_limit_is_read() {
     )
     .unwrap();
     let p = &parsed.profile;
-    let deepest = p.stacks.depth.iter().max().copied().unwrap_or(0);
+    let deepest = p.stack_depths().into_iter().max().unwrap_or(0);
     // 1,000 frames, or 999 when the outermost node is V8's root and not a frame.
     assert!(deepest >= 999, "the deepest stack has {deepest} frames");
 }

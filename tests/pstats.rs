@@ -313,7 +313,11 @@ fn samples_are_pairs_or_single_functions() {
     // Every sample is a pair [caller, callee] or one function: two frames at most.
     for path in all_inputs() {
         let p = read_path(Format::Pstats, &path).profile;
-        assert!(p.stacks.depth.iter().all(|&d| d <= 2), "{}", path.display());
+        assert!(
+            p.stack_depths().iter().all(|&d| d <= 2),
+            "{}",
+            path.display()
+        );
         assert!(p.value_type_index("time") == Some(ValueTypeIndex(0)));
     }
 }

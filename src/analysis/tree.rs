@@ -226,7 +226,11 @@ pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
     );
     tree.frame
         .extend(st.location.iter().map(|l| frames.of_location[l.idx()]));
-    tree.depth.extend_from_slice(&st.depth);
+    // Parents come first, so each parent's depth is known when its children are reached.
+    for n in 1..tree.parent.len() {
+        let up = tree.depth.get(tree.parent[n] as usize).copied();
+        tree.depth.push(up.map_or(1, |d| d + 1));
+    }
     (tree, NodeMap::Offset)
 }
 

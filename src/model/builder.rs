@@ -231,10 +231,10 @@ impl ProfileBuilder {
     pub fn reserve_stack_nodes(&mut self, total: usize) {
         let st = &mut self.p.stacks;
         let more = total.saturating_sub(st.prefix.len());
-        let _ = st.prefix.try_reserve_exact(more).and_then(|()| {
-            st.location.try_reserve_exact(more)?;
-            st.depth.try_reserve_exact(more)
-        });
+        let _ = st
+            .prefix
+            .try_reserve_exact(more)
+            .and_then(|()| st.location.try_reserve_exact(more));
     }
 
     /// Room for `total` samples in all, in every sample column (see
@@ -260,12 +260,8 @@ impl ProfileBuilder {
         location: LocationIndex,
     ) -> StackIndex {
         let st = &mut self.p.stacks;
-        let depth = prefix
-            .and_then(|s| st.depth.get(s.idx()))
-            .map_or(1, |d| d + 1);
         st.prefix.push(encode_opt(prefix.map(|s| s.0)));
         st.location.push(location);
-        st.depth.push(depth);
         StackIndex(to_u32(st.prefix.len() - 1))
     }
 
@@ -358,9 +354,6 @@ impl ProfileBuilder {
     ) -> Option<StackIndex> {
         let s = *self.stack_memo.get(&hash)?;
         let st = &self.p.stacks;
-        if st.depth.get(s.idx()).copied() != u32::try_from(leaf_first.len()).ok() {
-            return None;
-        }
         let mut node = s.0;
         for loc in leaf_first {
             let i = decode_opt(node)? as usize;

@@ -298,7 +298,7 @@ impl Profile {
     /// Checks the profile against the v2 rules of docs/model.md. Keys and references hold by construction
     /// (ids are rows, references are checked by [`check_invariants`]), so this checks what the
     /// physical form can still get wrong — `meta.version`, names, line numbers, value types,
-    /// stack depths, extension columns and tables — without materializing `sample_locations`.
+    /// extension columns and tables — without materializing `sample_locations`.
     /// Violations name the logical table; stack problems name the physical table `stacks`.
     pub fn validate(&self) -> Vec<Violation> {
         let mut r = Report::default();
@@ -310,7 +310,6 @@ impl Profile {
         }
         check_meta_version(&mut r, &meta_table(self), "2.0");
         self.validate_value_types(&mut r);
-        self.validate_stacks(&mut r);
         self.validate_lines(&mut r);
         self.validate_names(&mut r);
         self.validate_extensions(&mut r);
@@ -333,25 +332,6 @@ impl Profile {
                 );
             }
         }
-    }
-
-    /// Every stack node's depth is its prefix's depth + 1 (1 for a root frame), so the depths
-    /// of `sample_locations` run 1..n.
-    fn validate_stacks(&self, r: &mut Report) {
-        let st = &self.stacks;
-        let bad = (0..st.prefix.len()).filter_map(|i| {
-            let expected = match decode_opt(st.prefix[i]) {
-                None => 1,
-                Some(q) => st.depth.get(q as usize)?.checked_add(1)?,
-            };
-            (st.depth[i] != expected).then(|| (i, st.depth[i].to_string()))
-        });
-        r.rule(
-            "stacks",
-            "depth",
-            "stack node depth must be its prefix's depth + 1",
-            bad,
-        );
     }
 
     fn validate_lines(&self, r: &mut Report) {

@@ -72,10 +72,7 @@ pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
         ],
     )?;
     same_len("locations", &[n_loc, p.locations.function.len()])?;
-    same_len(
-        "stacks",
-        &[n_stack, p.stacks.location.len(), p.stacks.depth.len()],
-    )?;
+    same_len("stacks", &[n_stack, p.stacks.location.len()])?;
     same_len("samples", &[n, p.samples.stack.len()])?;
     if let Some((i, _)) = p
         .locations

@@ -73,15 +73,14 @@ pub struct LocationTable {
 }
 
 /// The call-path prefix tree. Invariant: `prefix[i] < i` or [`NO_INDEX`] (a root frame), so
-/// parents come before children and walks always terminate.
+/// parents come before children and walks always terminate. A node's depth is not stored: one
+/// forward pass gives every node's ([`Profile::stack_depths`]), a walk one node's.
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
     /// The caller's stack node, or [`NO_INDEX`] for an outermost frame.
     pub prefix: Vec<u32>,
     /// The frame of this node.
     pub location: Vec<LocationIndex>,
-    /// Number of frames from the root to this node, inclusive (a root frame has depth 1).
-    pub depth: Vec<u32>,
 }
 
 /// `samples`: one row per raw sample.
@@ -228,11 +227,21 @@ impl Profile {
         }
     }
 
-    /// Number of frames of a stack node.
+    /// Number of frames of a stack node (a walk to its root; for many nodes see
+    /// [`Self::stack_depths`]).
     pub fn stack_depth(&self, stack: Option<StackIndex>) -> usize {
-        stack
-            .and_then(|s| self.stacks.depth.get(s.idx()))
-            .map_or(0, |&d| d as usize)
+        self.frames_leaf_first(stack).count()
+    }
+
+    /// Number of frames from the root to each stack node, inclusive (a root frame has 1): one
+    /// forward pass, parents before children.
+    pub fn stack_depths(&self) -> Vec<u32> {
+        let mut depth: Vec<u32> = Vec::with_capacity(self.stacks.prefix.len());
+        for &q in &self.stacks.prefix {
+            let up = decode_opt(q).and_then(|q| depth.get(q as usize).copied());
+            depth.push(up.map_or(1, |d| d.saturating_add(1)));
+        }
+        depth
     }
 
     /// The display name of a frame: the function's name, else the location's address in hex
@@ -268,10 +277,15 @@ impl Profile {
 
     /// Number of `sample_locations` rows (sum of stack depths), computed without materializing.
     pub fn sample_location_rows(&self) -> usize {
+        let depth = self.stack_depths();
         self.samples
             .stack
             .iter()
-            .map(|&s| self.stack_depth(decode_opt(s).map(StackIndex)))
+            .map(|&s| {
+                decode_opt(s)
+                    .and_then(|s| depth.get(s as usize))
+                    .map_or(0, |&d| d as usize)
+            })
             .sum()
     }
 

@@ -340,13 +340,8 @@ fn insert_inlined_frames(p: &mut Profile, inlined: &HashMap<u32, Vec<u32>>) {
         let chain = inlined.get(&loc.0).map_or(&[][..], Vec::as_slice);
         let outer_first = std::iter::once(loc).chain(chain.iter().rev().map(|&l| LocationIndex(l)));
         for l in outer_first {
-            let depth = match parent {
-                NO_INDEX => 1,
-                at => new.depth[at as usize] + 1,
-            };
             new.prefix.push(parent);
             new.location.push(l);
-            new.depth.push(depth);
             parent = (new.prefix.len() - 1) as u32;
         }
         node_of[i] = parent;

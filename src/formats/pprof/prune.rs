@@ -150,14 +150,8 @@ fn intern(
 ) -> u32 {
     *nodes.entry((prefix, loc.0)).or_insert_with(|| {
         let st = &mut out.stacks;
-        let depth = if prefix == NO_INDEX {
-            1
-        } else {
-            st.depth.get(prefix as usize).map_or(1, |d| d + 1)
-        };
         st.prefix.push(prefix);
         st.location.push(loc);
-        st.depth.push(depth);
         encode_opt(Some(st.prefix.len() as u32 - 1))
     })
 }

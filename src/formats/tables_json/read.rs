@@ -99,7 +99,7 @@ fn check_sample_limit(t: &Tables, options: &ReadOptions) -> Result<(), ReadError
 }
 
 fn check_depth_limit(p: &Profile, options: &ReadOptions) -> Result<(), ReadError> {
-    let max = p.stacks.depth.iter().copied().max().unwrap_or(0) as usize;
+    let max = p.stack_depths().into_iter().max().unwrap_or(0) as usize;
     check_limit(
         "sample_locations.depth",
         max,

@@ -131,13 +131,14 @@ impl Stacks<'_> {
             chain.push(t);
             t = self.tables.trace(t).parent;
         }
+        let mut depth = self.b.profile().stack_depth(stack);
         for &t in chain.iter().rev() {
             let ip = self.tables.trace(t).ip;
             for loc in self.ip_locations(ip).into_iter().rev() {
                 stack = Some(self.b.stack_node(stack, loc));
+                depth += 1;
             }
-            if let Some(s) = stack {
-                let depth = self.b.profile().stacks.depth[s.idx()] as usize;
+            if stack.is_some() {
                 if depth > self.max_depth {
                     return Err(ReadError::new(
                         NAME,

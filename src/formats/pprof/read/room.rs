@@ -131,7 +131,10 @@ mod tests {
 
     #[test]
     fn forecasts_saturate_at_the_u32_range() {
-        assert_eq!(forecast(1 << 30, 1 << 25, 1 << 30, 1 << 31), Some(u32::MAX as usize));
+        assert_eq!(
+            forecast(1 << 30, 1 << 25, 1 << 30, 1 << 31),
+            Some(u32::MAX as usize)
+        );
         assert_eq!(forecast(10, 0, 0, 0), None);
     }
 }
