@@ -138,17 +138,16 @@ impl Stacks<'_> {
                 stack = Some(self.b.stack_node(stack, loc));
                 depth += 1;
             }
-            if stack.is_some() {
-                if depth > self.max_depth {
-                    return Err(ReadError::new(
-                        NAME,
-                        Place::Path(format!("trace {t:x}")),
-                        format!(
-                            "the stack is deeper than {} frames (the stack depth limit)",
-                            self.max_depth
-                        ),
-                    ));
-                }
+            // A depth over 0 means a stack: the limit is checked at every trace node.
+            if depth > self.max_depth {
+                return Err(ReadError::new(
+                    NAME,
+                    Place::Path(format!("trace {t:x}")),
+                    format!(
+                        "the stack is deeper than {} frames (the stack depth limit)",
+                        self.max_depth
+                    ),
+                ));
             }
             self.trace_stacks[(t - 1) as usize] = Some(stack);
         }
