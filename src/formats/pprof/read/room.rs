@@ -5,9 +5,10 @@
 //! fault. Doubling fits some sizes well and others badly: synth-500k's 8.1 M nodes fill 97 %
 //! of 2^23 rows, synth-1M's 17.5 M only 52 % of 2^25. Measured in Node (`Profile.parse`,
 //! one cold process each, 2026-11-27): on synth-1M the forecast below took the parse's wasm
-//! memory from 617 to 382 MiB and its peak RSS from 585 to 457 MiB; on synth-500k and
-//! synth-2M, where doubling already fits, wasm memory rose 4 % and 10 % (the blocks of the
-//! growth before the forecast stay as holes) and peak RSS fell 1–2 %.
+//! memory from 617 to 382 MiB and its peak RSS from 585 to 457 MiB (stack depths were still
+//! stored then); on synth-500k and synth-2M, where doubling already fits, wasm memory rose
+//! 4 % and 10 % (the blocks of the growth before the forecast stay as holes) and peak RSS
+//! fell 1–2 %.
 //!
 //! The reader knows the number of samples from pass 1, not the number of stack nodes. So it
 //! measures the rate at which samples create nodes over two stretches, the first 1/32 of the
