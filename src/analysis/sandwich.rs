@@ -17,7 +17,9 @@ pub struct FrameTotals {
 
 /// For every node: true when no ancestor has the same frame, so its total counts towards its
 /// frame's total (recursion counted once). A property of the tree alone, found by one
-/// depth-first walk keeping, per frame, how many nodes on the current path have it.
+/// depth-first walk keeping, per frame, how many nodes on the current path have it. When the
+/// node numbers are already a depth-first preorder (a profile whose samples came in depth-first
+/// or sorted order), the walk is one pass over the nodes in order, without the child lists.
 pub fn first_occurrences(tree: &CallTree, kids: &Children) -> Vec<bool> {
     let n_frames = tree
         .frame
@@ -25,6 +27,41 @@ pub fn first_occurrences(tree: &CallTree, kids: &Children) -> Vec<bool> {
         .filter(|&&f| f != NO_INDEX)
         .max()
         .map_or(0, |&f| f as usize + 1);
+    first_in_preorder(tree, n_frames).unwrap_or_else(|| first_by_walk(tree, kids, n_frames))
+}
+
+/// [`first_occurrences`] by one pass in node order, keeping the path to the last node; `None`
+/// as soon as a node's parent is not on that path (the order is not a preorder).
+fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
+    let mut first = vec![false; tree.len()];
+    let mut on_path = vec![0u32; n_frames];
+    let mut path: Vec<u32> = vec![ROOT];
+    // Nodes on the path whose frame is no frame id: the walk skips their subtrees, so every
+    // node below one stays `false` here too.
+    let mut frameless = 0usize;
+    for n in 1..tree.len() {
+        let parent = tree.parent[n];
+        while *path.last()? != parent {
+            let left = path.pop()?;
+            match on_path.get_mut(tree.frame[left as usize] as usize) {
+                Some(count) => *count -= 1,
+                None => frameless -= 1,
+            }
+        }
+        match on_path.get_mut(tree.frame[n] as usize) {
+            Some(count) => {
+                first[n] = *count == 0 && frameless == 0;
+                *count += 1;
+            }
+            None => frameless += 1,
+        }
+        path.push(n as u32);
+    }
+    Some(first)
+}
+
+/// [`first_occurrences`] by a depth-first walk through the child lists.
+fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Vec<bool> {
     let mut first = vec![false; tree.len()];
     let mut on_path = vec![0u32; n_frames];
     // (node, entering): a node's exit marker is pushed before its children.
@@ -213,6 +250,50 @@ mod tests {
         self_w[maba as usize] = 1.0;
         let w = Weights::from_self(&tree, self_w);
         (tree, w)
+    }
+
+    /// Random trees with recursion and frameless nodes, numbered in preorder or not: the pass
+    /// in node order gives the walk's flags whenever it applies, and applies to a preorder.
+    #[test]
+    fn first_occurrences_in_preorder_match_the_walk() {
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |m: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % m
+        };
+        for case in 0..200 {
+            // Preorder: each node's parent is on the path to the last node.
+            let preorder = case % 2 == 0;
+            let mut tree = CallTree::default();
+            let mut path = vec![ROOT];
+            for n in 1..(2 + next(60) as u32) {
+                let parent = if preorder {
+                    path.truncate(1 + next(path.len() as u64) as usize);
+                    *path.last().unwrap()
+                } else {
+                    next(u64::from(n)) as u32
+                };
+                let frame = if next(10) == 0 {
+                    NO_INDEX
+                } else {
+                    next(4) as u32
+                };
+                tree.parent.push(parent);
+                tree.frame.push(frame);
+                tree.depth.push(tree.depth[parent as usize] + 1);
+                path.push(n);
+            }
+            let w = Weights::from_self(&tree, vec![1.0; tree.len()]);
+            let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2, 3]);
+            let walk = first_by_walk(&tree, &kids, 4);
+            match first_in_preorder(&tree, 4) {
+                Some(pass) => assert_eq!(pass, walk, "case {case}"),
+                None => assert!(!preorder, "case {case}: a preorder was refused"),
+            }
+            assert_eq!(first_occurrences(&tree, &kids), walk);
+        }
     }
 
     #[test]
