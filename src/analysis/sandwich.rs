@@ -39,8 +39,8 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
     // Nodes on the path whose frame is no frame id: the walk skips their subtrees, so every
     // node below one stays `false` here too.
     let mut frameless = 0usize;
-    for n in 1..tree.len() {
-        let parent = tree.parent[n];
+    let nodes = tree.parent.iter().zip(&tree.frame).enumerate().skip(1);
+    for (n, (&parent, &frame)) in nodes {
         while *path.last()? != parent {
             let left = path.pop()?;
             match on_path.get_mut(tree.frame[left as usize] as usize) {
@@ -48,7 +48,7 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
                 None => frameless -= 1,
             }
         }
-        match on_path.get_mut(tree.frame[n] as usize) {
+        match on_path.get_mut(frame as usize) {
             Some(count) => {
                 first[n] = *count == 0 && frameless == 0;
                 *count += 1;
