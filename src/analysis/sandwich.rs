@@ -42,6 +42,9 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
     let nodes = tree.parent.iter().zip(&tree.frame).enumerate().skip(1);
     for (n, (&parent, &frame)) in nodes {
         while *path.last()? != parent {
+            if path.len() == 1 {
+                return None; // only the root is left: the parent is not on the path
+            }
             let left = path.pop()?;
             match on_path.get_mut(tree.frame[left as usize] as usize) {
                 Some(count) => *count -= 1,
