@@ -111,8 +111,9 @@ struct Stacks<'t> {
     tables: &'t Tables,
     /// Per ip: its locations, innermost first (empty until made).
     ip_locations: Vec<Vec<LocationIndex>>,
-    /// Per trace node: its stack (outer `None` until made; inner `None` for an empty stack).
-    trace_stacks: Vec<Option<Option<StackIndex>>>,
+    /// Per trace node: its stack and that stack's depth (outer `None` until made; inner `None`
+    /// for an empty stack).
+    trace_stacks: Vec<Option<(Option<StackIndex>, usize)>>,
     max_depth: usize,
 }
 
@@ -122,16 +123,15 @@ impl Stacks<'_> {
         // Walk up to a node already made (or the root), then make the nodes below it.
         let mut chain = Vec::new();
         let mut t = trace;
-        let mut stack = None;
+        let (mut stack, mut depth) = (None, 0);
         while t != 0 {
             if let Some(made) = self.trace_stacks[(t - 1) as usize] {
-                stack = made;
+                (stack, depth) = made;
                 break;
             }
             chain.push(t);
             t = self.tables.trace(t).parent;
         }
-        let mut depth = self.b.profile().stack_depth(stack);
         for &t in chain.iter().rev() {
             let ip = self.tables.trace(t).ip;
             for loc in self.ip_locations(ip).into_iter().rev() {
@@ -149,7 +149,7 @@ impl Stacks<'_> {
                     ),
                 ));
             }
-            self.trace_stacks[(t - 1) as usize] = Some(stack);
+            self.trace_stacks[(t - 1) as usize] = Some((stack, depth));
         }
         Ok(stack)
     }
