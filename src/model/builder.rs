@@ -237,19 +237,6 @@ impl ProfileBuilder {
             .and_then(|()| st.location.try_reserve_exact(more));
     }
 
-    /// Room for `total` samples in all, in every sample column (see
-    /// [`Self::reserve_stack_nodes`]); value types added later do not get it.
-    pub fn reserve_samples(&mut self, total: usize) {
-        let s = &mut self.p.samples;
-        let more = total.saturating_sub(s.source.len());
-        let _ = s.source.try_reserve_exact(more);
-        let _ = s.stack.try_reserve_exact(more);
-        for (col, present) in self.p.values.iter_mut().zip(&mut self.value_presence) {
-            let _ = col.values.try_reserve_exact(more);
-            let _ = present.try_reserve_exact(more);
-        }
-    }
-
     /// Appends a stack node without looking for an identical one: for readers that intern
     /// stacks themselves (with a key of their own, e.g. pprof location ids) and never append
     /// the same `(prefix, location)` twice. `prefix` must be an existing node, so that
