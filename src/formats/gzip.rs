@@ -154,14 +154,16 @@ pub(super) fn check_trailer(
     data: &[u8],
     format: &'static str,
 ) -> Result<(), ReadError> {
-    check_trailer_at(bytes, at, data, format, at as u64)
+    check_trailer_of(bytes, at, crc32(data), data.len(), format, at as u64)
 }
 
-/// [`check_trailer`], its errors placed at byte `origin` of the whole stream.
-pub(super) fn check_trailer_at(
+/// Checks the CRC-32 and ISIZE of the trailer at `at` against a member's output of `len`
+/// bytes whose CRC-32 is `data_crc`; errors are placed at byte `origin` of the whole stream.
+pub(super) fn check_trailer_of(
     bytes: &[u8],
     at: usize,
-    data: &[u8],
+    data_crc: u32,
+    len: usize,
     format: &'static str,
     origin: u64,
 ) -> Result<(), ReadError> {
@@ -173,18 +175,15 @@ pub(super) fn check_trailer_at(
             "the gzip stream is truncated (missing the CRC-32/size trailer)",
         ));
     };
-    if crc != crc32(data) {
+    if crc != data_crc {
         return Err(ReadError::new(
             format,
             place,
-            format!(
-                "gzip CRC-32 mismatch (trailer says {crc:08x}, data has {:08x})",
-                crc32(data)
-            ),
+            format!("gzip CRC-32 mismatch (trailer says {crc:08x}, data has {data_crc:08x})"),
         ));
     }
     // ISIZE is the size modulo 2^32 (RFC 1952 §2.3.1); truncation is intended.
-    let size_mod = (data.len() as u64 & 0xffff_ffff) as u32;
+    let size_mod = (len as u64 & 0xffff_ffff) as u32;
     if isize != size_mod {
         return Err(ReadError::new(
             format,
@@ -394,8 +393,14 @@ const fn crc_tables() -> [[u32; 256]; 8] {
 
 /// CRC-32 (ISO 3309, as in gzip) of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
+    crc32_update(0, data)
+}
+
+/// The CRC-32 of some bytes followed by `data`, from `crc`, the CRC-32 of those bytes (0 for
+/// none): `crc32_update(crc32(a), b) == crc32(a ++ b)`.
+pub fn crc32_update(crc: u32, data: &[u8]) -> u32 {
     let t = &CRC_TABLES;
-    let mut crc = !0u32;
+    let mut crc = !crc;
     let mut chunks = data.chunks_exact(8);
     for c in &mut chunks {
         let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
@@ -424,6 +429,15 @@ mod tests {
         // The standard check value of CRC-32/ISO-HDLC (as used by gzip).
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
         assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn crc32_continues_across_pieces() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        for cut in [0, 1, 7, 8, 9, 500, 999, 1000] {
+            let (a, b) = data.split_at(cut);
+            assert_eq!(crc32_update(crc32(a), b), crc32(&data), "cut at {cut}");
+        }
     }
 
     #[test]

@@ -9,8 +9,8 @@ use miniz_oxide::inflate::TINFLStatus;
 
 use super::error::{Place, ReadError};
 use super::gzip::{
-    check_trailer_at, gunzip_members, is_gzip, parse_header, resize_exact, trailing_data,
-    trusted_size, InflateError, MIN_INITIAL_OUTPUT, TRAILER_LEN,
+    check_trailer_of, crc32_update, gunzip_members, is_gzip, parse_header, resize_exact,
+    trailing_data, trusted_size, InflateError, MIN_INITIAL_OUTPUT, TRAILER_LEN,
 };
 
 /// The inflation of one gzip stream fed chunk by chunk.
@@ -22,6 +22,9 @@ pub struct GunzipStream {
     /// The output so far: `out[..written]` (the rest is room).
     out: Vec<u8>,
     written: usize,
+    /// CRC-32 of `out[..written]`, computed piece by piece as it is inflated (while the
+    /// piece is in cache, and in many calls rather than one long one over the whole output).
+    crc: u32,
     /// Offset of the first member's DEFLATE data in the stream.
     body_start: usize,
     /// Compressed bytes fed so far.
@@ -63,6 +66,7 @@ impl GunzipStream {
             decomp: Box::default(),
             out,
             written: 0,
+            crc: 0,
             body_start,
             fed: body_start,
             trailer_at: 0,
@@ -119,6 +123,8 @@ impl GunzipStream {
             let (status, n, written) =
                 decompress(&mut self.decomp, rest, &mut self.out, self.written, flags);
             used = used.saturating_add(n);
+            let piece = self.out.get(self.written..).unwrap_or_default();
+            self.crc = crc32_update(self.crc, piece.get(..written).unwrap_or_default());
             self.written = self.written.saturating_add(written);
             match status {
                 TINFLStatus::Done => {
@@ -164,8 +170,8 @@ impl GunzipStream {
             let message = InflateError::Truncated.message(self.cap);
             return Err(ReadError::new(self.format, place, message));
         };
-        let data = self.out.get(..self.written).unwrap_or_default();
-        check_trailer_at(&after, 0, data, self.format, self.trailer_at as u64)?;
+        let (crc, len, origin) = (self.crc, self.written, self.trailer_at as u64);
+        check_trailer_of(&after, 0, crc, len, self.format, origin)?;
         self.out.truncate(self.written);
         if after.len() == TRAILER_LEN {
             if self.out.capacity() > self.out.len() + self.out.len() / 8 {

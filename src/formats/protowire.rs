@@ -179,6 +179,30 @@ impl<'a> Fields<'a> {
     }
 }
 
+impl Fields<'_> {
+    /// Skips the run of length-delimited fields numbered `number` (1–15: a one-byte key) that
+    /// starts here, and returns how many it skipped: a message's repeated field (pprof's
+    /// samples) counted without being split into [`Field`]s. Stops before any other field and
+    /// before a malformed one, which the next [`Iterator::next`] then reports.
+    pub fn skip_run(&mut self, number: u8) -> usize {
+        let key = (number << 3) | WIRE_LEN;
+        let mut skipped = 0;
+        while !self.failed && self.buf.get(self.pos) == Some(&key) {
+            let mut at = self.pos + 1;
+            let Some(len) = read_varint(self.buf, &mut at) else {
+                break;
+            };
+            let end = usize::try_from(len).ok().and_then(|l| at.checked_add(l));
+            match end.filter(|&e| e <= self.buf.len()) {
+                Some(end) => self.pos = end,
+                None => break,
+            }
+            skipped += 1;
+        }
+        skipped
+    }
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, WireError>;
 
@@ -253,6 +277,30 @@ mod tests {
         let e = it.next().unwrap().unwrap_err();
         assert_eq!((e.offset, e.field_offset), (107, 107));
         assert!(e.truncated);
+        assert!(it.next().is_none());
+    }
+
+    /// A run is skipped up to the first other field, and up to (not past) a malformed one,
+    /// which the walk then reports as it would have.
+    #[test]
+    fn skips_a_run_of_one_field_and_leaves_errors_to_the_walk() {
+        // field 2 "a", field 2 "" , field 2 "bc", field 6 "d", field 2 of 300 bytes (truncated).
+        let buf = [
+            0x12, 1, b'a', 0x12, 0, 0x12, 2, b'b', b'c', 0x32, 1, b'd', 0x12, 0xac, 0x02, b'x',
+        ];
+        let mut it = Fields::new(&buf, 10);
+        assert_eq!(it.skip_run(6), 0);
+        assert_eq!(it.skip_run(2), 3);
+        assert_eq!(it.skip_run(2), 0);
+        let f = it.next().unwrap().unwrap();
+        assert_eq!((f.number, f.offset), (6, 19));
+        assert_eq!(it.skip_run(2), 0);
+        let e = it.next().unwrap().unwrap_err();
+        assert_eq!(e.field_offset, 22);
+        assert!(e
+            .message
+            .contains("field 2 is 300 bytes long but only 1 bytes remain"));
+        assert_eq!(it.skip_run(2), 0);
         assert!(it.next().is_none());
     }
 

@@ -81,7 +81,11 @@ impl TopLevel {
     /// Pass 1 over the top level of `data`.
     pub(super) fn scan(data: &[u8]) -> Result<Self, ReadError> {
         let mut top = TopLevel::default();
-        for f in Fields::new(data, 0) {
+        let mut fields = Fields::new(data, 0);
+        loop {
+            // Samples are most of the message: count them without splitting them into fields.
+            top.num_samples += fields.skip_run(field::SAMPLE as u8);
+            let Some(f) = fields.next() else { break };
             let f = f.map_err(|e| byte_err(e.offset, e.message))?;
             let Some(wires) = expected_wire_types(f.number) else {
                 continue; // unknown fields are skipped, as protobuf and Go do
