@@ -16,6 +16,7 @@
 //! ```
 
 pub mod analysis;
+pub mod chunks;
 pub mod cli;
 pub mod formats;
 pub mod hash;

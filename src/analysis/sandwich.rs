@@ -3,6 +3,7 @@
 
 use crate::analysis::transform::{apply, Transform};
 use crate::analysis::tree::{moved_self, CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::chunks::in_chunks;
 use crate::hash::HashMap;
 use crate::model::NO_INDEX;
 
@@ -21,12 +22,12 @@ pub struct FrameTotals {
 /// node numbers are already a depth-first preorder (a profile whose samples came in depth-first
 /// or sorted order), the walk is one pass over the nodes in order, without the child lists.
 pub fn first_occurrences(tree: &CallTree, kids: &Children) -> Vec<bool> {
-    let n_frames = tree
-        .frame
-        .iter()
-        .filter(|&&f| f != NO_INDEX)
-        .max()
-        .map_or(0, |&f| f as usize + 1);
+    let mut n_frames = 0;
+    in_chunks(0..tree.frame.len(), |nodes| {
+        let frames = tree.frame[nodes].iter().filter(|&&f| f != NO_INDEX);
+        n_frames = frames.fold(n_frames, |n, &f| n.max(f as usize + 1));
+        true
+    });
     first_in_preorder(tree, n_frames).unwrap_or_else(|| first_by_walk(tree, kids, n_frames))
 }
 
@@ -39,28 +40,31 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
     // Nodes on the path whose frame is no frame id: the walk skips their subtrees, so every
     // node below one stays `false` here too.
     let mut frameless = 0usize;
-    let nodes = tree.parent.iter().zip(&tree.frame).enumerate().skip(1);
-    for (n, (&parent, &frame)) in nodes {
-        while *path.last()? != parent {
-            if path.len() == 1 {
-                return None; // only the root is left: the parent is not on the path
+    let preorder = in_chunks(1..tree.len(), |nodes| {
+        for n in nodes {
+            let (parent, frame) = (tree.parent[n], tree.frame[n]);
+            while path.last() != Some(&parent) {
+                if path.len() <= 1 {
+                    return false; // only the root is left: the parent is not on the path
+                }
+                let Some(left) = path.pop() else { return false };
+                match on_path.get_mut(tree.frame[left as usize] as usize) {
+                    Some(count) => *count -= 1,
+                    None => frameless -= 1,
+                }
             }
-            let left = path.pop()?;
-            match on_path.get_mut(tree.frame[left as usize] as usize) {
-                Some(count) => *count -= 1,
-                None => frameless -= 1,
+            match on_path.get_mut(frame as usize) {
+                Some(count) => {
+                    first[n] = *count == 0 && frameless == 0;
+                    *count += 1;
+                }
+                None => frameless += 1,
             }
+            path.push(n as u32);
         }
-        match on_path.get_mut(frame as usize) {
-            Some(count) => {
-                first[n] = *count == 0 && frameless == 0;
-                *count += 1;
-            }
-            None => frameless += 1,
-        }
-        path.push(n as u32);
-    }
-    Some(first)
+        true
+    });
+    preorder.then_some(first)
 }
 
 /// [`first_occurrences`] by a depth-first walk through the child lists.
@@ -91,21 +95,22 @@ pub fn frame_totals(tree: &CallTree, w: &Weights, first: &[bool], n_frames: usiz
         self_w: vec![0.0; n_frames],
         total: vec![0.0; n_frames],
     };
-    let nodes = tree
-        .frame
-        .iter()
-        .zip(first)
-        .zip(w.self_w.iter().zip(&w.total));
-    for ((&f, &is_first), (&self_w, &total)) in nodes.skip(1) {
-        let f = f as usize;
-        if f >= n_frames {
-            continue;
+    let len = [tree.len(), first.len(), w.self_w.len(), w.total.len()];
+    in_chunks(1..len.into_iter().min().unwrap_or(0), |nodes| {
+        let rows = tree.frame[nodes.clone()].iter().zip(&first[nodes.clone()]);
+        let weights = w.self_w[nodes.clone()].iter().zip(&w.total[nodes]);
+        for ((&f, &is_first), (&self_w, &total)) in rows.zip(weights) {
+            let f = f as usize;
+            if f >= n_frames {
+                continue;
+            }
+            t.self_w[f] += self_w;
+            if is_first {
+                t.total[f] += total;
+            }
         }
-        t.self_w[f] += self_w;
-        if is_first {
-            t.total[f] += total;
-        }
-    }
+        true
+    });
     t
 }
 

@@ -6,6 +6,7 @@
 //! backward pass sums children into parents — no recursion anywhere.
 
 use crate::analysis::frames::Frames;
+use crate::chunks::{in_chunks, in_chunks_rev};
 use crate::hash::HashMap;
 use crate::model::{decode_opt, Profile, NO_INDEX};
 
@@ -219,18 +220,28 @@ pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
         return (tree, NodeMap::Table { stacks, root: ROOT });
     }
     let mut tree = CallTree::default();
-    tree.parent.extend(
-        st.prefix
+    let nodes = st.prefix.len().min(st.location.len());
+    tree.parent.reserve_exact(nodes);
+    tree.frame.reserve_exact(nodes);
+    tree.depth.reserve_exact(nodes);
+    in_chunks(0..nodes, |rows| {
+        let (prefix, location) = (&st.prefix[rows.clone()], &st.location[rows]);
+        let parent = prefix
             .iter()
-            .map(|&q| decode_opt(q).map_or(ROOT, |q| q + 1)),
-    );
-    tree.frame
-        .extend(st.location.iter().map(|l| frames.of_location[l.idx()]));
+            .map(|&q| decode_opt(q).map_or(ROOT, |q| q + 1));
+        tree.parent.extend(parent);
+        let frame = location.iter().map(|l| frames.of_location[l.idx()]);
+        tree.frame.extend(frame);
+        true
+    });
     // Parents come first, so each parent's depth is known when its children are reached.
-    for n in 1..tree.parent.len() {
-        let up = tree.depth.get(tree.parent[n] as usize).copied();
-        tree.depth.push(up.map_or(1, |d| d + 1));
-    }
+    in_chunks(1..tree.parent.len(), |rows| {
+        for n in rows {
+            let up = tree.depth.get(tree.parent[n] as usize).copied();
+            tree.depth.push(up.map_or(1, |d| d + 1));
+        }
+        true
+    });
     (tree, NodeMap::Offset)
 }
 
@@ -265,13 +276,16 @@ impl Weights {
     /// Totals from self weights by one backward pass (children have larger indices).
     pub fn from_self(tree: &CallTree, self_w: Vec<f64>) -> Weights {
         let mut total = self_w.clone();
-        for n in (1..tree.len()).rev() {
-            let p = tree.parent[n] as usize;
-            let t = total[n];
-            if let Some(slot) = total.get_mut(p) {
-                *slot += t;
+        in_chunks_rev(1..tree.len(), |rows| {
+            for n in rows.rev() {
+                let p = tree.parent[n] as usize;
+                let t = total[n];
+                if let Some(slot) = total.get_mut(p) {
+                    *slot += t;
+                }
             }
-        }
+            true
+        });
         Weights { self_w, total }
     }
 
@@ -323,20 +337,29 @@ impl Children {
     pub fn of_tree(tree: &CallTree) -> Children {
         let n = tree.len();
         let mut count = vec![0u32; n + 1];
-        for c in 1..n {
-            count[tree.parent[c] as usize + 1] += 1;
-        }
-        for i in 1..=n {
-            count[i] += count[i - 1];
-        }
+        in_chunks(1..n, |nodes| {
+            for c in nodes {
+                count[tree.parent[c] as usize + 1] += 1;
+            }
+            true
+        });
+        in_chunks(1..n + 1, |rows| {
+            for i in rows {
+                count[i] += count[i - 1];
+            }
+            true
+        });
         let start = count.clone();
         let mut fill = count;
         let mut list = vec![0u32; start[n] as usize];
-        for c in 1..n {
-            let slot = &mut fill[tree.parent[c] as usize];
-            list[*slot as usize] = c as u32;
-            *slot += 1;
-        }
+        in_chunks(1..n, |nodes| {
+            for c in nodes {
+                let slot = &mut fill[tree.parent[c] as usize];
+                list[*slot as usize] = c as u32;
+                *slot += 1;
+            }
+            true
+        });
         Children { start, list }
     }
 
@@ -355,20 +378,24 @@ impl Children {
                 .copied()
                 .unwrap_or(u32::MAX)
         };
-        for p in 0..self.start.len().saturating_sub(1) {
-            let kids = &mut self.list[self.start[p] as usize..self.start[p + 1] as usize];
-            if kids.len() < 2 {
-                continue;
+        let (start, list) = (&self.start, &mut self.list);
+        in_chunks(0..start.len().saturating_sub(1), |parents| {
+            for p in parents {
+                let kids = &mut list[start[p] as usize..start[p + 1] as usize];
+                if kids.len() < 2 {
+                    continue;
+                }
+                match order {
+                    Order::WidestFirst => kids.sort_unstable_by(|&a, &b| {
+                        w.total[b as usize]
+                            .total_cmp(&w.total[a as usize])
+                            .then(rank(a).cmp(&rank(b)))
+                    }),
+                    Order::Alphabetical => kids.sort_unstable_by_key(|&c| rank(c)),
+                }
             }
-            match order {
-                Order::WidestFirst => kids.sort_unstable_by(|&a, &b| {
-                    w.total[b as usize]
-                        .total_cmp(&w.total[a as usize])
-                        .then(rank(a).cmp(&rank(b)))
-                }),
-                Order::Alphabetical => kids.sort_unstable_by_key(|&c| rank(c)),
-            }
-        }
+            true
+        });
     }
 
     /// The children of `node`.

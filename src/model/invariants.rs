@@ -7,6 +7,7 @@ use std::fmt;
 
 use super::ids::*;
 use super::profile::*;
+use crate::chunks::in_chunks;
 
 /// A broken invariant found by [`ProfileBuilder::build`](super::ProfileBuilder::build) (a reader bug or an id out of range).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,14 +87,11 @@ pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
             format!("row {} refers to a missing function", i + 1),
         ));
     }
-    for i in 0..n_stack {
-        let prefix_ok = decode_opt(p.stacks.prefix[i]).is_none_or(|q| (q as usize) < i);
-        if !prefix_ok || p.stacks.location[i].idx() >= n_loc {
-            return Err(err(
-                "stacks",
-                format!("node {i} breaks prefix < index or has a missing location"),
-            ));
-        }
+    if let Some(i) = first_bad_stack_node(&p.stacks, n_loc) {
+        return Err(err(
+            "stacks",
+            format!("node {i} breaks prefix < index or has a missing location"),
+        ));
     }
     if let Some(i) = p.samples.source.iter().position(|s| s.idx() >= n_src) {
         return Err(err(
@@ -123,6 +121,31 @@ pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// Whether stack node `i` is sound: its prefix is none or an earlier node, and its location
+/// one of `n_loc`. Branch-free (`NO_INDEX + 1` wraps to 0), so a pass over millions of nodes
+/// vectorises.
+fn stack_node_ok(i: usize, prefix: u32, location: LocationIndex, n_loc: usize) -> bool {
+    ((prefix.wrapping_add(1) as usize) <= i) & (location.idx() < n_loc)
+}
+
+/// The first unsound stack node (see [`stack_node_ok`]), if any. The common case, every node
+/// sound, is one branch-free pass; only a failure searches for the node to name.
+fn first_bad_stack_node(stacks: &StackTable, n_loc: usize) -> Option<usize> {
+    let (prefix, location) = (&stacks.prefix, &stacks.location);
+    let all_ok = in_chunks(0..prefix.len().min(location.len()), |nodes| {
+        let rows = prefix[nodes.clone()].iter().zip(&location[nodes.clone()]);
+        let at = nodes.start;
+        (at..)
+            .zip(rows)
+            .fold(true, |ok, (i, (&q, &l))| ok & stack_node_ok(i, q, l, n_loc))
+    });
+    if all_ok {
+        return None;
+    }
+    let mut rows = prefix.iter().zip(location).enumerate();
+    rows.position(|(i, (&q, &l))| !stack_node_ok(i, q, l, n_loc))
+}
+
 fn same_len(table: &str, lens: &[usize]) -> Result<(), ModelError> {
     if lens.windows(2).any(|w| w[0] != w[1]) {
         return Err(err(
@@ -131,4 +154,49 @@ fn same_len(table: &str, lens: &[usize]) -> Result<(), ModelError> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile of `locations` frameless locations and the stack nodes `(prefix, location)`.
+    fn with_stacks(locations: usize, nodes: &[(u32, u32)]) -> Profile {
+        let mut p = Profile::default();
+        p.locations.function = vec![NO_INDEX; locations];
+        p.locations.line = vec![0; locations];
+        p.stacks.prefix = nodes.iter().map(|n| n.0).collect();
+        p.stacks.location = nodes.iter().map(|n| LocationIndex(n.1)).collect();
+        p
+    }
+
+    fn stack_error(p: &Profile) -> Option<String> {
+        check_invariants(p).err().map(|e| e.to_string())
+    }
+
+    #[test]
+    fn sound_stack_tables_pass() {
+        assert_eq!(stack_error(&with_stacks(0, &[])), None);
+        let tree = [(NO_INDEX, 0), (0, 1), (1, 1), (0, 0), (NO_INDEX, 1), (4, 0)];
+        assert_eq!(stack_error(&with_stacks(2, &tree)), None);
+    }
+
+    /// Every kind of unsound node is found, and the first one is named.
+    #[test]
+    fn the_first_unsound_stack_node_is_named() {
+        let cases: [(&[(u32, u32)], usize); 5] = [
+            (&[(NO_INDEX, 0), (1, 0)], 1),                 // its own prefix
+            (&[(NO_INDEX, 0), (2, 0), (NO_INDEX, 0)], 1),  // a later prefix
+            (&[(NO_INDEX, 0), (0, 0), (0, 2)], 2),         // a missing location
+            (&[(NO_INDEX, 0), (NO_INDEX - 1, 0)], 1),      // a prefix past the table
+            (&[(NO_INDEX, 5), (0, 0), (7, 1), (9, 9)], 0), // several: the first
+        ];
+        for (nodes, bad) in cases {
+            let message = stack_error(&with_stacks(2, nodes));
+            let want = format!(
+                "profile model: stacks: node {bad} breaks prefix < index or has a missing location"
+            );
+            assert_eq!(message.as_deref(), Some(want.as_str()), "{nodes:?}");
+        }
+    }
 }
