@@ -116,7 +116,18 @@ async function timedProcess(cmd, args, timeoutS) {
         .trim()
         .slice(-300),
     };
-  return { status: "ok", ms: r.ms, peakMiB: rss ? Number(rss[1]) / 1024 : NaN };
+  return { status: "ok", ms: r.ms, peakMiB: rss ? Number(rss[1]) / 1024 : NaN, stdout: r.stdout };
+}
+
+/**
+ * `r` with `innerMs`, the in-process time `inner` reads from the script's JSON line (the
+ * issue's Node measure: `Profile.parse` against gunzip + decode, without Node's start-up).
+ */
+function withInner(r, inner) {
+  const { stdout, ...rest } = r;
+  const line = stdout?.split("\n").find((l) => l.startsWith("{"));
+  if (rest.status !== "ok" || !line) return rest;
+  return { ...rest, innerMs: inner(JSON.parse(line)) };
 }
 
 /** One viewer run through the shared harness: load → drawn ms and renderer peak RSS. */
@@ -135,11 +146,22 @@ async function viewerRun(viewer, file, timeoutS) {
 
 const RUNNERS = {
   native: (file, t) => timedProcess(path.join(ROOT, "target/release/proftab"), ["info", file], t),
-  node: (file, t) => timedProcess(process.execPath, [path.join(ROOT, "scripts/bench-parse-wasm.mjs"), file, "--runs", "1"], t),
+  node: async (file, t) =>
+    withInner(
+      await timedProcess(process.execPath, [path.join(ROOT, "scripts/bench-parse-wasm.mjs"), file, "--runs", "1"], t),
+      (j) => j.wallMs[0],
+    ),
   chromium: (file, t) => viewerRun("proftab", file, t),
   speedscope: (file, t) => viewerRun("speedscope", file, t),
-  "pprof-format": (file, t) =>
-    timedProcess(process.execPath, [path.join(ROOT, "scripts/bench-floor-node.mjs"), file, "--pprof-format", values["pprof-format"]], t),
+  "pprof-format": async (file, t) =>
+    withInner(
+      await timedProcess(
+        process.execPath,
+        [path.join(ROOT, "scripts/bench-floor-node.mjs"), file, "--pprof-format", values["pprof-format"]],
+        t,
+      ),
+      (j) => j.inflateMs[0] + j.decodeMs[0],
+    ),
   go: (file, t) => timedProcess("go", ["tool", "pprof", "-top", file], t),
 };
 
@@ -218,9 +240,33 @@ function table(by, sizes) {
   const lines = Object.keys(LABELS)
     .filter((t) => by[t])
     .map((t) => `| ${LABELS[t]} | ${sizes.map((s) => cellText(by[t][s])).join(" | ")} |`);
+  const inner = innerLines(by, sizes);
+  if (inner.length) lines.push("", ...inner);
   const loads = Object.values(by).flatMap((s) => Object.values(s).flatMap((c) => c.load));
   const loadText = `1-minute load average during the runs: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`;
   return [head, rule, ...lines, "", loadText].join("\n");
+}
+
+/**
+ * The issue's Node measure per size, in-process: `Profile.parse` (cold, one per process)
+ * against pprof-format's gunzip + decode, medians and the ratio of each run pair.
+ */
+function innerLines(by, sizes) {
+  const out = [];
+  for (const s of sizes) {
+    const [node, pf] = [by.node?.[s], by["pprof-format"]?.[s]];
+    if (!node || !pf) continue;
+    const pairs = node.rows
+      .map((r) => [r, pf.rows.find((q) => q.rep === r.rep)])
+      .filter(([a, b]) => a.innerMs > 0 && b?.innerMs > 0)
+      .map(([a, b]) => `${(b.innerMs / a.innerMs).toFixed(1)}×`);
+    if (!pairs.length) continue;
+    const ms = (c) => (median(c.rows.map((r) => r.innerMs).filter(Number.isFinite)) / 1000).toFixed(2);
+    out.push(
+      `In-process at ${s}: \`Profile.parse\` ${ms(node)} s, pprof-format gunzip + decode ${ms(pf)} s (medians); pprof-format ÷ proftab per run: ${pairs.join(", ")}.`,
+    );
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- the SVG plot
