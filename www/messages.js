@@ -2,7 +2,7 @@
 // overlay (#progress), the readers' warnings button (#warnings) and the page's load state
 // (body[data-state]: ready, loading, shown, error; tests and benchmarks wait on it) and the
 // mark of the first drawn flame graph of a load.
-import { current } from "./context.js";
+import { bound, current, perViewer } from "./context.js";
 import { $, frame } from "./dom.js";
 import { formatBytes } from "./format.js";
 
@@ -64,10 +64,41 @@ export function onCancel(fn) {
  */
 export function setFlamegraphDrawn(drawn) {
   frame().dataset.flamegraphDrawn = drawn ? "1" : "0";
+  if (!drawn || !waiting.fns.length) return;
+  const fns = waiting.fns.splice(0);
+  // Set while the frame that drew the graph runs: a task queued now runs after that frame is
+  // rendered, so the graph is on screen before any of `fns` adds work to render.
+  setTimeout(
+    bound(() => {
+      for (const fn of fns) fn();
+    }),
+    0,
+  );
 }
 
 export function flamegraphDrawn() {
   return frame().dataset.flamegraphDrawn === "1";
+}
+
+/** Per viewer: what waits for the first drawn flame graph of the current load. */
+const waiting = perViewer(() => ({ fns: [] }));
+
+/**
+ * Runs `fn` in this viewer once the flame graph of the current load is drawn and that frame
+ * rendered; at once when it is drawn already.
+ */
+export function afterFlamegraphDrawn(fn) {
+  if (flamegraphDrawn()) fn();
+  else waiting.fns.push(fn);
+}
+
+/**
+ * Marks whether the function table waits for the flame graph (body[data-table-waits]: "1"
+ * from a load's analysis until the table is filled after the graph's first frame; tests that
+ * read the table wait for it to be "0" or absent).
+ */
+export function setTableWaits(waits) {
+  frame().dataset.tableWaits = waits ? "1" : "0";
 }
 
 export function hideProgress() {

@@ -111,13 +111,16 @@ export async function screenshot(page, name) {
 
 /**
  * Drops the file at `file` (a path) on a ready page of the viewer and waits until its flame
- * graph is drawn or an error shows; resolves to the milliseconds that took.
+ * graph is drawn and its function table filled, or an error shows; resolves to the
+ * milliseconds that took.
  */
 export async function loadFile(page, file, timeout = 600000) {
   await page.waitForSelector('body[data-ready="1"]');
   const started = Date.now();
   await dropFiles(page, "body", [{ name: path.basename(file), bytes: fs.readFileSync(file) }]);
-  await page.waitForFunction(() => document.body.dataset.flamegraphDrawn === "1" || document.body.dataset.state === "error", null, {
+  const done = () =>
+    (document.body.dataset.flamegraphDrawn === "1" && document.body.dataset.tableWaits !== "1") || document.body.dataset.state === "error";
+  await page.waitForFunction(done, null, {
     timeout,
   });
   return Date.now() - started;

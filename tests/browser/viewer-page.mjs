@@ -47,10 +47,16 @@ export async function readyPage(query = "") {
   return opened;
 }
 
-/** Waits until a load finished: flame graph drawn, or an error shown. */
+/**
+ * Waits until a load finished: shown (its function table filled: a load's first table waits
+ * for the flame graph's first frame, www/views/table.js), or an error shown.
+ */
 export async function settled(page) {
   await page.waitForFunction(
-    () => ["shown", "error"].includes(document.body.dataset.state) && document.getElementById("progress").hidden,
+    () =>
+      ["shown", "error"].includes(document.body.dataset.state) &&
+      document.getElementById("progress").hidden &&
+      document.body.dataset.tableWaits !== "1",
     null,
     { timeout: 60000 },
   );
