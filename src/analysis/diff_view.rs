@@ -97,8 +97,8 @@ impl DiffView {
         let shown_samples = (kept(&diff.base_samples), kept(&diff.new_samples));
         let sized = if size_by == SizeBy::New { &new } else { &base };
         let children = Children::new(&tree, sized, order, name_rank);
-        let first = first_occurrences(&tree, &children);
         let n_frames = name_rank.len();
+        let first = first_occurrences(&tree, &children, n_frames);
         let frame_totals = DiffFrameTotals {
             base: frame_totals(&tree, &base, &first, n_frames),
             new: frame_totals(&tree, &new, &first, n_frames),

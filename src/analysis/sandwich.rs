@@ -5,7 +5,6 @@ use crate::analysis::transform::{apply, Transform};
 use crate::analysis::tree::{moved_self, CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
 use crate::chunks::in_chunks;
 use crate::hash::HashMap;
-use crate::model::NO_INDEX;
 
 /// Self and total per frame id, columns indexed by frame id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -21,13 +20,9 @@ pub struct FrameTotals {
 /// depth-first walk keeping, per frame, how many nodes on the current path have it. When the
 /// node numbers are already a depth-first preorder (a profile whose samples came in depth-first
 /// or sorted order), the walk is one pass over the nodes in order, without the child lists.
-pub fn first_occurrences(tree: &CallTree, kids: &Children) -> Vec<bool> {
-    let mut n_frames = 0;
-    in_chunks(0..tree.frame.len(), |nodes| {
-        let frames = tree.frame[nodes].iter().filter(|&&f| f != NO_INDEX);
-        n_frames = frames.fold(n_frames, |n, &f| n.max(f as usize + 1));
-        true
-    });
+/// Frame ids are below `n_frames` (the view's frame count; an id at or past it counts as no
+/// frame, as [`NO_INDEX`](crate::model::NO_INDEX) does).
+pub fn first_occurrences(tree: &CallTree, kids: &Children, n_frames: usize) -> Vec<bool> {
     first_in_preorder(tree, n_frames).unwrap_or_else(|| first_by_walk(tree, kids, n_frames))
 }
 
@@ -238,6 +233,7 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
 mod tests {
     use super::*;
     use crate::analysis::tree::Order;
+    use crate::model::NO_INDEX;
 
     const MAIN: u32 = 0;
     const A: u32 = 1;
@@ -300,7 +296,7 @@ mod tests {
                 Some(pass) => assert_eq!(pass, walk, "case {case}"),
                 None => assert!(!preorder, "case {case}: a preorder was refused"),
             }
-            assert_eq!(first_occurrences(&tree, &kids), walk);
+            assert_eq!(first_occurrences(&tree, &kids, 4), walk);
         }
     }
 
@@ -308,7 +304,7 @@ mod tests {
     fn totals_count_recursion_once() {
         let (tree, w) = tree();
         let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2]);
-        let first = first_occurrences(&tree, &kids);
+        let first = first_occurrences(&tree, &kids, 3);
         let t = frame_totals(&tree, &w, &first, 3);
         assert_eq!(t.total, vec![6.0, 4.0, 6.0]);
         assert_eq!(t.self_w, vec![0.0, 1.0, 5.0]);
@@ -319,7 +315,7 @@ mod tests {
         let (tree, w) = tree();
         let c = callees(&tree, &w, B);
         // root -> b(6) -> a(1)
-        assert_eq!(c.tree.frame, vec![crate::model::NO_INDEX, B, A]);
+        assert_eq!(c.tree.frame, vec![NO_INDEX, B, A]);
         assert_eq!(c.weights.total, vec![6.0, 6.0, 1.0]);
     }
 

@@ -349,18 +349,20 @@ impl Children {
             }
             true
         });
-        let start = count.clone();
-        let mut fill = count;
-        let mut list = vec![0u32; start[n] as usize];
+        // `count[p]` is where p's children start; filling advances it to where they end,
+        // which is `count[p + 1]`: one shift then gives the starts back, without a copy.
+        let mut list = vec![0u32; count[n] as usize];
         in_chunks(1..n, |nodes| {
             for c in nodes {
-                let slot = &mut fill[tree.parent[c] as usize];
+                let slot = &mut count[tree.parent[c] as usize];
                 list[*slot as usize] = c as u32;
                 *slot += 1;
             }
             true
         });
-        Children { start, list }
+        count.copy_within(0..n, 1);
+        count[0] = 0;
+        Children { start: count, list }
     }
 
     /// The children of `tree`, sorted by `order` under `w`.

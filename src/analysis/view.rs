@@ -251,7 +251,7 @@ impl View {
     /// After the tree changed: its child lists and first occurrences, then the weights.
     fn retree(&mut self) {
         self.children = Children::of_tree(self.tree());
-        self.first = first_occurrences(self.tree(), &self.children);
+        self.first = first_occurrences(self.tree(), &self.children, self.frames.len());
         self.reweigh();
     }
 

@@ -122,8 +122,8 @@ pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
 }
 
 /// Whether stack node `i` is sound: its prefix is none or an earlier node, and its location
-/// one of `n_loc`. Branch-free (`NO_INDEX + 1` wraps to 0), so a pass over millions of nodes
-/// vectorises.
+/// one of `n_loc`. Branch-free (`NO_INDEX + 1` wraps to 0), so the pass over every node has
+/// no early exit to test per node.
 fn stack_node_ok(i: usize, prefix: u32, location: LocationIndex, n_loc: usize) -> bool {
     ((prefix.wrapping_add(1) as usize) <= i) & (location.idx() < n_loc)
 }
