@@ -101,6 +101,10 @@ export function setTableWaits(waits) {
   frame().dataset.tableWaits = waits ? "1" : "0";
 }
 
+export function tableWaits() {
+  return frame().dataset.tableWaits === "1";
+}
+
 export function hideProgress() {
   $("progress").hidden = true;
 }

@@ -4,7 +4,7 @@
 import { COMPARE_SORT, compareColumns, compareInclude } from "../compare.js";
 import { perViewer } from "../context.js";
 import { $ } from "../dom.js";
-import { afterFlamegraphDrawn, flamegraphDrawn, setTableWaits } from "../messages.js";
+import { afterFlamegraphDrawn, flamegraphDrawn, setTableWaits, tableWaits } from "../messages.js";
 import { on, S, selectFrame, setLines, setTableMode, unit } from "../state.js";
 import { FunctionTable, functionColumns } from "../table.js";
 import { call } from "../worker-client.js";
@@ -77,20 +77,16 @@ function showComparison(error) {
  * draw less its parse and analyse steps: 334–466 ms with the table first, 184–260 ms with the
  * table after. The table follows a task after the graph (40–73 ms after it, measured).
  */
-const deferred = perViewer(() => ({ waits: false }));
-
 function showTableOfAnalysis() {
   if (S.view !== "flame" || flamegraphDrawn()) return showViewTable();
-  if (deferred.waits) return;
-  deferred.waits = true;
+  if (tableWaits()) return;
   setTableWaits(true);
   afterFlamegraphDrawn(showDeferredTable);
 }
 
 /** The table that waited for the graph, unless it was shown meanwhile. */
 function showDeferredTable() {
-  if (!deferred.waits) return;
-  deferred.waits = false;
+  if (!tableWaits()) return;
   setTableWaits(false);
   if (S.table && S.view !== "compare") showViewTable();
 }
@@ -101,7 +97,7 @@ on("analysis", () => {
 });
 on("view", (was) => {
   // Another view may never draw the flame graph: the table stops waiting for it.
-  if (deferred.waits) showDeferredTable();
+  if (tableWaits()) showDeferredTable();
   else if (was === "compare" && S.view !== "compare" && S.table) showViewTable();
 });
 on("tableMode", () => {
