@@ -218,7 +218,7 @@ impl Viewer {
         set(&o, "hasTime", sample_times(p).is_some());
         set(&o, "frames", self.view.frames().len() as u32);
         set(&o, "nodes", self.view.tree().len() as u32);
-        set(&o, "maxDepth", self.view.tree().max_depth());
+        set(&o, "maxDepth", self.view.max_depth());
         o
     }
 

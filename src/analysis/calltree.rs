@@ -84,12 +84,14 @@ impl<'a> TreeSource<'a> {
         }
     }
 
-    fn push(&self, rows: &mut TreeRows, node: u32) {
+    /// Adds the row of `node`, at `depth` (the tree holds no depth column: callers know it
+    /// from the row above or by [`CallTree::depth_of`]).
+    fn push(&self, rows: &mut TreeRows, node: u32, depth: u32) {
         let n = node as usize;
         let parent = self.tree.parent[n];
         rows.node.push(node);
         rows.parent.push(parent);
-        rows.depth.push(self.tree.depth[n]);
+        rows.depth.push(depth);
         rows.frame.push(self.tree.frame[n]);
         rows.children.push(self.shown_children(node).count() as u32);
         for (k, w) in self.weights.iter().enumerate() {
@@ -109,8 +111,9 @@ impl<'a> TreeSource<'a> {
     pub fn children_rows(&self, nodes: &[u32]) -> TreeRows {
         let mut rows = self.empty_rows();
         for &p in nodes {
+            let depth = self.tree.depth_of(p) + 1;
             for c in self.shown_children(p).collect::<Vec<_>>() {
-                self.push(&mut rows, c);
+                self.push(&mut rows, c, depth);
             }
         }
         rows
@@ -123,16 +126,17 @@ impl<'a> TreeSource<'a> {
         if node as usize >= self.tree.len() {
             return rows;
         }
-        let mut stack: Vec<u32> = self.shown_children(node).collect();
+        let below = self.tree.depth_of(node) + 1;
+        let mut stack: Vec<(u32, u32)> = self.shown_children(node).map(|c| (c, below)).collect();
         stack.reverse();
-        while let Some(n) = stack.pop() {
+        while let Some((n, depth)) = stack.pop() {
             if rows.len() == cap {
                 rows.truncated = true;
                 break;
             }
-            self.push(&mut rows, n);
+            self.push(&mut rows, n, depth);
             let at = stack.len();
-            stack.extend(self.shown_children(n));
+            stack.extend(self.shown_children(n).map(|c| (c, depth + 1)));
             stack[at..].reverse();
         }
         rows

@@ -151,7 +151,7 @@ fn search_finds_every_occurrence_in_display_order() {
     let (found, more) = src.matching(&flags, 10);
     assert!(!more);
     assert_eq!(found.len(), 2);
-    let depth: Vec<u32> = found.iter().map(|&n| src.tree.depth[n as usize]).collect();
+    let depth: Vec<u32> = found.iter().map(|&n| src.tree.depth_of(n)).collect();
     // main > eval > parse > lex (3) comes before main > parse > lex (5): eval is heavier.
     assert_eq!(depth, [4, 3]);
     assert_eq!(src.matching(&flags, 1), (vec![found[0]], true));

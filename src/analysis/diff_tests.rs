@@ -69,7 +69,7 @@ fn tree_paths_and_frames() {
     let (t, frames) = diff_tree(&p, &cmp(Normalization::Absolute)).unwrap();
     assert_eq!(t.len(), 4);
     assert_eq!(t.parent, vec![NO_INDEX, 0, 1, 1]);
-    assert_eq!(t.depth, vec![0, 1, 2, 2]);
+    assert_eq!(t.depths(), vec![0, 1, 2, 2]);
     let names: Vec<&str> = t
         .path(3)
         .iter()

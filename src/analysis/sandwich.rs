@@ -286,7 +286,6 @@ mod tests {
                 };
                 tree.parent.push(parent);
                 tree.frame.push(frame);
-                tree.depth.push(tree.depth[parent as usize] + 1);
                 path.push(n);
             }
             let w = Weights::from_self(&tree, vec![1.0; tree.len()]);

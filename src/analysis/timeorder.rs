@@ -50,6 +50,7 @@ pub fn time_layout(
     let spans = sample_spans(p, vt, filter);
     let mut b = LayoutBuilder {
         tree,
+        depth: tree.depths(),
         open: Vec::new(),
         rows: Vec::new(),
         path: Vec::new(),
@@ -174,6 +175,8 @@ fn sample_ends(p: &Profile, times: &[f64]) -> Vec<f64> {
 
 struct LayoutBuilder<'a> {
     tree: &'a CallTree,
+    /// The depth of each node of `tree`, held while the layout is built.
+    depth: Vec<u32>,
     /// `open[d - 1]` = (node, first span) of the box open at depth `d`.
     open: Vec<(u32, u32)>,
     rows: Vec<Row>,
@@ -204,7 +207,7 @@ impl LayoutBuilder<'_> {
         self.path.clear();
         let mut n = node;
         while n != ROOT && n != NO_INDEX {
-            let d = self.tree.depth[n as usize] as usize;
+            let d = self.depth[n as usize] as usize;
             if self.open.get(d - 1).is_some_and(|&(o, _)| o == n) {
                 break;
             }
@@ -214,7 +217,7 @@ impl LayoutBuilder<'_> {
         let shared = if n == ROOT || n == NO_INDEX {
             0
         } else {
-            self.tree.depth[n as usize] as usize
+            self.depth[n as usize] as usize
         };
         self.close_to(shared, k.wrapping_sub(1));
         self.open.extend(self.path.iter().rev().map(|&p| (p, k)));

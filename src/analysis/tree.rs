@@ -38,8 +38,6 @@ pub struct CallTree {
     pub parent: Vec<u32>,
     /// Frame id of the node ([`NO_INDEX`] for the root).
     pub frame: Vec<u32>,
-    /// Number of frames from the root (the root has depth 0, its children 1).
-    pub depth: Vec<u32>,
 }
 
 impl Default for CallTree {
@@ -47,7 +45,6 @@ impl Default for CallTree {
         CallTree {
             parent: vec![NO_INDEX],
             frame: vec![NO_INDEX],
-            depth: vec![0],
         }
     }
 }
@@ -68,9 +65,37 @@ impl CallTree {
         path_from_root(&self.parent, &self.frame, node)
     }
 
+    /// The number of frames from the root to each node (the root has depth 0, its children
+    /// 1), by one forward pass: the tree holds no depth column, since only some layouts need
+    /// one (4 bytes a node the drawn view does without).
+    pub fn depths(&self) -> Vec<u32> {
+        let mut depth = Vec::with_capacity(self.len());
+        depth.push(0);
+        // Parents come first, so each parent's depth is known when its children are reached.
+        in_chunks(1..self.len(), |rows| {
+            for n in rows {
+                let up = depth.get(self.parent[n] as usize).copied();
+                depth.push(up.map_or(1, |d| d + 1));
+            }
+            true
+        });
+        depth
+    }
+
+    /// The depth of `node` (as [`Self::depths`]) by walking up to the root: for a few nodes.
+    pub fn depth_of(&self, node: u32) -> u32 {
+        let mut depth = 0;
+        let mut n = node;
+        while let Some(&up) = self.parent.get(n as usize).filter(|_| n != ROOT) {
+            depth += 1;
+            n = up;
+        }
+        depth
+    }
+
     /// The largest depth of any node.
     pub fn max_depth(&self) -> u32 {
-        self.depth.iter().copied().max().unwrap_or(0)
+        self.depths().into_iter().max().unwrap_or(0)
     }
 
     /// The tree of the nodes with `keep[n]`, their ancestors and the root, renumbered in the
@@ -91,7 +116,6 @@ impl CallTree {
         let mut out = CallTree {
             parent: Vec::new(),
             frame: Vec::new(),
-            depth: Vec::new(),
         };
         for i in (0..n).filter(|&i| kept[i]) {
             renumber[i] = out.len() as u32;
@@ -102,7 +126,6 @@ impl CallTree {
                 renumber[up as usize]
             });
             out.frame.push(self.frame[i]);
-            out.depth.push(self.depth[i]);
         }
         (out, renumber)
     }
@@ -138,10 +161,8 @@ impl TreeBuilder {
     pub fn child(&mut self, parent: u32, frame: u32) -> u32 {
         let t = &mut self.tree;
         *self.index.entry((parent, frame)).or_insert_with(|| {
-            let depth = t.depth.get(parent as usize).map_or(0, |d| d + 1);
             t.parent.push(parent);
             t.frame.push(frame);
-            t.depth.push(depth);
             (t.parent.len() - 1) as u32
         })
     }
@@ -223,7 +244,6 @@ pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
     let nodes = st.prefix.len().min(st.location.len());
     tree.parent.reserve_exact(nodes);
     tree.frame.reserve_exact(nodes);
-    tree.depth.reserve_exact(nodes);
     in_chunks(0..nodes, |rows| {
         let (prefix, location) = (&st.prefix[rows.clone()], &st.location[rows]);
         let parent = prefix
@@ -232,14 +252,6 @@ pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
         tree.parent.extend(parent);
         let frame = location.iter().map(|l| frames.of_location[l.idx()]);
         tree.frame.extend(frame);
-        true
-    });
-    // Parents come first, so each parent's depth is known when its children are reached.
-    in_chunks(1..tree.parent.len(), |rows| {
-        for n in rows {
-            let up = tree.depth.get(tree.parent[n] as usize).copied();
-            tree.depth.push(up.map_or(1, |d| d + 1));
-        }
         true
     });
     (tree, NodeMap::Offset)
@@ -447,7 +459,11 @@ mod tests {
         let (tree, map) = tree_from_stacks(&p, &frames);
         // root, main, work, leaf
         assert_eq!(tree.len(), 4);
-        assert_eq!(tree.depth, vec![0, 1, 2, 3]);
+        assert_eq!(tree.depths(), vec![0, 1, 2, 3]);
+        assert_eq!(
+            (tree.depth_of(3), tree.depth_of(ROOT), tree.max_depth()),
+            (3, 0, 3)
+        );
         let mut self_w = vec![0.0; tree.len()];
         for s in 0..p.num_samples() {
             let node = map.node_of_stack(p.samples.stack[s]);

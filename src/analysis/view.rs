@@ -84,6 +84,8 @@ pub struct View {
     kept_total: f64,
     all_total: f64,
     children: Children,
+    /// The largest depth of the current tree (it holds no depth column).
+    max_depth: u32,
     /// Per node of the current tree: no ancestor has the same frame.
     first: Vec<bool>,
     totals: FrameTotals,
@@ -113,6 +115,7 @@ impl View {
             kept_total: 0.0,
             all_total: 0.0,
             children: Children::default(),
+            max_depth: 0,
             first: Vec::new(),
             totals: FrameTotals::default(),
             time: None,
@@ -146,6 +149,11 @@ impl View {
     /// Where each stack node lands in the current tree.
     fn map(&self) -> &NodeMap {
         self.transformed.as_ref().map_or(&self.base_map, |t| &t.1)
+    }
+
+    /// The largest depth of the current tree (the root has depth 0, its children 1).
+    pub fn max_depth(&self) -> u32 {
+        self.max_depth
     }
 
     /// Node weights of the current tree.
@@ -250,6 +258,9 @@ impl View {
 
     /// After the tree changed: its child lists and first occurrences, then the weights.
     fn retree(&mut self) {
+        // First, while the old child lists are still held: the pass's depths are dropped
+        // before the new lists are made.
+        self.max_depth = self.tree().max_depth();
         self.children = Children::of_tree(self.tree());
         self.first = first_occurrences(self.tree(), &self.children, self.frames.len());
         self.reweigh();
