@@ -284,12 +284,13 @@ fn tree_path_totals(t: &DiffTree, frames: &FrameIds) -> BTreeMap<Vec<String>, (f
 }
 
 fn check_tree_sums(t: &DiffTree) {
+    let depth = t.depths();
     let mut base_children = vec![0.0; t.len()];
     let mut new_children = vec![0.0; t.len()];
     for n in 1..t.len() {
         let up = t.parent[n] as usize;
         assert!(up < n, "parent before child");
-        assert_eq!(t.depth[n], t.depth[up] + 1);
+        assert_eq!(depth[n], depth[up] + 1);
         base_children[up] += t.base_total[n];
         new_children[up] += t.new_total[n];
         assert!(
@@ -307,7 +308,7 @@ fn check_tree_sums(t: &DiffTree) {
         assert_eq!(t.delta[n], t.new_total[n] - t.base_total[n]);
     }
     assert_eq!(
-        (t.parent[0], t.frame[0], t.depth[0]),
+        (t.parent[0], t.frame[0], depth[0]),
         (NO_INDEX, NO_INDEX, 0)
     );
     assert_eq!(t.base_total[0], t.summary.base_total);

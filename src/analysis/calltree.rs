@@ -97,7 +97,7 @@ impl<'a> TreeSource<'a> {
         for (k, w) in self.weights.iter().enumerate() {
             let total = w.total[n];
             let self_w = match (self.inverted, parent == ROOT) {
-                (false, _) => w.self_w[n],
+                (false, _) => w.self_of(node),
                 (true, true) => total,
                 (true, false) => 0.0,
             };

@@ -516,9 +516,9 @@ fn prune(
     DiffTree {
         summary,
         tree,
-        base_self: kept(&base.self_w),
+        base_self: kept(&base.self_w.to_dense(full.len())),
         base_total,
-        new_self: kept(&new.self_w),
+        new_self: kept(&new.self_w.to_dense(full.len())),
         new_total,
         delta,
         base_samples,

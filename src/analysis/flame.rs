@@ -185,7 +185,7 @@ pub fn flame_boxes_carrying(
         return out;
     }
     let mut carry = Carry::new(carry);
-    out.push(ROOT, MERGED, 0, 0.0, (root_w, w.self_w[0]), 1);
+    out.push(ROOT, MERGED, 0, 0.0, (root_w, w.self_of(ROOT)), 1);
     carry.push_node(ROOT, &mut out);
     // Breadth-first over emitted boxes: `next` indexes `out`, whose rows grow in order.
     let mut next = 0;
@@ -276,7 +276,7 @@ fn lay_out_children(
         } else {
             flush(&mut run, depth, carry, out);
             let frame = tree.frame[c as usize];
-            out.push(c, frame, depth, x, (width, w.self_w[c as usize]), 1);
+            out.push(c, frame, depth, x, (width, w.self_of(c)), 1);
             carry.push_node(c, out);
         }
         x += width;

@@ -2,7 +2,8 @@
 //! trees of one frame (speedscope's "sandwich").
 
 use crate::analysis::transform::{apply, Transform};
-use crate::analysis::tree::{moved_self, CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::model::NO_INDEX;
 use crate::chunks::in_chunks;
 use crate::hash::HashMap;
 
@@ -90,22 +91,22 @@ pub fn frame_totals(tree: &CallTree, w: &Weights, first: &[bool], n_frames: usiz
         self_w: vec![0.0; n_frames],
         total: vec![0.0; n_frames],
     };
-    let len = [tree.len(), first.len(), w.self_w.len(), w.total.len()];
+    let len = [tree.len(), first.len(), w.total.len()];
     in_chunks(1..len.into_iter().min().unwrap_or(0), |nodes| {
         let rows = tree.frame[nodes.clone()].iter().zip(&first[nodes.clone()]);
-        let weights = w.self_w[nodes.clone()].iter().zip(&w.total[nodes]);
-        for ((&f, &is_first), (&self_w, &total)) in rows.zip(weights) {
-            let f = f as usize;
-            if f >= n_frames {
-                continue;
-            }
-            t.self_w[f] += self_w;
-            if is_first {
-                t.total[f] += total;
+        for ((&f, &is_first), &total) in rows.zip(&w.total[nodes]) {
+            if let Some(slot) = t.total.get_mut(f as usize).filter(|_| is_first) {
+                *slot += total;
             }
         }
         true
     });
+    for (n, v) in w.self_w.iter().filter(|&(n, _)| n != ROOT) {
+        let f = tree.frame.get(n as usize).copied().unwrap_or(NO_INDEX);
+        if let Some(slot) = t.self_w.get_mut(f as usize) {
+            *slot += v;
+        }
+    }
     t
 }
 
@@ -122,7 +123,7 @@ pub struct WeighedTree {
 /// (the outermost occurrence on each path, so recursion is not counted twice).
 pub fn callees(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
     let (new, map) = apply(tree, Transform::Focus(frame));
-    let self_w = moved_self(&w.self_w, &map, new.len());
+    let self_w = w.self_w.moved(&map, new.len());
     WeighedTree {
         weights: Weights::from_self(&new, self_w),
         tree: new,
@@ -198,13 +199,16 @@ pub fn inverted(tree: &CallTree, w: &Weights) -> WeighedTree {
 pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Weights>) {
     let mut b = TreeBuilder::new();
     let mut self_w: Vec<HashMap<u32, f64>> = vec![HashMap::default(); sides.len()];
-    let weighed = |n: usize| sides.iter().any(|w| w.self_w[n] != 0.0);
-    if !tree.is_empty() && weighed(ROOT as usize) {
+    // The nodes some side weighs, ascending, each once.
+    let mut weighed: Vec<u32> = sides.iter().flat_map(|w| w.self_w.nodes()).copied().collect();
+    weighed.sort_unstable();
+    weighed.dedup();
+    if weighed.first() == Some(&ROOT) {
         for (k, w) in sides.iter().enumerate() {
-            self_w[k].insert(ROOT, w.self_w[ROOT as usize]);
+            self_w[k].insert(ROOT, w.self_of(ROOT));
         }
     }
-    for node in (1..tree.len()).filter(|&n| weighed(n)) {
+    for node in weighed.into_iter().filter(|&n| n != ROOT && (n as usize) < tree.len()) {
         let mut inv = ROOT;
         let mut up = node as u32;
         while up != ROOT {
@@ -212,7 +216,7 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
             up = tree.parent[up as usize];
         }
         for (k, w) in sides.iter().enumerate() {
-            *self_w[k].entry(inv).or_insert(0.0) += w.self_w[node];
+            *self_w[k].entry(inv).or_insert(0.0) += w.self_of(node);
         }
     }
     let new = b.finish();
@@ -323,8 +327,8 @@ mod tests {
         let (tree, w) = tree();
         let inv = inverted(&tree, &w);
         let paths: Vec<(Vec<u32>, f64)> = (1..inv.tree.len() as u32)
-            .filter(|&n| inv.weights.self_w[n as usize] != 0.0)
-            .map(|n| (inv.tree.path(n), inv.weights.self_w[n as usize]))
+            .filter(|&n| inv.weights.self_of(n) != 0.0)
+            .map(|n| (inv.tree.path(n), inv.weights.self_of(n)))
             .collect();
         // b <- a <- main (3), b <- main (2), a <- b <- a <- main (1)
         assert_eq!(paths.len(), 3);
@@ -346,8 +350,8 @@ mod tests {
         let c = callers(&tree, &w, A);
         // a(4) <- main(3) [via main->a], a(4) <- b <- a <- main (1)
         let paths: Vec<(Vec<u32>, f64)> = (1..c.tree.len() as u32)
-            .filter(|&n| c.weights.self_w[n as usize] != 0.0)
-            .map(|n| (c.tree.path(n), c.weights.self_w[n as usize]))
+            .filter(|&n| c.weights.self_of(n) != 0.0)
+            .map(|n| (c.tree.path(n), c.weights.self_of(n)))
             .collect();
         assert_eq!(c.weights.total[1], 4.0);
         assert!(paths.contains(&(vec![A, MAIN], 3.0)));

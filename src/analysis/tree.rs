@@ -275,19 +275,89 @@ pub fn tree_by_location(p: &Profile, of_location: &[u32]) -> (CallTree, Vec<u32>
     (b.finish(), node_of_stack)
 }
 
+/// Self weights of a tree's nodes, held sparsely: at most one node in a few has samples of its
+/// own (synth-500k: 500k samples over 8 M nodes), so a dense column would be mostly zeros.
+/// Invariant: `nodes` is strictly ascending and every value is non-zero (or NaN).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfWeights {
+    nodes: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl SelfWeights {
+    /// The non-zero entries of a dense column (entry `n` is node `n`'s self weight).
+    pub fn from_dense(dense: &[f64]) -> SelfWeights {
+        let mut out = SelfWeights::default();
+        in_chunks(0..dense.len(), |rows| {
+            for n in rows {
+                let v = dense[n];
+                if v != 0.0 {
+                    out.nodes.push(n as u32);
+                    out.values.push(v);
+                }
+            }
+            true
+        });
+        out
+    }
+
+    /// The self weight of `node` (0 for a node without samples of its own).
+    pub fn get(&self, node: u32) -> f64 {
+        self.nodes
+            .binary_search(&node)
+            .map_or(0.0, |i| self.values[i])
+    }
+
+    /// The nodes with a self weight and their weights, in node order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
+        self.nodes.iter().copied().zip(self.values.iter().copied())
+    }
+
+    /// The nodes with a self weight, ascending.
+    pub fn nodes(&self) -> &[u32] {
+        &self.nodes
+    }
+
+    /// The weights as a dense column of `len` nodes (nodes at or past `len` left out).
+    pub fn to_dense(&self, len: usize) -> Vec<f64> {
+        let mut out = vec![0.0; len];
+        for (n, v) in self.iter() {
+            if let Some(slot) = out.get_mut(n as usize) {
+                *slot = v;
+            }
+        }
+        out
+    }
+
+    /// The weights moved to a transformed tree of `len` nodes, as [`moved_self`] does.
+    pub fn moved(&self, map: &[u32], len: usize) -> Vec<f64> {
+        let mut out = vec![0.0; len];
+        for (n, v) in self.iter() {
+            let to = map.get(n as usize).copied().unwrap_or(DROPPED);
+            if let Some(slot) = out.get_mut(to as usize).filter(|_| to != DROPPED) {
+                *slot += v;
+            }
+        }
+        out
+    }
+}
+
 /// Self and total weight per node of a tree.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Weights {
     /// Weight of samples whose innermost frame is the node (the root: samples without frames).
-    pub self_w: Vec<f64>,
+    pub self_w: SelfWeights,
     /// Weight of the node's whole subtree.
     pub total: Vec<f64>,
 }
 
 impl Weights {
-    /// Totals from self weights by one backward pass (children have larger indices).
+    /// Totals from a dense column of self weights by one backward pass (children have larger
+    /// indices), summed in place: the column becomes the totals, its non-zero entries are
+    /// kept as [`SelfWeights`].
     pub fn from_self(tree: &CallTree, self_w: Vec<f64>) -> Weights {
-        let mut total = self_w.clone();
+        let sparse = SelfWeights::from_dense(&self_w);
+        let mut total = self_w;
         in_chunks_rev(1..tree.len(), |rows| {
             for n in rows.rev() {
                 let p = tree.parent[n] as usize;
@@ -298,7 +368,15 @@ impl Weights {
             }
             true
         });
-        Weights { self_w, total }
+        Weights {
+            self_w: sparse,
+            total,
+        }
+    }
+
+    /// The self weight of `node`.
+    pub fn self_of(&self, node: u32) -> f64 {
+        self.self_w.get(node)
     }
 
     /// The weight of everything in the tree.
@@ -471,7 +549,8 @@ mod tests {
         }
         let w = Weights::from_self(&tree, self_w);
         assert_eq!(w.total, vec![10.0, 6.0, 5.0, 5.0]);
-        assert_eq!(w.self_w, vec![4.0, 1.0, 0.0, 5.0]);
+        assert_eq!(w.self_w.to_dense(4), vec![4.0, 1.0, 0.0, 5.0]);
+        assert_eq!((w.self_of(2), w.self_of(3), w.self_w.nodes()), (0.0, 5.0, &[0, 1, 3][..]));
         assert_eq!(tree.path(3).len(), 3);
     }
 
