@@ -7,6 +7,7 @@
 //! [`sandwich`] lay it out as flat columns; [`view`] keeps it all for one profile;
 //! [`diff`] and [`diff_view`] do the same for a comparison of two selections of sources.
 
+pub mod bits;
 pub mod calltree;
 pub mod diff;
 pub mod diff_view;

@@ -1,11 +1,12 @@
 //! Per-frame totals of a call tree (the function table of a view) and the callers / callees
 //! trees of one frame (speedscope's "sandwich").
 
+use crate::analysis::bits::Bits;
 use crate::analysis::transform::{apply, Transform};
 use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
-use crate::model::NO_INDEX;
 use crate::chunks::in_chunks;
 use crate::hash::HashMap;
+use crate::model::NO_INDEX;
 
 /// Self and total per frame id, columns indexed by frame id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,14 +24,14 @@ pub struct FrameTotals {
 /// or sorted order), the walk is one pass over the nodes in order, without the child lists.
 /// Frame ids are below `n_frames` (the view's frame count; an id at or past it counts as no
 /// frame, as [`NO_INDEX`](crate::model::NO_INDEX) does).
-pub fn first_occurrences(tree: &CallTree, kids: &Children, n_frames: usize) -> Vec<bool> {
+pub fn first_occurrences(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
     first_in_preorder(tree, n_frames).unwrap_or_else(|| first_by_walk(tree, kids, n_frames))
 }
 
 /// [`first_occurrences`] by one pass in node order, keeping the path to the last node; `None`
 /// as soon as a node's parent is not on that path (the order is not a preorder).
-fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
-    let mut first = vec![false; tree.len()];
+fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Bits> {
+    let mut first = Bits::new(tree.len());
     let mut on_path = vec![0u32; n_frames];
     let mut path: Vec<u32> = vec![ROOT];
     // Nodes on the path whose frame is no frame id: the walk skips their subtrees, so every
@@ -51,7 +52,7 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
             }
             match on_path.get_mut(frame as usize) {
                 Some(count) => {
-                    first[n] = *count == 0 && frameless == 0;
+                    first.set(n, *count == 0 && frameless == 0);
                     *count += 1;
                 }
                 None => frameless += 1,
@@ -64,8 +65,8 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Vec<bool>> {
 }
 
 /// [`first_occurrences`] by a depth-first walk through the child lists.
-fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Vec<bool> {
-    let mut first = vec![false; tree.len()];
+fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
+    let mut first = Bits::new(tree.len());
     let mut on_path = vec![0u32; n_frames];
     // (node, entering): a node's exit marker is pushed before its children.
     let mut stack: Vec<(u32, bool)> = kids.of(ROOT).iter().rev().map(|&c| (c, true)).collect();
@@ -77,7 +78,7 @@ fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Vec<bool>
             *count -= 1;
             continue;
         }
-        first[n as usize] = *count == 0;
+        first.set(n as usize, *count == 0);
         *count += 1;
         stack.push((n, false));
         stack.extend(kids.of(n).iter().rev().map(|&c| (c, true)));
@@ -86,17 +87,20 @@ fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Vec<bool>
 }
 
 /// Sums node weights per frame id in one pass; `first` is [`first_occurrences`] of the tree.
-pub fn frame_totals(tree: &CallTree, w: &Weights, first: &[bool], n_frames: usize) -> FrameTotals {
+pub fn frame_totals(tree: &CallTree, w: &Weights, first: &Bits, n_frames: usize) -> FrameTotals {
     let mut t = FrameTotals {
         self_w: vec![0.0; n_frames],
         total: vec![0.0; n_frames],
     };
     let len = [tree.len(), first.len(), w.total.len()];
     in_chunks(1..len.into_iter().min().unwrap_or(0), |nodes| {
-        let rows = tree.frame[nodes.clone()].iter().zip(&first[nodes.clone()]);
-        for ((&f, &is_first), &total) in rows.zip(&w.total[nodes]) {
-            if let Some(slot) = t.total.get_mut(f as usize).filter(|_| is_first) {
-                *slot += total;
+        for n in nodes {
+            if let Some(slot) = t
+                .total
+                .get_mut(tree.frame[n] as usize)
+                .filter(|_| first.get(n))
+            {
+                *slot += w.total[n];
             }
         }
         true
@@ -200,7 +204,11 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
     let mut b = TreeBuilder::new();
     let mut self_w: Vec<HashMap<u32, f64>> = vec![HashMap::default(); sides.len()];
     // The nodes some side weighs, ascending, each once.
-    let mut weighed: Vec<u32> = sides.iter().flat_map(|w| w.self_w.nodes()).copied().collect();
+    let mut weighed: Vec<u32> = sides
+        .iter()
+        .flat_map(|w| w.self_w.nodes())
+        .copied()
+        .collect();
     weighed.sort_unstable();
     weighed.dedup();
     if weighed.first() == Some(&ROOT) {
@@ -208,7 +216,10 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
             self_w[k].insert(ROOT, w.self_of(ROOT));
         }
     }
-    for node in weighed.into_iter().filter(|&n| n != ROOT && (n as usize) < tree.len()) {
+    for node in weighed
+        .into_iter()
+        .filter(|&n| n != ROOT && (n as usize) < tree.len())
+    {
         let mut inv = ROOT;
         let mut up = node as u32;
         while up != ROOT {

@@ -550,7 +550,10 @@ mod tests {
         let w = Weights::from_self(&tree, self_w);
         assert_eq!(w.total, vec![10.0, 6.0, 5.0, 5.0]);
         assert_eq!(w.self_w.to_dense(4), vec![4.0, 1.0, 0.0, 5.0]);
-        assert_eq!((w.self_of(2), w.self_of(3), w.self_w.nodes()), (0.0, 5.0, &[0, 1, 3][..]));
+        assert_eq!(
+            (w.self_of(2), w.self_of(3), w.self_w.nodes()),
+            (0.0, 5.0, &[0, 1, 3][..])
+        );
         assert_eq!(tree.path(3).len(), 3);
     }
 

@@ -10,6 +10,7 @@
 //! Queries ([`View::flame`], [`View::time_order`], [`View::sandwich`]) read that state and
 //! return flat [`Boxes`] columns.
 
+use crate::analysis::bits::Bits;
 use crate::analysis::calltree::TreeSource;
 use crate::analysis::filter::{weigh, SampleFilter};
 use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
@@ -87,7 +88,7 @@ pub struct View {
     /// The largest depth of the current tree (it holds no depth column).
     max_depth: u32,
     /// Per node of the current tree: no ancestor has the same frame.
-    first: Vec<bool>,
+    first: Bits,
     totals: FrameTotals,
     time: Option<TimeLayout>,
     sandwich: Option<(u32, WeighedTree, Children, WeighedTree, Children)>,
@@ -116,7 +117,7 @@ impl View {
             all_total: 0.0,
             children: Children::default(),
             max_depth: 0,
-            first: Vec::new(),
+            first: Bits::default(),
             totals: FrameTotals::default(),
             time: None,
             sandwich: None,
@@ -243,6 +244,7 @@ impl View {
     pub fn set_options(&mut self, options: ViewOptions) {
         let old = std::mem::replace(&mut self.options, options);
         if old.transforms != self.options.transforms {
+            self.release_derived();
             self.transformed = (!self.options.transforms.is_empty()).then(|| {
                 let (tree, step) = apply_all(&self.base_tree, &self.options.transforms);
                 let map = self.base_map.then(&step, self.profile.stacks.prefix.len());
@@ -250,16 +252,30 @@ impl View {
             });
             self.retree();
         } else if old.value_type != self.options.value_type || old.filter != self.options.filter {
+            // The old weights go before the new are summed: the two never held at once.
+            self.weights = Weights::default();
             self.reweigh();
         } else if old.order != self.options.order {
             self.reorder();
         }
     }
 
+    /// Drops everything derived from the current tree, the transformed tree itself included,
+    /// before a new one is made: wasm memory only grows, so the old and the new state held at
+    /// once would set its size (25 bytes a node).
+    fn release_derived(&mut self) {
+        self.transformed = None;
+        self.children = Children::default();
+        self.first = Bits::default();
+        self.weights = Weights::default();
+        self.time = None;
+        self.sandwich = None;
+        self.inverted = None;
+    }
+
     /// After the tree changed: its child lists and first occurrences, then the weights.
     fn retree(&mut self) {
-        // First, while the old child lists are still held: the pass's depths are dropped
-        // before the new lists are made.
+        // First: the pass's depths are dropped before the child lists are made.
         self.max_depth = self.tree().max_depth();
         self.children = Children::of_tree(self.tree());
         self.first = first_occurrences(self.tree(), &self.children, self.frames.len());
