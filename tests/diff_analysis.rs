@@ -307,10 +307,7 @@ fn check_tree_sums(t: &DiffTree) {
         assert!((t.new_total[n] - (t.new_self[n] + new_children[n])).abs() < 1e-9);
         assert_eq!(t.delta[n], t.new_total[n] - t.base_total[n]);
     }
-    assert_eq!(
-        (t.parent[0], t.frame[0], depth[0]),
-        (NO_INDEX, NO_INDEX, 0)
-    );
+    assert_eq!((t.parent[0], t.frame[0], depth[0]), (NO_INDEX, NO_INDEX, 0));
     assert_eq!(t.base_total[0], t.summary.base_total);
     assert!((t.new_total[0] - t.summary.new_total()).abs() < 1e-9);
 }

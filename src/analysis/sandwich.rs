@@ -221,7 +221,7 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
         .filter(|&n| n != ROOT && (n as usize) < tree.len())
     {
         let mut inv = ROOT;
-        let mut up = node as u32;
+        let mut up = node;
         while up != ROOT {
             inv = b.child(inv, tree.frame[up as usize]);
             up = tree.parent[up as usize];
