@@ -13,6 +13,7 @@
 //! Logical ids are row index + 1. Text cells are [`StringId`]s into the one [`StringTable`].
 
 use super::columns::{ExtColumns, ExtTable};
+use crate::chunks::in_chunks;
 use super::ids::*;
 use super::strings::StringTable;
 
@@ -234,13 +235,18 @@ impl Profile {
     }
 
     /// Number of frames from the root to each stack node, inclusive (a root frame has 1): one
-    /// forward pass, parents before children.
+    /// forward pass, parents before children, in calls of [`in_chunks`] (wasm code tiers up
+    /// between calls).
     pub fn stack_depths(&self) -> Vec<u32> {
-        let mut depth: Vec<u32> = Vec::with_capacity(self.stacks.prefix.len());
-        for &q in &self.stacks.prefix {
-            let up = decode_opt(q).and_then(|q| depth.get(q as usize).copied());
-            depth.push(up.map_or(1, |d| d.saturating_add(1)));
-        }
+        let prefix = &self.stacks.prefix;
+        let mut depth: Vec<u32> = Vec::with_capacity(prefix.len());
+        in_chunks(0..prefix.len(), |rows| {
+            for &q in &prefix[rows] {
+                let up = decode_opt(q).and_then(|q| depth.get(q as usize).copied());
+                depth.push(up.map_or(1, |d| d.saturating_add(1)));
+            }
+            true
+        });
         depth
     }
 
