@@ -13,9 +13,9 @@
 //! Logical ids are row index + 1. Text cells are [`StringId`]s into the one [`StringTable`].
 
 use super::columns::{ExtColumns, ExtTable};
-use crate::chunks::in_chunks;
 use super::ids::*;
 use super::strings::StringTable;
+use crate::chunks::in_chunks;
 
 /// Meta key holding the format version (`"2.0"` for v2).
 pub const META_VERSION: &str = "version";
