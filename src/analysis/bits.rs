@@ -47,11 +47,6 @@ impl Bits {
             *word &= !bit;
         }
     }
-
-    /// The flags in order.
-    pub fn to_vec(&self) -> Vec<bool> {
-        (0..self.len).map(|i| self.get(i)).collect()
-    }
 }
 
 #[cfg(test)]
@@ -72,7 +67,6 @@ mod tests {
         b.set(63, false);
         let on: Vec<usize> = (0..140).filter(|&i| b.get(i)).collect();
         assert_eq!(on, vec![0, 64, 127, 129]);
-        assert_eq!(b.to_vec().iter().filter(|&&f| f).count(), 4);
         assert!(Bits::new(0).is_empty());
     }
 }

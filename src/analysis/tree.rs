@@ -558,6 +558,20 @@ mod tests {
     }
 
     #[test]
+    fn sparse_self_weights_read_and_move() {
+        let s = SelfWeights::from_dense(&[0.0, 2.0, 0.0, f64::NAN, -1.5]);
+        assert_eq!(s.nodes(), &[1, 3, 4]);
+        assert_eq!(
+            (s.get(0), s.get(1), s.get(4), s.get(9)),
+            (0.0, 2.0, -1.5, 0.0)
+        );
+        assert!(s.get(3).is_nan());
+        // Node 1 -> 0, node 3 dropped, node 4 beyond the map: left out.
+        assert_eq!(s.moved(&[0, 0, 1, DROPPED], 2), vec![2.0, 0.0]);
+        assert_eq!(s.to_dense(2), vec![0.0, 2.0]);
+    }
+
+    #[test]
     fn injective_frames_mirror_stacks() {
         let mut b = ProfileBuilder::new();
         let src = b.add_source("manual", None, None);
