@@ -331,14 +331,7 @@ impl SelfWeights {
 
     /// The weights moved to a transformed tree of `len` nodes, as [`moved_self`] does.
     pub fn moved(&self, map: &[u32], len: usize) -> Vec<f64> {
-        let mut out = vec![0.0; len];
-        for (n, v) in self.iter() {
-            let to = map.get(n as usize).copied().unwrap_or(DROPPED);
-            if let Some(slot) = out.get_mut(to as usize).filter(|_| to != DROPPED) {
-                *slot += v;
-            }
-        }
-        out
+        add_moved(self.iter().map(|(n, v)| (n as usize, v)), map, len)
     }
 }
 
@@ -388,12 +381,16 @@ impl Weights {
 /// Self values moved to a transformed tree of `len` nodes: each old node's value added at its
 /// new node `map[old]`; the values of nodes mapped to [`DROPPED`] are left out.
 pub fn moved_self(self_values: &[f64], map: &[u32], len: usize) -> Vec<f64> {
+    add_moved(self_values.iter().copied().enumerate(), map, len)
+}
+
+/// Each `(old node, value)` added at `map[old]` of a column of `len` nodes; nodes mapped to
+/// [`DROPPED`], past the map or past `len` are left out.
+fn add_moved(values: impl Iterator<Item = (usize, f64)>, map: &[u32], len: usize) -> Vec<f64> {
     let mut out = vec![0.0; len];
-    for (&v, &to) in self_values.iter().zip(map) {
-        if to == DROPPED {
-            continue;
-        }
-        if let Some(slot) = out.get_mut(to as usize) {
+    for (old, v) in values {
+        let to = map.get(old).copied().unwrap_or(DROPPED);
+        if let Some(slot) = out.get_mut(to as usize).filter(|_| to != DROPPED) {
             *slot += v;
         }
     }

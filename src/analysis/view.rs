@@ -252,8 +252,6 @@ impl View {
             });
             self.retree();
         } else if old.value_type != self.options.value_type || old.filter != self.options.filter {
-            // The old weights go before the new are summed: the two never held at once.
-            self.weights = Weights::default();
             self.reweigh();
         } else if old.order != self.options.order {
             self.reorder();
@@ -283,6 +281,8 @@ impl View {
     }
 
     fn reweigh(&mut self) {
+        // The old weights go before the new are summed: the two are never held at once.
+        self.weights = Weights::default();
         let o = &self.options;
         let w = weigh(
             &self.profile,
