@@ -85,9 +85,13 @@ fn main() -> ExitCode {
     let view = View::new(parsed.profile);
     let t = view.tree();
     println!(
-        "view tree        {} nodes: parent {}",
-        t.parent.len(),
-        mib(&t.parent)
+        "view tree        {} nodes ({})",
+        t.len(),
+        if t.shares_stacks() {
+            "parent and frame shared with the stack table"
+        } else {
+            "parent and frame its own: 8 bytes a node"
+        }
     );
     println!(
         "after view: RSS {:.1} MiB, peak RSS {:.1} MiB",

@@ -93,12 +93,10 @@ impl Viewer {
             let mut frames: Vec<u32> = t
                 .ancestors(node)
                 .iter()
-                .map(|&n| t.tree.frame[n as usize])
+                .map(|&n| t.tree.frame(n as usize))
                 .collect();
-            if node != ROOT {
-                if let Some(&f) = t.tree.frame.get(node as usize) {
-                    frames.push(f);
-                }
+            if node != ROOT && (node as usize) < t.tree.len() {
+                frames.push(t.tree.frame(node as usize));
             }
             Uint32Array::from(&frames[..])
         })

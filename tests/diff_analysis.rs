@@ -122,7 +122,7 @@ fn scaled_and_absolute_trees_differ_only_by_the_scale() {
     let p = grouped_profile();
     let (abs, frames) = diff_tree(&p, &comparison(&[0, 1], &[2], Normalization::Absolute)).unwrap();
     let (scaled, _) = diff_tree(&p, &comparison(&[0, 1], &[2], Normalization::Scaled)).unwrap();
-    assert_eq!(abs.parent, scaled.parent);
+    assert_eq!(abs.parent_column(), scaled.parent_column());
     assert_eq!(abs.base_total, scaled.base_total);
     for n in 0..abs.len() {
         assert_eq!(abs.new_total[n] * 0.625, scaled.new_total[n]);
@@ -288,7 +288,7 @@ fn check_tree_sums(t: &DiffTree) {
     let mut base_children = vec![0.0; t.len()];
     let mut new_children = vec![0.0; t.len()];
     for n in 1..t.len() {
-        let up = t.parent[n] as usize;
+        let up = t.parent(n) as usize;
         assert!(up < n, "parent before child");
         assert_eq!(depth[n], depth[up] + 1);
         base_children[up] += t.base_total[n];
@@ -307,7 +307,7 @@ fn check_tree_sums(t: &DiffTree) {
         assert!((t.new_total[n] - (t.new_self[n] + new_children[n])).abs() < 1e-9);
         assert_eq!(t.delta[n], t.new_total[n] - t.base_total[n]);
     }
-    assert_eq!((t.parent[0], t.frame[0], depth[0]), (NO_INDEX, NO_INDEX, 0));
+    assert_eq!((t.parent(0), t.frame(0), depth[0]), (NO_INDEX, NO_INDEX, 0));
     assert_eq!(t.base_total[0], t.summary.base_total);
     assert!((t.new_total[0] - t.summary.new_total()).abs() < 1e-9);
 }

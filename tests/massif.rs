@@ -446,7 +446,7 @@ fn time_order_view_draws_the_snapshot_series() {
         (0..b.node.len())
             .filter(|&i| b.depth[i] == 1)
             .map(|i| {
-                let frame = tree.frame[b.node[i] as usize] as usize;
+                let frame = tree.frame(b.node[i] as usize) as usize;
                 (frames.name[frame].clone(), b.width[i])
             })
             .collect()

@@ -146,15 +146,15 @@ fn first_level(view: &View, t: &WeighedTree, frame: u32) -> BTreeMap<String, f64
         .of(ROOT)
         .iter()
         .copied()
-        .find(|&n| t.tree.frame[n as usize] == frame);
+        .find(|&n| t.tree.frame(n as usize) == frame);
     let Some(top) = top else {
         return BTreeMap::new();
     };
     kids.of(top)
         .iter()
         .map(|&n| {
-            let name = view.frames().name[t.tree.frame[n as usize] as usize].clone();
-            (name, t.weights.total[n as usize])
+            let name = view.frames().name[t.tree.frame(n as usize) as usize].clone();
+            (name, t.weights.total.at(n as usize))
         })
         .filter(|(_, w)| *w != 0.0)
         .collect()

@@ -64,7 +64,7 @@ impl<'a> TreeSource<'a> {
     pub fn shown(&self, node: u32) -> bool {
         self.weights
             .iter()
-            .any(|w| w.total.get(node as usize).is_some_and(|&t| t != 0.0))
+            .any(|w| w.total.at(node as usize) != 0.0)
     }
 
     /// The shown children of `node`, in display order (none for a node not in the tree).
@@ -88,14 +88,14 @@ impl<'a> TreeSource<'a> {
     /// from the row above or by [`CallTree::depth_of`]).
     fn push(&self, rows: &mut TreeRows, node: u32, depth: u32) {
         let n = node as usize;
-        let parent = self.tree.parent[n];
+        let parent = self.tree.parent(n);
         rows.node.push(node);
         rows.parent.push(parent);
         rows.depth.push(depth);
-        rows.frame.push(self.tree.frame[n]);
+        rows.frame.push(self.tree.frame(n));
         rows.children.push(self.shown_children(node).count() as u32);
         for (k, w) in self.weights.iter().enumerate() {
-            let total = w.total[n];
+            let total = w.total.at(n);
             let self_w = match (self.inverted, parent == ROOT) {
                 (false, _) => w.self_of(node),
                 (true, true) => total,
@@ -160,7 +160,7 @@ impl<'a> TreeSource<'a> {
         for &f in path {
             n = self
                 .shown_children(n)
-                .find(|&c| self.tree.frame[c as usize] == f)?;
+                .find(|&c| self.tree.frame(c as usize) == f)?;
         }
         (n != ROOT).then_some(n)
     }
@@ -169,15 +169,10 @@ impl<'a> TreeSource<'a> {
     /// root or a node not in the tree).
     pub fn ancestors(&self, node: u32) -> Vec<u32> {
         let mut out = Vec::new();
-        let mut n = self
-            .tree
-            .parent
-            .get(node as usize)
-            .copied()
-            .unwrap_or(NO_INDEX);
+        let mut n = self.tree.parent(node as usize);
         while n != ROOT && n != NO_INDEX {
             out.push(n);
-            n = self.tree.parent[n as usize];
+            n = self.tree.parent(n as usize);
         }
         out.reverse();
         out
@@ -190,7 +185,7 @@ impl<'a> TreeSource<'a> {
         let mut stack: Vec<u32> = self.shown_children(ROOT).collect();
         stack.reverse();
         while let Some(n) = stack.pop() {
-            if flags.get(self.tree.frame[n as usize] as usize) == Some(&1) {
+            if flags.get(self.tree.frame(n as usize) as usize) == Some(&1) {
                 if out.len() == cap {
                     return (out, true);
                 }

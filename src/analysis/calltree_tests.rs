@@ -114,7 +114,7 @@ fn children_heaviest_path_and_paths() {
     assert_eq!(top.children, [2, 0]);
     assert_eq!(top.depth, [1, 1]);
     let heavy = src.heaviest_path();
-    let frames: Vec<u32> = heavy.iter().map(|&n| src.tree.frame[n as usize]).collect();
+    let frames: Vec<u32> = heavy.iter().map(|&n| src.tree.frame(n as usize)).collect();
     let hp = names(&v, &frames);
     // eval's children: alloc (4) before parse (3).
     assert_eq!(hp, ["main", "eval", "alloc"]);

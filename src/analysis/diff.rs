@@ -473,7 +473,7 @@ fn kept_counts(full: &CallTree, renumber: &[u32], counts: &[f64], len: usize) ->
     let mut out = vec![0.0; len];
     for n in 0..renumber.len() {
         to[n] = match renumber[n] {
-            DROPPED => to[full.parent[n] as usize],
+            DROPPED => to[full.parent(n) as usize],
             r => r,
         };
         out[to[n] as usize] += counts[n];
@@ -490,11 +490,9 @@ fn prune(
     summary: DiffSummary,
     [base_count, new_count]: [Vec<f64>; 2],
 ) -> DiffTree {
-    let carries: Vec<bool> = base
-        .total
-        .iter()
-        .zip(&new.total)
-        .map(|(&b, &n)| b != 0.0 || n != 0.0)
+    let nodes = base.total.len().min(new.total.len());
+    let carries: Vec<bool> = (0..nodes)
+        .map(|n| base.total.at(n) != 0.0 || new.total.at(n) != 0.0)
         .collect();
     let (tree, renumber) = full.retain(&carries);
     let base_samples = kept_counts(full, &renumber, &base_count, tree.len());
@@ -507,7 +505,7 @@ fn prune(
             .map(|(&v, _)| v)
             .collect()
     };
-    let (base_total, new_total) = (kept(&base.total), kept(&new.total));
+    let (base_total, new_total) = (kept(&base.total.to_vec()), kept(&new.total.to_vec()));
     let delta = new_total
         .iter()
         .zip(&base_total)

@@ -68,7 +68,7 @@ fn tree_paths_and_frames() {
     let p = two_sources();
     let (t, frames) = diff_tree(&p, &cmp(Normalization::Absolute)).unwrap();
     assert_eq!(t.len(), 4);
-    assert_eq!(t.parent, vec![NO_INDEX, 0, 1, 1]);
+    assert_eq!(t.parent_column(), vec![NO_INDEX, 0, 1, 1]);
     assert_eq!(t.depths(), vec![0, 1, 2, 2]);
     let names: Vec<&str> = t
         .path(3)
@@ -95,7 +95,7 @@ fn sample_counts_per_node_sum_to_the_selections() {
         ],
     );
     let (t, frames) = diff_tree(&p, &cmp(Normalization::Scaled)).unwrap();
-    let name = |n: usize| frames.name[t.frame[n] as usize].as_str();
+    let name = |n: usize| frames.name[t.frame(n) as usize].as_str();
     let at = |n: &str| (1..t.len()).find(|&i| name(i) == n).unwrap();
     // main->z carries no value on either side: pruned, its sample counts at main.
     assert!((1..t.len()).all(|i| name(i) != "z"));

@@ -1,6 +1,7 @@
 //! Which samples a view counts (sources, time range) and their weights on a call tree.
 
 use crate::analysis::tree::{CallTree, NodeMap, Weights, DROPPED};
+use crate::analysis::weights::ExactUnit;
 use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
 
 /// Selects samples by source and by time.
@@ -89,36 +90,62 @@ pub fn weigh(
     tree: &CallTree,
     map: &NodeMap,
 ) -> Weighed {
-    let mut self_w = vec![0.0; tree.len()];
-    let mut dropped = 0.0;
     let Some(col) = p.value_column(vt) else {
         return Weighed {
-            weights: Weights::from_self(tree, self_w),
+            weights: Weights::from_self(tree, vec![0.0; tree.len()]),
             ..Weighed::default()
         };
     };
     let keep = filter.predicate(p);
     let all = filter.is_all();
-    for (s, &stack) in p.samples.stack.iter().enumerate() {
-        if !all && !keep(s) {
-            continue;
+    // The kept samples with a value, and the tree node each lands on.
+    let kept = || {
+        let stacks = p.samples.stack.iter().enumerate();
+        stacks
+            .filter(|&(s, _)| all || keep(s))
+            .filter_map(|(s, &stack)| Some((col.get(s)?, map.node_of_stack(stack))))
+    };
+    let mut exact = ExactUnit::default();
+    kept().for_each(|(v, _)| exact.add(v));
+    let (weights, dropped) = match exact.unit() {
+        Some(unit) => {
+            let mut counts = vec![0u32; tree.len()];
+            // Each value is a whole multiple of `unit`, and their sum fits: exact.
+            let dropped = sum_onto(kept(), &mut counts, |c, v| *c += (v / unit) as u32);
+            (Weights::from_counts(tree, counts, unit), dropped)
         }
-        let Some(v) = col.get(s) else { continue };
-        match map.node_of_stack(stack) {
-            DROPPED => dropped += v,
-            node => {
-                if let Some(slot) = self_w.get_mut(node as usize) {
-                    *slot += v;
-                }
-            }
+        None => {
+            let mut self_w = vec![0.0; tree.len()];
+            let dropped = sum_onto(kept(), &mut self_w, |s, v| *s += v);
+            (Weights::from_self(tree, self_w), dropped)
         }
-    }
-    let weights = Weights::from_self(tree, self_w);
+    };
     Weighed {
         kept_total: weights.grand_total() + dropped,
         weights,
         dropped,
     }
+}
+
+/// Adds each `(value, node)` onto `column[node]`; returns the sum of the values of samples a
+/// transform dropped (node [`DROPPED`]).
+fn sum_onto<T>(
+    kept: impl Iterator<Item = (f64, u32)>,
+    column: &mut [T],
+    add: impl Fn(&mut T, f64),
+) -> f64 {
+    let mut dropped = 0.0;
+    for (v, node) in kept {
+        match node {
+            DROPPED => dropped += v,
+            n => {
+                if let Some(slot) = column.get_mut(n as usize) {
+                    add(slot, v);
+                }
+            }
+        }
+    }
+    dropped
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! pixels. Boxes come row by row (breadth
 //! first), left to right within a row, so JavaScript can bisect a row for hit-testing.
 
-use crate::analysis::tree::{CallTree, Children, Weights, ROOT};
+use crate::analysis::tree::{CallTree, Children, Totals, Weights, ROOT};
 use crate::model::NO_INDEX;
 
 /// Frame id of a merged box with no dominant frame (and of the root box).
@@ -167,7 +167,7 @@ impl Run {
 
 /// Lays out the subtree of [`ROOT`] for `vp`. See the module docs.
 pub fn flame_boxes(tree: &CallTree, w: &Weights, kids: &Children, vp: &Viewport) -> Boxes {
-    flame_boxes_carrying(tree, w, kids, vp, &[])
+    flame_boxes_carrying(tree, w, kids, vp, &Totals::default())
 }
 
 /// As [`flame_boxes`], also filling [`Boxes::carried`] from `carry` (one value per node of
@@ -177,10 +177,10 @@ pub fn flame_boxes_carrying(
     w: &Weights,
     kids: &Children,
     vp: &Viewport,
-    carry: &[f64],
+    carry: &Totals,
 ) -> Boxes {
     let mut out = Boxes::default();
-    let root_w = w.total.first().copied().unwrap_or(0.0);
+    let root_w = w.total.at(0);
     if root_w <= 0.0 || vp.x1 <= 0.0 || vp.x0 >= root_w {
         return out;
     }
@@ -206,12 +206,12 @@ pub fn flame_boxes_carrying(
 
 /// The values of [`Boxes::carried`] per node, and the sum over the run being merged.
 struct Carry<'a> {
-    values: &'a [f64],
+    values: &'a Totals,
     run_sum: f64,
 }
 
 impl<'a> Carry<'a> {
-    fn new(values: &'a [f64]) -> Carry<'a> {
+    fn new(values: &'a Totals) -> Carry<'a> {
         Carry {
             values,
             run_sum: 0.0,
@@ -219,7 +219,7 @@ impl<'a> Carry<'a> {
     }
 
     fn value(&self, node: u32) -> f64 {
-        self.values.get(node as usize).copied().unwrap_or(0.0)
+        self.values.at(node as usize)
     }
 
     /// Records the value of a box just pushed for `node`.
@@ -256,14 +256,14 @@ fn lay_out_children(
     let (depth, vp) = (row.depth, row.vp);
     let mut run: Option<Run> = None;
     for &c in children {
-        let width = w.total[c as usize];
+        let width = w.total.at(c as usize);
         if width <= 0.0 {
             continue;
         }
         let visible = x < vp.x1 && x + width > vp.x0;
         if !visible || width < vp.min_width {
             if visible {
-                let frame = tree.frame[c as usize];
+                let frame = tree.frame(c as usize);
                 let r = run.get_or_insert_with(|| Run::new(x));
                 r.add(frame, x, width);
                 carry.run_sum += carry.value(c);
@@ -275,7 +275,7 @@ fn lay_out_children(
             }
         } else {
             flush(&mut run, depth, carry, out);
-            let frame = tree.frame[c as usize];
+            let frame = tree.frame(c as usize);
             out.push(c, frame, depth, x, (width, w.self_of(c)), 1);
             carry.push_node(c, out);
         }
@@ -359,7 +359,7 @@ mod tests {
     fn carried_values_follow_boxes_and_sum_when_merged() {
         let (tree, w, kids) = sample_tree();
         // nodes: root, a, b, c, d, e; carry 10 * node id
-        let carry = [0.0, 10.0, 20.0, 30.0, 40.0, 50.0];
+        let carry = Totals::Exact(vec![0.0, 10.0, 20.0, 30.0, 40.0, 50.0]);
         let all = flame_boxes_carrying(&tree, &w, &kids, &Viewport::all(), &carry);
         // boxes: root, a, e, b, c, d
         assert_eq!(all.carried, vec![0.0, 10.0, 50.0, 20.0, 30.0, 40.0]);

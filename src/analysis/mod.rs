@@ -28,3 +28,4 @@ pub mod timeorder;
 pub mod transform;
 pub mod tree;
 pub mod view;
+pub mod weights;

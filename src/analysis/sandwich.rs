@@ -6,7 +6,6 @@ use crate::analysis::transform::{apply, Transform};
 use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
 use crate::chunks::in_chunks;
 use crate::hash::HashMap;
-use crate::model::NO_INDEX;
 
 /// Self and total per frame id, columns indexed by frame id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -39,13 +38,13 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Bits> {
     let mut frameless = 0usize;
     let preorder = in_chunks(1..tree.len(), |nodes| {
         for n in nodes {
-            let (parent, frame) = (tree.parent[n], tree.frame[n]);
+            let (parent, frame) = (tree.parent(n), tree.frame(n));
             while path.last() != Some(&parent) {
                 if path.len() <= 1 {
                     return false; // only the root is left: the parent is not on the path
                 }
                 let Some(left) = path.pop() else { return false };
-                match on_path.get_mut(tree.frame[left as usize] as usize) {
+                match on_path.get_mut(tree.frame(left as usize) as usize) {
                     Some(count) => *count -= 1,
                     None => frameless -= 1,
                 }
@@ -71,7 +70,7 @@ fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
     // (node, entering): a node's exit marker is pushed before its children.
     let mut stack: Vec<(u32, bool)> = kids.of(ROOT).iter().rev().map(|&c| (c, true)).collect();
     while let Some((n, entering)) = stack.pop() {
-        let Some(count) = on_path.get_mut(tree.frame[n as usize] as usize) else {
+        let Some(count) = on_path.get_mut(tree.frame(n as usize) as usize) else {
             continue;
         };
         if !entering {
@@ -97,16 +96,16 @@ pub fn frame_totals(tree: &CallTree, w: &Weights, first: &Bits, n_frames: usize)
         for n in nodes {
             if let Some(slot) = t
                 .total
-                .get_mut(tree.frame[n] as usize)
+                .get_mut(tree.frame(n) as usize)
                 .filter(|_| first.get(n))
             {
-                *slot += w.total[n];
+                *slot += w.total.at(n);
             }
         }
         true
     });
     for (n, v) in w.self_w.iter().filter(|&(n, _)| n != ROOT) {
-        let f = tree.frame.get(n as usize).copied().unwrap_or(NO_INDEX);
+        let f = tree.frame(n as usize);
         if let Some(slot) = t.self_w.get_mut(f as usize) {
             *slot += v;
         }
@@ -144,28 +143,28 @@ pub fn callers(tree: &CallTree, w: &Weights, frame: u32) -> WeighedTree {
     // nearest[n]: the nearest strict ancestor of n whose frame is `frame`, if any.
     let mut nearest = vec![DROPPED; n];
     for node in 1..n {
-        let p = tree.parent[node] as usize;
-        nearest[node] = if p != ROOT as usize && tree.frame[p] == frame {
+        let p = tree.parent(node) as usize;
+        nearest[node] = if p != ROOT as usize && tree.frame(p) == frame {
             p as u32
         } else {
             nearest[p]
         };
-        if tree.frame[node] == frame {
-            weight[node] += w.total[node];
+        if tree.frame(node) == frame {
+            weight[node] += w.total.at(node);
             if nearest[node] != DROPPED {
-                weight[nearest[node] as usize] -= w.total[node];
+                weight[nearest[node] as usize] -= w.total.at(node);
             }
         }
     }
     let mut b = TreeBuilder::new();
     let mut self_w: HashMap<u32, f64> = HashMap::default();
     let top = b.child(ROOT, frame);
-    for node in (1..n).filter(|&x| tree.frame[x] == frame && weight[x] != 0.0) {
+    for node in (1..n).filter(|&x| tree.frame(x) == frame && weight[x] != 0.0) {
         let mut inv = top;
-        let mut up = tree.parent[node];
+        let mut up = tree.parent(node);
         while up != ROOT {
-            inv = b.child(inv, tree.frame[up as usize]);
-            up = tree.parent[up as usize];
+            inv = b.child(inv, tree.frame(up as usize));
+            up = tree.parent(up as usize);
         }
         *self_w.entry(inv).or_insert(0.0) += weight[node];
     }
@@ -223,8 +222,8 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
         let mut inv = ROOT;
         let mut up = node;
         while up != ROOT {
-            inv = b.child(inv, tree.frame[up as usize]);
-            up = tree.parent[up as usize];
+            inv = b.child(inv, tree.frame(up as usize));
+            up = tree.parent(up as usize);
         }
         for (k, w) in sides.iter().enumerate() {
             *self_w[k].entry(inv).or_insert(0.0) += w.self_of(node);
@@ -299,8 +298,7 @@ mod tests {
                 } else {
                     next(4) as u32
                 };
-                tree.parent.push(parent);
-                tree.frame.push(frame);
+                tree.push(parent, frame);
                 path.push(n);
             }
             let w = Weights::from_self(&tree, vec![1.0; tree.len()]);
@@ -329,8 +327,8 @@ mod tests {
         let (tree, w) = tree();
         let c = callees(&tree, &w, B);
         // root -> b(6) -> a(1)
-        assert_eq!(c.tree.frame, vec![NO_INDEX, B, A]);
-        assert_eq!(c.weights.total, vec![6.0, 6.0, 1.0]);
+        assert_eq!(c.tree.frame_column(), vec![NO_INDEX, B, A]);
+        assert_eq!(c.weights.total.to_vec(), vec![6.0, 6.0, 1.0]);
     }
 
     #[test]
@@ -348,11 +346,14 @@ mod tests {
         assert!(paths.contains(&(vec![A, B, A, MAIN], 1.0)));
         // The first row: self per frame; the total is kept.
         let first_row: Vec<(u32, f64)> = (1..inv.tree.len())
-            .filter(|&n| inv.tree.parent[n] == ROOT)
-            .map(|n| (inv.tree.frame[n], inv.weights.total[n]))
+            .filter(|&n| inv.tree.parent(n) == ROOT)
+            .map(|n| (inv.tree.frame(n), inv.weights.total.at(n)))
             .collect();
         assert_eq!(first_row, vec![(B, 5.0), (A, 1.0)]);
-        assert_eq!(inv.weights.total[ROOT as usize], w.total[ROOT as usize]);
+        assert_eq!(
+            inv.weights.total.at(ROOT as usize),
+            w.total.at(ROOT as usize)
+        );
     }
 
     #[test]
@@ -364,7 +365,7 @@ mod tests {
             .filter(|&n| c.weights.self_of(n) != 0.0)
             .map(|n| (c.tree.path(n), c.weights.self_of(n)))
             .collect();
-        assert_eq!(c.weights.total[1], 4.0);
+        assert_eq!(c.weights.total.at(1), 4.0);
         assert!(paths.contains(&(vec![A, MAIN], 3.0)));
         assert!(paths.contains(&(vec![A, B, A, MAIN], 1.0)));
     }

@@ -58,18 +58,18 @@ impl Matcher {
 pub fn matched_total(tree: &CallTree, w: &Weights, frame_flags: &[u8]) -> f64 {
     let matches = |n: usize| {
         frame_flags
-            .get(tree.frame[n] as usize)
+            .get(tree.frame(n) as usize)
             .is_some_and(|&f| f != 0)
     };
     // under[n]: n or an ancestor matches. Parents precede children.
     let mut under = vec![false; tree.len()];
     let mut sum = 0.0;
     for n in 1..tree.len() {
-        let parent_under = tree.parent[n] != ROOT && under[tree.parent[n] as usize];
+        let parent_under = tree.parent(n) != ROOT && under[tree.parent(n) as usize];
         let m = matches(n);
         under[n] = parent_under || m;
         if m && !parent_under {
-            sum += w.total[n];
+            sum += w.total.at(n);
         }
     }
     sum

@@ -9,7 +9,7 @@
 //! the root down to `d`.
 
 use crate::analysis::filter::SampleFilter;
-use crate::analysis::flame::{Boxes, Run, Viewport, MERGED};
+use crate::analysis::flame::{Boxes, Run, Viewport};
 use crate::analysis::tree::{CallTree, NodeMap, DROPPED, ROOT};
 use crate::model::{Profile, ValueTypeIndex, NO_INDEX, SAMPLE_TIME};
 
@@ -212,7 +212,7 @@ impl LayoutBuilder<'_> {
                 break;
             }
             self.path.push(n);
-            n = self.tree.parent[n as usize];
+            n = self.tree.parent(n as usize);
         }
         let shared = if n == ROOT || n == NO_INDEX {
             0
@@ -259,7 +259,8 @@ impl TimeLayout {
                     break;
                 }
                 let node = row.node[k];
-                let frame = tree.frame.get(node as usize).copied().unwrap_or(MERGED);
+                // A node beyond the tree (none is) would read as merged: MERGED is NO_INDEX.
+                let frame = tree.frame(node as usize);
                 if x1 - x0 < vp.min_width {
                     if run.as_ref().is_some_and(|r| x0 - r.end() >= vp.min_width) {
                         emit_run(run.take(), depth, &mut out);
@@ -305,6 +306,7 @@ fn emit_run(run: Option<Run>, depth: u32, out: &mut Boxes) {
 mod tests {
     use super::*;
     use crate::analysis::fixtures::path_stack;
+    use crate::analysis::flame::MERGED;
     use crate::analysis::frames::Frames;
     use crate::analysis::tree::tree_from_stacks;
     use crate::model::{Cell, ProfileBuilder};
@@ -335,7 +337,7 @@ mod tests {
         (0..b.len())
             .filter(|&i| b.depth[i] == depth)
             .map(|i| {
-                let name = frames.name[tree.frame[b.node[i] as usize] as usize].clone();
+                let name = frames.name[tree.frame(b.node[i] as usize) as usize].clone();
                 format!("{name}@{}+{}", b.x[i], b.width[i])
             })
             .collect()
@@ -404,6 +406,6 @@ mod tests {
         assert_eq!((b.x[0], b.width[0], b.count[0]), (0.0, 2.0, 2));
         assert_eq!((b.x[1], b.width[1], b.count[1]), (2.0, 2.0, 2));
         assert_eq!((b.x[2], b.depth[2], b.node[2]), (3.0, 2, NO_INDEX));
-        assert_eq!(tree.frame[tree.len() - 1], b.frame[2]);
+        assert_eq!(tree.frame(tree.len() - 1), b.frame[2]);
     }
 }

@@ -110,11 +110,11 @@ fn map_nodes(
     let mut map = Vec::with_capacity(tree.len());
     map.push(ROOT);
     for n in 1..tree.len() {
-        let parent = map[tree.parent[n] as usize];
+        let parent = map[tree.parent(n) as usize];
         map.push(if parent == DROPPED {
             DROPPED
         } else {
-            place(&mut b, parent, tree.frame[n])
+            place(&mut b, parent, tree.frame(n))
         });
     }
     (b.finish(), map)
@@ -127,8 +127,8 @@ fn focus(tree: &CallTree, f: u32) -> (CallTree, Vec<u32>) {
     let mut map = Vec::with_capacity(tree.len());
     map.push(OUTSIDE);
     for n in 1..tree.len() {
-        let parent = map[tree.parent[n] as usize];
-        let frame = tree.frame[n];
+        let parent = map[tree.parent(n) as usize];
+        let frame = tree.frame(n);
         map.push(match parent {
             OUTSIDE if frame == f => b.child(ROOT, frame),
             OUTSIDE => OUTSIDE,
@@ -150,8 +150,8 @@ fn collapse_recursion(tree: &CallTree, f: u32) -> (CallTree, Vec<u32>) {
     let mut map = Vec::with_capacity(tree.len());
     map.push(ROOT);
     for n in 1..tree.len() {
-        let parent = map[tree.parent[n] as usize];
-        let frame = tree.frame[n];
+        let parent = map[tree.parent(n) as usize];
+        let frame = tree.frame(n);
         let above = outer[parent as usize];
         let node = if frame == f && above != NO_INDEX {
             above
@@ -280,6 +280,6 @@ mod tests {
         self_w[map[leaves[0] as usize] as usize] += 2.0;
         self_w[map[leaves[1] as usize] as usize] += 3.0;
         let w = Weights::from_self(&new, self_w);
-        assert_eq!(w.total, vec![5.0, 5.0]);
+        assert_eq!(w.total.to_vec(), vec![5.0, 5.0]);
     }
 }

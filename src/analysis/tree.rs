@@ -6,53 +6,96 @@
 //! backward pass sums children into parents — no recursion anywhere.
 
 use crate::analysis::frames::Frames;
-use crate::chunks::{in_chunks, in_chunks_rev};
+pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
+use crate::chunks::in_chunks;
 use crate::hash::HashMap;
-use crate::model::{decode_opt, Profile, NO_INDEX};
+use crate::model::{decode_opt, LocationIndex, Profile, Shared, StackTable, NO_INDEX};
 
 /// The virtual root node.
 pub const ROOT: u32 = 0;
 /// Marks a node or sample that a transform removed (e.g. outside a focused function).
 pub const DROPPED: u32 = NO_INDEX;
 
-/// The frame ids from the outermost frame down to `node` of a tree given as `parent`/`frame`
-/// columns with the invariants of [`CallTree`] (the root contributes none).
-pub fn path_from_root(parent: &[u32], frame: &[u32], node: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut n = node;
-    while n != ROOT {
-        let (Some(&f), Some(&up)) = (frame.get(n as usize), parent.get(n as usize)) else {
-            break;
-        };
-        out.push(f);
-        n = up;
-    }
-    out.reverse();
-    out
+/// A call tree. See the module docs for the invariants.
+///
+/// The columns are either the tree's own or, when the tree mirrors a profile's stack table
+/// (one frame per location: [`NodeMap::Offset`]), that table's columns, shared rather than
+/// copied: node `n ≥ 1` is stack node `n - 1`, its parent is the stack's prefix plus one and
+/// its frame the frame id of the stack's location. Either way, [`CallTree::parent`] and
+/// [`CallTree::frame`] give the same answers.
+#[derive(Clone, Debug)]
+pub struct CallTree {
+    parent: Parents,
+    frame: FrameIds,
 }
 
-/// A call tree. See the module docs for the invariants.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CallTree {
-    /// Parent node ([`NO_INDEX`] for the root).
-    pub parent: Vec<u32>,
-    /// Frame id of the node ([`NO_INDEX`] for the root).
-    pub frame: Vec<u32>,
+/// The parent column of a [`CallTree`].
+#[derive(Clone, Debug)]
+enum Parents {
+    /// Parent of each node ([`NO_INDEX`] for the root).
+    Own(Vec<u32>),
+    /// A stack table's prefix column: the parent of node `n ≥ 1` is `prefix[n - 1] + 1`
+    /// (wrapping, so that a root frame's [`NO_INDEX`] prefix gives [`ROOT`]).
+    Prefix(Shared<u32>),
+}
+
+/// The frame column of a [`CallTree`].
+#[derive(Clone, Debug)]
+enum FrameIds {
+    /// Frame id of each node ([`NO_INDEX`] for the root).
+    Own(Vec<u32>),
+    /// A stack table's location column and the frame id of each location: the frame of node
+    /// `n ≥ 1` is `of_location[location[n - 1]]`.
+    Location(Shared<LocationIndex>, Vec<u32>),
 }
 
 impl Default for CallTree {
     fn default() -> Self {
-        CallTree {
-            parent: vec![NO_INDEX],
-            frame: vec![NO_INDEX],
-        }
+        CallTree::from_columns(vec![NO_INDEX], vec![NO_INDEX])
+    }
+}
+
+impl PartialEq for CallTree {
+    /// Trees are equal when their nodes have the same parents and frames, however held.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && (0..self.len())
+                .all(|n| self.parent(n) == other.parent(n) && self.frame(n) == other.frame(n))
     }
 }
 
 impl CallTree {
+    /// The tree of the given columns: `parent` and `frame` of each node, the root first (both
+    /// [`NO_INDEX`]), and `parent[n] < n` for every other node. Columns of unequal length are
+    /// cut to the shorter.
+    pub fn from_columns(mut parent: Vec<u32>, mut frame: Vec<u32>) -> CallTree {
+        let n = parent.len().min(frame.len());
+        parent.truncate(n);
+        frame.truncate(n);
+        CallTree {
+            parent: Parents::Own(parent),
+            frame: FrameIds::Own(frame),
+        }
+    }
+
+    /// The tree that mirrors `stacks` (node `s + 1` is stack node `s`) with frame id
+    /// `of_location[l]` for location row `l`; it shares the stack table's columns.
+    pub fn mirror(stacks: &StackTable, of_location: &[u32]) -> CallTree {
+        CallTree {
+            parent: Parents::Prefix(stacks.prefix.share()),
+            frame: FrameIds::Location(stacks.location.share(), of_location.to_vec()),
+        }
+    }
+
     /// Number of nodes, the root included.
     pub fn len(&self) -> usize {
-        self.parent.len()
+        match &self.parent {
+            Parents::Own(parent) => parent.len(),
+            Parents::Prefix(prefix) => match &self.frame {
+                FrameIds::Location(location, _) => prefix.len().min(location.len()) + 1,
+                FrameIds::Own(frame) => frame.len(),
+            },
+        }
     }
 
     /// Always false: a tree has its root.
@@ -60,9 +103,79 @@ impl CallTree {
         false
     }
 
+    /// The parent of node `n` ([`NO_INDEX`] for the root and for a node not in the tree).
+    #[inline]
+    pub fn parent(&self, n: usize) -> u32 {
+        match &self.parent {
+            Parents::Own(parent) => parent.get(n).copied().unwrap_or(NO_INDEX),
+            Parents::Prefix(_) if n == 0 || n >= self.len() => NO_INDEX,
+            Parents::Prefix(prefix) => prefix[n - 1].wrapping_add(1),
+        }
+    }
+
+    /// The frame id of node `n` ([`NO_INDEX`] for the root and for a node not in the tree).
+    #[inline]
+    pub fn frame(&self, n: usize) -> u32 {
+        match &self.frame {
+            FrameIds::Own(frame) => frame.get(n).copied().unwrap_or(NO_INDEX),
+            FrameIds::Location(location, of_location) => n
+                .checked_sub(1)
+                .and_then(|s| location.get(s))
+                .and_then(|l| of_location.get(l.idx()))
+                .copied()
+                .unwrap_or(NO_INDEX),
+        }
+    }
+
+    /// True when the tree reads the stack table's columns (see [`CallTree::mirror`]).
+    pub fn shares_stacks(&self) -> bool {
+        matches!(self.parent, Parents::Prefix(_))
+    }
+
+    /// The start of the shared prefix column (tests: that it is the stack table's).
+    #[cfg(test)]
+    fn prefix_ptr(&self) -> *const u32 {
+        match &self.parent {
+            Parents::Prefix(prefix) => prefix.as_ptr(),
+            Parents::Own(own) => own.as_ptr(),
+        }
+    }
+
+    /// Every node's parent, as a column (a copy).
+    pub fn parent_column(&self) -> Vec<u32> {
+        (0..self.len()).map(|n| self.parent(n)).collect()
+    }
+
+    /// Every node's frame id, as a column (a copy).
+    pub fn frame_column(&self) -> Vec<u32> {
+        (0..self.len()).map(|n| self.frame(n)).collect()
+    }
+
+    /// Appends a node: `parent` must be a node of this tree. A tree sharing a stack table's
+    /// columns takes its own copy first.
+    pub fn push(&mut self, parent: u32, frame: u32) {
+        if !matches!(
+            (&self.parent, &self.frame),
+            (Parents::Own(_), FrameIds::Own(_))
+        ) {
+            *self = CallTree::from_columns(self.parent_column(), self.frame_column());
+        }
+        if let (Parents::Own(p), FrameIds::Own(f)) = (&mut self.parent, &mut self.frame) {
+            p.push(parent);
+            f.push(frame);
+        }
+    }
+
     /// The frames from the outermost to `node` (the root contributes none).
     pub fn path(&self, node: u32) -> Vec<u32> {
-        path_from_root(&self.parent, &self.frame, node)
+        let mut out = Vec::new();
+        let mut n = node;
+        while n != ROOT && (n as usize) < self.len() {
+            out.push(self.frame(n as usize));
+            n = self.parent(n as usize);
+        }
+        out.reverse();
+        out
     }
 
     /// The number of frames from the root to each node (the root has depth 0, its children
@@ -74,7 +187,7 @@ impl CallTree {
         // Parents come first, so each parent's depth is known when its children are reached.
         in_chunks(1..self.len(), |rows| {
             for n in rows {
-                let up = depth.get(self.parent[n] as usize).copied();
+                let up = depth.get(self.parent(n) as usize).copied();
                 depth.push(up.map_or(1, |d| d + 1));
             }
             true
@@ -86,9 +199,9 @@ impl CallTree {
     pub fn depth_of(&self, node: u32) -> u32 {
         let mut depth = 0;
         let mut n = node;
-        while let Some(&up) = self.parent.get(n as usize).filter(|_| n != ROOT) {
+        while n != ROOT && (n as usize) < self.len() {
             depth += 1;
-            n = up;
+            n = self.parent(n as usize);
         }
         depth
     }
@@ -109,25 +222,22 @@ impl CallTree {
         kept[ROOT as usize] = true;
         for i in (1..n).rev() {
             if kept[i] {
-                kept[self.parent[i] as usize] = true;
+                kept[self.parent(i) as usize] = true;
             }
         }
         let mut renumber = vec![DROPPED; n];
-        let mut out = CallTree {
-            parent: Vec::new(),
-            frame: Vec::new(),
-        };
+        let (mut parent, mut frame) = (Vec::new(), Vec::new());
         for i in (0..n).filter(|&i| kept[i]) {
-            renumber[i] = out.len() as u32;
-            let up = self.parent[i];
-            out.parent.push(if up == NO_INDEX {
+            renumber[i] = parent.len() as u32;
+            let up = self.parent(i);
+            parent.push(if up == NO_INDEX {
                 NO_INDEX
             } else {
                 renumber[up as usize]
             });
-            out.frame.push(self.frame[i]);
+            frame.push(self.frame(i));
         }
-        (out, renumber)
+        (CallTree::from_columns(parent, frame), renumber)
     }
 }
 
@@ -161,19 +271,14 @@ impl TreeBuilder {
     pub fn child(&mut self, parent: u32, frame: u32) -> u32 {
         let t = &mut self.tree;
         *self.index.entry((parent, frame)).or_insert_with(|| {
-            t.parent.push(parent);
-            t.frame.push(frame);
-            (t.parent.len() - 1) as u32
+            t.push(parent, frame);
+            (t.len() - 1) as u32
         })
     }
 
     /// The frame of a node already added.
     pub fn frame_of(&self, node: u32) -> u32 {
-        self.tree
-            .frame
-            .get(node as usize)
-            .copied()
-            .unwrap_or(NO_INDEX)
+        self.tree.frame(node as usize)
     }
 
     /// The finished tree.
@@ -240,20 +345,7 @@ pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
         let (tree, stacks) = tree_by_location(p, &frames.of_location);
         return (tree, NodeMap::Table { stacks, root: ROOT });
     }
-    let mut tree = CallTree::default();
-    let nodes = st.prefix.len().min(st.location.len());
-    tree.parent.reserve_exact(nodes);
-    tree.frame.reserve_exact(nodes);
-    in_chunks(0..nodes, |rows| {
-        let (prefix, location) = (&st.prefix[rows.clone()], &st.location[rows]);
-        let parent = prefix
-            .iter()
-            .map(|&q| decode_opt(q).map_or(ROOT, |q| q + 1));
-        tree.parent.extend(parent);
-        let frame = location.iter().map(|l| frames.of_location[l.idx()]);
-        tree.frame.extend(frame);
-        true
-    });
+    let tree = CallTree::mirror(st, &frames.of_location);
     (tree, NodeMap::Offset)
 }
 
@@ -273,128 +365,6 @@ pub fn tree_by_location(p: &Profile, of_location: &[u32]) -> (CallTree, Vec<u32>
         node_of_stack.push(b.child(parent, frame));
     }
     (b.finish(), node_of_stack)
-}
-
-/// Self weights of a tree's nodes, held sparsely: at most one node in a few has samples of its
-/// own (synth-500k: 500k samples over 8 M nodes), so a dense column would be mostly zeros.
-/// Invariant: `nodes` is strictly ascending and every value is non-zero (or NaN).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SelfWeights {
-    nodes: Vec<u32>,
-    values: Vec<f64>,
-}
-
-impl SelfWeights {
-    /// The non-zero entries of a dense column (entry `n` is node `n`'s self weight).
-    pub fn from_dense(dense: &[f64]) -> SelfWeights {
-        let mut out = SelfWeights::default();
-        in_chunks(0..dense.len(), |rows| {
-            for n in rows {
-                let v = dense[n];
-                if v != 0.0 {
-                    out.nodes.push(n as u32);
-                    out.values.push(v);
-                }
-            }
-            true
-        });
-        out
-    }
-
-    /// The self weight of `node` (0 for a node without samples of its own).
-    pub fn get(&self, node: u32) -> f64 {
-        self.nodes
-            .binary_search(&node)
-            .map_or(0.0, |i| self.values[i])
-    }
-
-    /// The nodes with a self weight and their weights, in node order.
-    pub fn iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
-        self.nodes.iter().copied().zip(self.values.iter().copied())
-    }
-
-    /// The nodes with a self weight, ascending.
-    pub fn nodes(&self) -> &[u32] {
-        &self.nodes
-    }
-
-    /// The weights as a dense column of `len` nodes (nodes at or past `len` left out).
-    pub fn to_dense(&self, len: usize) -> Vec<f64> {
-        let mut out = vec![0.0; len];
-        for (n, v) in self.iter() {
-            if let Some(slot) = out.get_mut(n as usize) {
-                *slot = v;
-            }
-        }
-        out
-    }
-
-    /// The weights moved to a transformed tree of `len` nodes, as [`moved_self`] does.
-    pub fn moved(&self, map: &[u32], len: usize) -> Vec<f64> {
-        add_moved(self.iter().map(|(n, v)| (n as usize, v)), map, len)
-    }
-}
-
-/// Self and total weight per node of a tree.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Weights {
-    /// Weight of samples whose innermost frame is the node (the root: samples without frames).
-    pub self_w: SelfWeights,
-    /// Weight of the node's whole subtree.
-    pub total: Vec<f64>,
-}
-
-impl Weights {
-    /// Totals from a dense column of self weights by one backward pass (children have larger
-    /// indices), summed in place: the column becomes the totals, its non-zero entries are
-    /// kept as [`SelfWeights`].
-    pub fn from_self(tree: &CallTree, self_w: Vec<f64>) -> Weights {
-        let sparse = SelfWeights::from_dense(&self_w);
-        let mut total = self_w;
-        in_chunks_rev(1..tree.len(), |rows| {
-            for n in rows.rev() {
-                let p = tree.parent[n] as usize;
-                let t = total[n];
-                if let Some(slot) = total.get_mut(p) {
-                    *slot += t;
-                }
-            }
-            true
-        });
-        Weights {
-            self_w: sparse,
-            total,
-        }
-    }
-
-    /// The self weight of `node`.
-    pub fn self_of(&self, node: u32) -> f64 {
-        self.self_w.get(node)
-    }
-
-    /// The weight of everything in the tree.
-    pub fn grand_total(&self) -> f64 {
-        self.total.first().copied().unwrap_or(0.0)
-    }
-}
-
-/// Self values moved to a transformed tree of `len` nodes: each old node's value added at its
-/// new node `map[old]`; the values of nodes mapped to [`DROPPED`] are left out.
-pub fn moved_self(self_values: &[f64], map: &[u32], len: usize) -> Vec<f64> {
-    add_moved(self_values.iter().copied().enumerate(), map, len)
-}
-
-/// Each `(old node, value)` added at `map[old]` of a column of `len` nodes; nodes mapped to
-/// [`DROPPED`], past the map or past `len` are left out.
-fn add_moved(values: impl Iterator<Item = (usize, f64)>, map: &[u32], len: usize) -> Vec<f64> {
-    let mut out = vec![0.0; len];
-    for (old, v) in values {
-        let to = map.get(old).copied().unwrap_or(DROPPED);
-        if let Some(slot) = out.get_mut(to as usize).filter(|_| to != DROPPED) {
-            *slot += v;
-        }
-    }
-    out
 }
 
 /// Each node's children as one flat list (CSR): the children of `n` are
@@ -426,7 +396,7 @@ impl Children {
         let mut count = vec![0u32; n + 1];
         in_chunks(1..n, |nodes| {
             for c in nodes {
-                count[tree.parent[c] as usize + 1] += 1;
+                count[tree.parent(c) as usize + 1] += 1;
             }
             true
         });
@@ -441,7 +411,7 @@ impl Children {
         let mut list = vec![0u32; count[n] as usize];
         in_chunks(1..n, |nodes| {
             for c in nodes {
-                let slot = &mut count[tree.parent[c] as usize];
+                let slot = &mut count[tree.parent(c) as usize];
                 list[*slot as usize] = c as u32;
                 *slot += 1;
             }
@@ -463,7 +433,7 @@ impl Children {
     pub fn sort(&mut self, tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) {
         let rank = |c: u32| {
             name_rank
-                .get(tree.frame[c as usize] as usize)
+                .get(tree.frame(c as usize) as usize)
                 .copied()
                 .unwrap_or(u32::MAX)
         };
@@ -476,8 +446,9 @@ impl Children {
                 }
                 match order {
                     Order::WidestFirst => kids.sort_unstable_by(|&a, &b| {
-                        w.total[b as usize]
-                            .total_cmp(&w.total[a as usize])
+                        w.total
+                            .at(b as usize)
+                            .total_cmp(&w.total.at(a as usize))
                             .then(rank(a).cmp(&rank(b)))
                     }),
                     Order::Alphabetical => kids.sort_unstable_by_key(|&c| rank(c)),
@@ -545,7 +516,7 @@ mod tests {
             self_w[node as usize] += p.values[0].values[s];
         }
         let w = Weights::from_self(&tree, self_w);
-        assert_eq!(w.total, vec![10.0, 6.0, 5.0, 5.0]);
+        assert_eq!(w.total.to_vec(), vec![10.0, 6.0, 5.0, 5.0]);
         assert_eq!(w.self_w.to_dense(4), vec![4.0, 1.0, 0.0, 5.0]);
         assert_eq!(
             (w.self_of(2), w.self_of(3), w.self_w.nodes()),
@@ -583,8 +554,32 @@ mod tests {
         let frames = Frames::new(&p);
         let (tree, map) = tree_from_stacks(&p, &frames);
         assert_eq!(map, NodeMap::Offset);
-        assert_eq!(tree.parent, vec![NO_INDEX, 0, 1]);
+        assert_eq!(tree.parent_column(), vec![NO_INDEX, 0, 1]);
         assert_eq!(map.node_of_stack(1), 2);
+        // The tree reads the stack table's columns, and answers as a tree of its own would.
+        assert!(tree.shares_stacks());
+        assert!(std::ptr::eq(
+            p.stacks.prefix.as_ptr(),
+            CallTree::mirror(&p.stacks, &[]).prefix_ptr()
+        ));
+        let own = CallTree::from_columns(tree.parent_column(), tree.frame_column());
+        assert_eq!((own.clone(), own.len(), tree.len()), (tree.clone(), 3, 3));
+        assert_eq!(
+            (tree.parent(3), tree.frame(3), tree.frame(ROOT as usize)),
+            (NO_INDEX, NO_INDEX, NO_INDEX)
+        );
+        assert_eq!(
+            (tree.path(2), tree.depth_of(2), tree.depth_of(7)),
+            (vec![0, 1], 2, 0)
+        );
+        // A node added to a mirroring tree goes to its own copy; the stack table is unchanged.
+        let mut grown = tree.clone();
+        grown.push(2, 0);
+        assert_eq!(
+            (grown.len(), grown.parent(3), p.stacks.prefix.len()),
+            (4, 2, 2)
+        );
+        assert!(!grown.shares_stacks());
     }
 
     #[test]

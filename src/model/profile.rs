@@ -14,6 +14,7 @@
 
 use super::columns::{ExtColumns, ExtTable};
 use super::ids::*;
+use super::shared::Shared;
 use super::strings::StringTable;
 use crate::chunks::in_chunks;
 
@@ -79,9 +80,9 @@ pub struct LocationTable {
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
     /// The caller's stack node, or [`NO_INDEX`] for an outermost frame.
-    pub prefix: Vec<u32>,
+    pub prefix: Shared<u32>,
     /// The frame of this node.
-    pub location: Vec<LocationIndex>,
+    pub location: Shared<LocationIndex>,
 }
 
 /// `samples`: one row per raw sample.
