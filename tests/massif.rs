@@ -435,9 +435,9 @@ fn time_order_view_draws_the_snapshot_series() {
     use proftab::analysis::timeorder::time_layout;
     use proftab::analysis::tree::tree_from_stacks;
 
-    let p = read_path(Format::Massif, &fixture("massif/alloc.massif.out")).profile;
+    let mut p = read_path(Format::Massif, &fixture("massif/alloc.massif.out")).profile;
     let frames = Frames::new(&p);
-    let (tree, map) = tree_from_stacks(&p, &frames);
+    let (tree, map) = tree_from_stacks(&mut p, &frames);
     let depth1 = |vt: &str, filter: &SampleFilter| -> Vec<(String, f64)> {
         let vt = p.value_type_index(vt).unwrap();
         let l = time_layout(&p, vt, filter, &tree, &map);

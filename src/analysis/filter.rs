@@ -168,9 +168,9 @@ mod tests {
             let s = b.add_sample_with_values(src, st, &[(vt, 1.0 + i as f64)]);
             b.set_sample_ext(s, SAMPLE_TIME, Cell::Dbl(i as f64));
         }
-        let p = b.build().unwrap();
+        let mut p = b.build().unwrap();
         let frames = Frames::new(&p);
-        let (tree, map) = tree_from_stacks(&p, &frames);
+        let (tree, map) = tree_from_stacks(&mut p, &frames);
         let vt = ValueTypeIndex(0);
         let all = weigh(&p, vt, &SampleFilter::default(), &tree, &map);
         assert_eq!(all.weights.grand_total(), 6.0);

@@ -328,7 +328,7 @@ mod tests {
 
     fn layout(p: &Profile) -> (CallTree, TimeLayout, Frames) {
         let frames = Frames::new(p);
-        let (tree, map) = tree_from_stacks(p, &frames);
+        let (tree, map) = tree_from_stacks(&mut p.clone(), &frames);
         let l = time_layout(p, ValueTypeIndex(0), &SampleFilter::default(), &tree, &map);
         (tree, l, frames)
     }

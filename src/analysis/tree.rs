@@ -79,8 +79,9 @@ impl CallTree {
     }
 
     /// The tree that mirrors `stacks` (node `s + 1` is stack node `s`) with frame id
-    /// `of_location[l]` for location row `l`; it shares the stack table's columns.
-    pub fn mirror(stacks: &StackTable, of_location: &[u32]) -> CallTree {
+    /// `of_location[l]` for location row `l`; it shares the stack table's columns (lends
+    /// them: see [`Shared::share`]).
+    pub fn mirror(stacks: &mut StackTable, of_location: &[u32]) -> CallTree {
         CallTree {
             parent: Parents::Prefix(stacks.prefix.share()),
             frame: FrameIds::Location(stacks.location.share(), of_location.to_vec()),
@@ -338,14 +339,14 @@ impl NodeMap {
     }
 }
 
-/// The call tree of a profile's stack table, and where each stack node landed.
-pub fn tree_from_stacks(p: &Profile, frames: &Frames) -> (CallTree, NodeMap) {
-    let st = &p.stacks;
+/// The call tree of a profile's stack table, and where each stack node landed. A tree that
+/// mirrors the stack table lends its columns ([`CallTree::mirror`]): hence `&mut`.
+pub fn tree_from_stacks(p: &mut Profile, frames: &Frames) -> (CallTree, NodeMap) {
     if !frames.one_location_each {
         let (tree, stacks) = tree_by_location(p, &frames.of_location);
         return (tree, NodeMap::Table { stacks, root: ROOT });
     }
-    let tree = CallTree::mirror(st, &frames.of_location);
+    let tree = CallTree::mirror(&mut p.stacks, &frames.of_location);
     (tree, NodeMap::Offset)
 }
 
@@ -500,9 +501,9 @@ mod tests {
 
     #[test]
     fn stacks_through_same_function_merge() {
-        let p = two_file_profile();
+        let mut p = two_file_profile();
         let frames = Frames::new(&p);
-        let (tree, map) = tree_from_stacks(&p, &frames);
+        let (tree, map) = tree_from_stacks(&mut p, &frames);
         // root, main, work, leaf
         assert_eq!(tree.len(), 4);
         assert_eq!(tree.depths(), vec![0, 1, 2, 3]);
@@ -550,18 +551,15 @@ mod tests {
         let lb = b.location(Some(fb), 0);
         let s = b.stack_leaf_first(&[lb, la]);
         b.add_sample_with_values(src, s, &[(vt, 1.0)]);
-        let p = b.build().unwrap();
+        let mut p = b.build().unwrap();
         let frames = Frames::new(&p);
-        let (tree, map) = tree_from_stacks(&p, &frames);
+        let (tree, map) = tree_from_stacks(&mut p, &frames);
         assert_eq!(map, NodeMap::Offset);
         assert_eq!(tree.parent_column(), vec![NO_INDEX, 0, 1]);
         assert_eq!(map.node_of_stack(1), 2);
         // The tree reads the stack table's columns, and answers as a tree of its own would.
         assert!(tree.shares_stacks());
-        assert!(std::ptr::eq(
-            p.stacks.prefix.as_ptr(),
-            CallTree::mirror(&p.stacks, &[]).prefix_ptr()
-        ));
+        assert!(std::ptr::eq(p.stacks.prefix.as_ptr(), tree.prefix_ptr()));
         let own = CallTree::from_columns(tree.parent_column(), tree.frame_column());
         assert_eq!((own.clone(), own.len(), tree.len()), (tree.clone(), 3, 3));
         assert_eq!(

@@ -98,9 +98,9 @@ pub struct View {
 
 impl View {
     /// Builds the base call tree of `profile` and the view of its default value type.
-    pub fn new(profile: Profile) -> View {
+    pub fn new(mut profile: Profile) -> View {
         let frames = Frames::new(&profile);
-        let (base_tree, base_map) = tree_from_stacks(&profile, &frames);
+        let (base_tree, base_map) = tree_from_stacks(&mut profile, &frames);
         let options = ViewOptions {
             value_type: profile.default_value_type().unwrap_or(ValueTypeIndex(0)),
             ..ViewOptions::default()
