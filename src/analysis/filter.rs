@@ -111,7 +111,9 @@ pub fn weigh(
         Some(unit) => {
             let mut counts = vec![0u32; tree.len()];
             // Each value is a whole multiple of `unit`, and their sum fits: exact.
-            let dropped = sum_onto(kept(), &mut counts, |c, v| *c += (v / unit) as u32);
+            let dropped = sum_onto(kept(), &mut counts, |c, v| {
+                *c = c.saturating_add((v / unit) as u32)
+            });
             (Weights::from_counts(tree, counts, unit), dropped)
         }
         None => {

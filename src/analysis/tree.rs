@@ -109,8 +109,10 @@ impl CallTree {
     pub fn parent(&self, n: usize) -> u32 {
         match &self.parent {
             Parents::Own(parent) => parent.get(n).copied().unwrap_or(NO_INDEX),
-            Parents::Prefix(_) if n == 0 || n >= self.len() => NO_INDEX,
-            Parents::Prefix(prefix) => prefix[n - 1].wrapping_add(1),
+            // Node 0 (the root) wraps to an index no column has.
+            Parents::Prefix(prefix) => prefix
+                .get(n.wrapping_sub(1))
+                .map_or(NO_INDEX, |q| q.wrapping_add(1)),
         }
     }
 
