@@ -8,7 +8,7 @@
 use crate::analysis::frames::Frames;
 pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
 use crate::chunks::in_chunks;
-use crate::hash::HashMap;
+use crate::hash::RowIndex;
 use crate::model::{decode_opt, LocationIndex, Profile, Shared, StackTable, NO_INDEX};
 
 /// The virtual root node.
@@ -247,7 +247,8 @@ impl CallTree {
 /// Builds a [`CallTree`] by interning `(parent, frame)` pairs, so parents precede children.
 pub struct TreeBuilder {
     tree: CallTree,
-    index: HashMap<(u32, u32), u32>,
+    /// The nodes by `(parent, frame)`, read back from the tree (9 bytes a bucket).
+    index: RowIndex,
 }
 
 impl Default for TreeBuilder {
@@ -259,24 +260,23 @@ impl Default for TreeBuilder {
 impl TreeBuilder {
     /// A tree holding only the root.
     pub fn new() -> Self {
-        Self::with_capacity(0)
-    }
-
-    /// A tree holding only the root, with room for `nodes` more without rehashing.
-    pub fn with_capacity(nodes: usize) -> Self {
         TreeBuilder {
             tree: CallTree::default(),
-            index: HashMap::with_capacity_and_hasher(nodes, Default::default()),
+            index: RowIndex::default(),
         }
     }
 
     /// The child of `parent` for `frame`, added when new. `parent` must be a node of this tree.
     pub fn child(&mut self, parent: u32, frame: u32) -> u32 {
-        let t = &mut self.tree;
-        *self.index.entry((parent, frame)).or_insert_with(|| {
-            t.push(parent, frame);
-            (t.len() - 1) as u32
-        })
+        let t = &self.tree;
+        let key_of = |n: u32| (t.parent(n as usize), t.frame(n as usize));
+        if let Some(node) = self.index.find((parent, frame), key_of) {
+            return node;
+        }
+        self.tree.push(parent, frame);
+        let node = (self.tree.len() - 1) as u32;
+        self.index.insert(node, (parent, frame));
+        node
     }
 
     /// The frame of a node already added.
@@ -284,9 +284,14 @@ impl TreeBuilder {
         self.tree.frame(node as usize)
     }
 
-    /// The finished tree.
+    /// The finished tree, without the spare room its columns grew.
     pub fn finish(self) -> CallTree {
-        self.tree
+        let mut tree = self.tree;
+        if let (Parents::Own(p), FrameIds::Own(f)) = (&mut tree.parent, &mut tree.frame) {
+            p.shrink_to_fit();
+            f.shrink_to_fit();
+        }
+        tree
     }
 }
 
@@ -357,7 +362,8 @@ pub fn tree_from_stacks(p: &mut Profile, frames: &Frames) -> (CallTree, NodeMap)
 /// node. A location beyond `of_location` has frame [`NO_INDEX`].
 pub fn tree_by_location(p: &Profile, of_location: &[u32]) -> (CallTree, Vec<u32>) {
     let st = &p.stacks;
-    let mut b = TreeBuilder::with_capacity(st.prefix.len());
+    // Not sized for the stack nodes: the tree has fewer nodes when locations share frames.
+    let mut b = TreeBuilder::new();
     let mut node_of_stack: Vec<u32> = Vec::with_capacity(st.prefix.len());
     for (&prefix, loc) in st.prefix.iter().zip(&st.location) {
         // prefix < s (a model invariant), so node_of_stack already holds the parent.
