@@ -154,7 +154,7 @@ fn sum_onto<T>(
 mod tests {
     use super::*;
     use crate::analysis::frames::Frames;
-    use crate::analysis::tree::tree_from_stacks;
+    use crate::analysis::tree::{tree_from_stacks, Totals};
     use crate::model::{Cell, ProfileBuilder};
 
     #[test]
@@ -200,5 +200,43 @@ mod tests {
         assert_eq!(weigh(&p, vt, &chosen, &tree, &map).kept_total, 1.0);
         assert!(mask_of_ids(&[4], 3).unwrap_err().contains("sample_id 4"));
         assert!(mask_of_ids(&[0], 3).is_err());
+    }
+
+    /// Weighs samples with `values` on one stack each of two leaves under `main`; the
+    /// totals of root, main and the two leaves.
+    fn weighed(values: &[f64]) -> (Totals, f64) {
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("x", None, None);
+        let vt = b.value_type("cpu", "nanoseconds");
+        let [main, f, g] = ["main", "f", "g"].map(|n| b.function_named(n, None));
+        let [lm, lf, lg] = [main, f, g].map(|fun| b.location(Some(fun), 0));
+        let stacks = [b.stack_leaf_first(&[lf, lm]), b.stack_leaf_first(&[lg, lm])];
+        for (i, &v) in values.iter().enumerate() {
+            b.add_sample_with_values(src, stacks[i % 2], &[(vt, v)]);
+        }
+        let mut p = b.build().unwrap();
+        let frames = Frames::new(&p);
+        let (tree, map) = tree_from_stacks(&mut p, &frames);
+        let w = weigh(&p, ValueTypeIndex(0), &SampleFilter::default(), &tree, &map);
+        (w.weights.total, w.kept_total)
+    }
+
+    #[test]
+    fn whole_multiples_of_a_period_weigh_as_counts_with_the_same_totals() {
+        // Sampling periods of 10 ms in ns: counts of 1e7; 2.5e7 is not a multiple of
+        // 2e7, so the unit is their divisor 5e6.
+        let (counts, kept) = weighed(&[1e7, 2e7, 2.5e7, 1e7]);
+        assert!(matches!(counts, Totals::Counts { unit, .. } if unit == 5e6));
+        assert_eq!(
+            (counts.to_vec(), kept),
+            (vec![6.5e7, 6.5e7, 3.5e7, 3e7], 6.5e7)
+        );
+        // A fraction keeps the f64 column; the same sums either way.
+        let (exact, _) = weighed(&[1e7, 2e7, 2.5e7, 1e7, 0.5]);
+        assert!(matches!(exact, Totals::Exact(_)));
+        assert_eq!(
+            exact.to_vec(),
+            vec![6.5e7 + 0.5, 6.5e7 + 0.5, 3.5e7 + 0.5, 3e7]
+        );
     }
 }
