@@ -66,6 +66,7 @@ export async function load(what, fault = null) {
     hideProgress();
     showError(e.message);
     announce("error", { message: e.message });
+    keepDrawnMark();
     setPageState(S.loaded ? "shown" : e.message === CANCELLED ? "ready" : "error");
     return;
   }
@@ -73,6 +74,7 @@ export async function load(what, fault = null) {
   addSources(r.sources);
   if (!r.info) {
     hideProgress();
+    keepDrawnMark();
     setPageState(S.loaded ? "shown" : "ready");
     showSourcesKept(r.kept);
     if (S.loaded) showBinariesKept(r.kept);
@@ -83,6 +85,14 @@ export async function load(what, fault = null) {
   tellProblems(r, fault);
   const { formats, samples, valueTypes } = S.info;
   announce("load", { formats, samples, valueTypes: valueTypes.map((t) => t.type), failed: r.failed });
+}
+
+/**
+ * After a load that shows no new profile: the one shown before stays on screen, drawn, so its
+ * mark comes back at once (not at its next redraw, which may never come).
+ */
+function keepDrawnMark() {
+  if (S.loaded) setFlamegraphDrawn(true);
 }
 
 /** Shows the worker's answer `r` to a load; false when a worker fault interrupted it. */

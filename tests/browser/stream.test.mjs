@@ -38,16 +38,20 @@ async function assertShown(page, want, format) {
   assert.deepEqual(got.formats, [format]);
 }
 
-/** The progress texts seen while `page` loads, sampled each animation frame until it is shown. */
+/** Every progress text `page` shows from now on, in order (a repeat of the last left out). */
 function watchProgress(page) {
   return page.evaluate(() => {
     window.__seen = [];
+    const text = document.getElementById("progress-text");
     const look = () => {
-      const t = document.getElementById("progress-text").textContent;
+      const t = text.textContent;
       if (!document.getElementById("progress").hidden && window.__seen.at(-1) !== t) window.__seen.push(t);
-      if (document.body.dataset.state === "loading" || window.__seen.length === 0) requestAnimationFrame(look);
     };
-    requestAnimationFrame(look);
+    // Every text shown, not one a frame: on a fast machine two parse steps' reports can fall
+    // within one frame.
+    window.__progressWatch?.disconnect();
+    window.__progressWatch = new MutationObserver(look);
+    window.__progressWatch.observe(text, { childList: true, characterData: true, subtree: true });
   });
 }
 
