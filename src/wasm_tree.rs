@@ -11,7 +11,6 @@ use js_sys::{Float64Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 use crate::analysis::calltree::{TreeRows, TreeSource};
-use crate::analysis::tree::ROOT;
 use crate::wasm_view::{set, Viewer};
 
 /// Most rows [`Viewer::tree_expand_all`] returns, whatever the cap asked for.
@@ -89,17 +88,7 @@ impl Viewer {
 
     /// The frame ids of the call path of `node` (from the top-level row down).
     pub fn tree_path(&mut self, mode: u8, node: u32) -> Result<Uint32Array, JsError> {
-        self.with_tree(mode, |t| {
-            let mut frames: Vec<u32> = t
-                .ancestors(node)
-                .iter()
-                .map(|&n| t.tree.frame(n as usize))
-                .collect();
-            if node != ROOT && (node as usize) < t.tree.len() {
-                frames.push(t.tree.frame(node as usize));
-            }
-            Uint32Array::from(&frames[..])
-        })
+        self.with_tree(mode, |t| Uint32Array::from(&t.tree.path(node)[..]))
     }
 
     /// The shown nodes whose frame `flags` (one byte per frame id, as `search` returns)

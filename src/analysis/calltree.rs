@@ -9,7 +9,6 @@
 //! it a non-zero total; rows of nodes no side weighs are never produced.
 
 use crate::analysis::tree::{CallTree, Children, Weights, ROOT};
-use crate::model::NO_INDEX;
 
 /// A tree to show as rows. `weights` holds one set, or two (Compare mode: the comparison, then
 /// the baseline), each with one entry per node of `tree`.
@@ -168,12 +167,7 @@ impl<'a> TreeSource<'a> {
     /// The ancestors of `node` from the top-level row down, `node` left out (none for the
     /// root or a node not in the tree).
     pub fn ancestors(&self, node: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut n = self.tree.parent(node as usize);
-        while n != ROOT && n != NO_INDEX {
-            out.push(n);
-            n = self.tree.parent(n as usize);
-        }
+        let mut out: Vec<u32> = self.tree.up_from(node).skip(1).collect();
         out.reverse();
         out
     }

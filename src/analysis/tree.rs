@@ -20,33 +20,25 @@ pub const DROPPED: u32 = NO_INDEX;
 ///
 /// The columns are either the tree's own or, when the tree mirrors a profile's stack table
 /// (one frame per location: [`NodeMap::Offset`]), that table's columns, shared rather than
-/// copied: node `n ≥ 1` is stack node `n - 1`, its parent is the stack's prefix plus one and
-/// its frame the frame id of the stack's location. Either way, [`CallTree::parent`] and
-/// [`CallTree::frame`] give the same answers.
+/// copied. Either way, [`CallTree::parent`] and [`CallTree::frame`] give the same answers.
 #[derive(Clone, Debug)]
 pub struct CallTree {
-    parent: Parents,
-    frame: FrameIds,
+    columns: Columns,
 }
 
-/// The parent column of a [`CallTree`].
+/// Where a [`CallTree`]'s parents and frames are.
 #[derive(Clone, Debug)]
-enum Parents {
-    /// Parent of each node ([`NO_INDEX`] for the root).
-    Own(Vec<u32>),
-    /// A stack table's prefix column: the parent of node `n ≥ 1` is `prefix[n - 1] + 1`
-    /// (wrapping, so that a root frame's [`NO_INDEX`] prefix gives [`ROOT`]).
-    Prefix(Shared<u32>),
-}
-
-/// The frame column of a [`CallTree`].
-#[derive(Clone, Debug)]
-enum FrameIds {
-    /// Frame id of each node ([`NO_INDEX`] for the root).
-    Own(Vec<u32>),
-    /// A stack table's location column and the frame id of each location: the frame of node
-    /// `n ≥ 1` is `of_location[location[n - 1]]`.
-    Location(Shared<LocationIndex>, Vec<u32>),
+enum Columns {
+    /// Parent and frame id of each node ([`NO_INDEX`] for the root), equally long.
+    Own { parent: Vec<u32>, frame: Vec<u32> },
+    /// A stack table's columns and the frame id of each location: node `n ≥ 1` is stack node
+    /// `n - 1`, its parent `prefix[n - 1] + 1` (wrapping, so that a root frame's
+    /// [`NO_INDEX`] prefix gives [`ROOT`]) and its frame `of_location[location[n - 1]]`.
+    Mirror {
+        prefix: Shared<u32>,
+        location: Shared<LocationIndex>,
+        of_location: Vec<u32>,
+    },
 }
 
 impl Default for CallTree {
@@ -73,8 +65,7 @@ impl CallTree {
         parent.truncate(n);
         frame.truncate(n);
         CallTree {
-            parent: Parents::Own(parent),
-            frame: FrameIds::Own(frame),
+            columns: Columns::Own { parent, frame },
         }
     }
 
@@ -83,19 +74,21 @@ impl CallTree {
     /// them: see [`Shared::share`]).
     pub fn mirror(stacks: &mut StackTable, of_location: &[u32]) -> CallTree {
         CallTree {
-            parent: Parents::Prefix(stacks.prefix.share()),
-            frame: FrameIds::Location(stacks.location.share(), of_location.to_vec()),
+            columns: Columns::Mirror {
+                prefix: stacks.prefix.share(),
+                location: stacks.location.share(),
+                of_location: of_location.to_vec(),
+            },
         }
     }
 
     /// Number of nodes, the root included.
     pub fn len(&self) -> usize {
-        match &self.parent {
-            Parents::Own(parent) => parent.len(),
-            Parents::Prefix(prefix) => match &self.frame {
-                FrameIds::Location(location, _) => prefix.len().min(location.len()) + 1,
-                FrameIds::Own(frame) => frame.len(),
-            },
+        match &self.columns {
+            Columns::Own { parent, .. } => parent.len(),
+            Columns::Mirror {
+                prefix, location, ..
+            } => prefix.len().min(location.len()) + 1,
         }
     }
 
@@ -107,10 +100,10 @@ impl CallTree {
     /// The parent of node `n` ([`NO_INDEX`] for the root and for a node not in the tree).
     #[inline]
     pub fn parent(&self, n: usize) -> u32 {
-        match &self.parent {
-            Parents::Own(parent) => parent.get(n).copied().unwrap_or(NO_INDEX),
+        match &self.columns {
+            Columns::Own { parent, .. } => parent.get(n).copied().unwrap_or(NO_INDEX),
             // Node 0 (the root) wraps to an index no column has.
-            Parents::Prefix(prefix) => prefix
+            Columns::Mirror { prefix, .. } => prefix
                 .get(n.wrapping_sub(1))
                 .map_or(NO_INDEX, |q| q.wrapping_add(1)),
         }
@@ -119,11 +112,14 @@ impl CallTree {
     /// The frame id of node `n` ([`NO_INDEX`] for the root and for a node not in the tree).
     #[inline]
     pub fn frame(&self, n: usize) -> u32 {
-        match &self.frame {
-            FrameIds::Own(frame) => frame.get(n).copied().unwrap_or(NO_INDEX),
-            FrameIds::Location(location, of_location) => n
-                .checked_sub(1)
-                .and_then(|s| location.get(s))
+        match &self.columns {
+            Columns::Own { frame, .. } => frame.get(n).copied().unwrap_or(NO_INDEX),
+            Columns::Mirror {
+                location,
+                of_location,
+                ..
+            } => location
+                .get(n.wrapping_sub(1))
                 .and_then(|l| of_location.get(l.idx()))
                 .copied()
                 .unwrap_or(NO_INDEX),
@@ -132,15 +128,16 @@ impl CallTree {
 
     /// True when the tree reads the stack table's columns (see [`CallTree::mirror`]).
     pub fn shares_stacks(&self) -> bool {
-        matches!(self.parent, Parents::Prefix(_))
+        matches!(self.columns, Columns::Mirror { .. })
     }
 
-    /// The start of the shared prefix column (tests: that it is the stack table's).
+    /// The start of the parent (or shared prefix) column (tests: that it is the stack
+    /// table's).
     #[cfg(test)]
     fn prefix_ptr(&self) -> *const u32 {
-        match &self.parent {
-            Parents::Prefix(prefix) => prefix.as_ptr(),
-            Parents::Own(own) => own.as_ptr(),
+        match &self.columns {
+            Columns::Mirror { prefix, .. } => prefix.as_ptr(),
+            Columns::Own { parent, .. } => parent.as_ptr(),
         }
     }
 
@@ -157,26 +154,29 @@ impl CallTree {
     /// Appends a node: `parent` must be a node of this tree. A tree sharing a stack table's
     /// columns takes its own copy first.
     pub fn push(&mut self, parent: u32, frame: u32) {
-        if !matches!(
-            (&self.parent, &self.frame),
-            (Parents::Own(_), FrameIds::Own(_))
-        ) {
+        if self.shares_stacks() {
             *self = CallTree::from_columns(self.parent_column(), self.frame_column());
         }
-        if let (Parents::Own(p), FrameIds::Own(f)) = (&mut self.parent, &mut self.frame) {
+        if let Columns::Own {
+            parent: p,
+            frame: f,
+        } = &mut self.columns
+        {
             p.push(parent);
             f.push(frame);
         }
     }
 
+    /// `node` and its ancestors, innermost first, the root left out (none for the root or a
+    /// node not in the tree).
+    pub fn up_from(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(Some(node), |&n| Some(self.parent(n as usize)))
+            .take_while(|&n| n != ROOT && (n as usize) < self.len())
+    }
+
     /// The frames from the outermost to `node` (the root contributes none).
     pub fn path(&self, node: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut n = node;
-        while n != ROOT && (n as usize) < self.len() {
-            out.push(self.frame(n as usize));
-            n = self.parent(n as usize);
-        }
+        let mut out: Vec<u32> = self.up_from(node).map(|n| self.frame(n as usize)).collect();
         out.reverse();
         out
     }
@@ -200,13 +200,7 @@ impl CallTree {
 
     /// The depth of `node` (as [`Self::depths`]) by walking up to the root: for a few nodes.
     pub fn depth_of(&self, node: u32) -> u32 {
-        let mut depth = 0;
-        let mut n = node;
-        while n != ROOT && (n as usize) < self.len() {
-            depth += 1;
-            n = self.parent(n as usize);
-        }
-        depth
+        self.up_from(node).count() as u32
     }
 
     /// The largest depth of any node.
@@ -287,9 +281,9 @@ impl TreeBuilder {
     /// The finished tree, without the spare room its columns grew.
     pub fn finish(self) -> CallTree {
         let mut tree = self.tree;
-        if let (Parents::Own(p), FrameIds::Own(f)) = (&mut tree.parent, &mut tree.frame) {
-            p.shrink_to_fit();
-            f.shrink_to_fit();
+        if let Columns::Own { parent, frame } = &mut tree.columns {
+            parent.shrink_to_fit();
+            frame.shrink_to_fit();
         }
         tree
     }

@@ -16,23 +16,23 @@ pub struct SelfWeights {
 impl SelfWeights {
     /// The non-zero entries of a dense column (entry `n` is node `n`'s self weight).
     pub fn from_dense(dense: &[f64]) -> SelfWeights {
+        SelfWeights::from_column(dense.len(), |n| dense[n])
+    }
+
+    /// The non-zero entries of a column of `len` nodes whose entry `n` is `value(n)`.
+    fn from_column(len: usize, value: impl Fn(usize) -> f64) -> SelfWeights {
         let mut out = SelfWeights::default();
-        in_chunks(0..dense.len(), |rows| {
+        in_chunks(0..len, |rows| {
             for n in rows {
-                let v = dense[n];
+                let v = value(n);
                 if v != 0.0 {
-                    out.push(n as u32, v);
+                    out.nodes.push(n as u32);
+                    out.values.push(v);
                 }
             }
             true
         });
         out
-    }
-
-    /// Appends node `n`'s weight: `n` must be beyond every node held and `v` non-zero.
-    fn push(&mut self, n: u32, v: f64) {
-        self.nodes.push(n);
-        self.values.push(v);
     }
 
     /// The self weight of `node` (0 for a node without samples of its own).
@@ -137,7 +137,7 @@ pub struct ExactUnit {
     gcd: u64,
     /// Their sum (whole, and at most 2⁵³ unless `failed`).
     sum: u64,
-    /// False once a value is negative, fractional, not finite or the sum passes 2⁵³.
+    /// True once a value is negative, fractional or not finite, or the sum passes 2⁵³.
     failed: bool,
 }
 
@@ -204,16 +204,8 @@ impl Weights {
     /// As [`Weights::from_self`], from self weights given as whole counts of `unit` (whose
     /// sum, as [`ExactUnit::unit`] checked, fits a `u32`): the totals stay counts.
     pub fn from_counts(tree: &CallTree, self_counts: Vec<u32>, unit: f64) -> Weights {
-        let mut sparse = SelfWeights::default();
-        in_chunks(0..self_counts.len(), |rows| {
-            for n in rows {
-                let c = self_counts[n];
-                if c != 0 {
-                    sparse.push(n as u32, f64::from(c) * unit);
-                }
-            }
-            true
-        });
+        let sparse =
+            SelfWeights::from_column(self_counts.len(), |n| f64::from(self_counts[n]) * unit);
         let mut counts = self_counts;
         // The caller checked the grand total fits: no sum saturates.
         sum_into_parents(tree, &mut counts, |acc, t| *acc = acc.saturating_add(t));
@@ -288,7 +280,7 @@ mod tests {
         assert_eq!(unit_of(&[4.0, -2.0]), None);
         assert_eq!(unit_of(&[f64::NAN]), None);
         assert_eq!(unit_of(&[f64::INFINITY]), None);
-        // The sum in units passes u32::MAX: 2^32 ones, or two values summing past it.
+        // The sum in units passes u32::MAX, or reaches it.
         assert_eq!(unit_of(&[4294967295.0, 1.0]), None);
         assert_eq!(unit_of(&[4294967294.0, 1.0]), Some(1.0));
         // Past 2^53 a whole f64 is no longer exact.
