@@ -1,15 +1,14 @@
-//! gzip (RFC 1952) on top of miniz_oxide's raw DEFLATE: the header and trailer are parsed and
-//! written here, with a table-driven CRC-32.
+//! gzip (RFC 1952) on top of raw DEFLATE (zlib-rs to inflate, [`super::inflate`]; miniz_oxide
+//! to compress): the header and trailer are parsed and written here, checked with zlib-rs's
+//! CRC-32.
 //!
 //! Reading is capped: [`gunzip_capped`] inflates incrementally into a buffer that grows by
 //! doubling up to the cap and never past it, so a decompression bomb fails with a clear error
 //! after allocating at most `cap` bytes. Every member of a multi-member stream is decoded (as
 //! Go's `gzip.Reader` does), and each member's CRC-32 and ISIZE are checked.
 
-use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
-use miniz_oxide::inflate::TINFLStatus;
-
 use super::error::{Place, ReadError};
+use super::inflate::{RawInflater, Stop};
 
 /// The two magic bytes every gzip member starts with.
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -85,10 +84,9 @@ pub fn gunzip_prefix(bytes: &[u8], max_len: usize) -> Option<Vec<u8>> {
     let body_start = parse_header(bytes, 0, "gzip").ok()?;
     let body = bytes.get(body_start..)?;
     let mut out = vec![0u8; max_len];
-    let mut decomp = Box::<DecompressorOxide>::default();
-    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
-        | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
-    let (_, _, written) = decompress(&mut decomp, body, &mut out, 0, flags);
+    let mut written = 0;
+    // A corrupt stream still gives what it inflated before the fault.
+    let _ = RawInflater::new().inflate(body, &mut out, &mut written);
     out.truncate(written);
     (!out.is_empty()).then_some(out)
 }
@@ -258,6 +256,7 @@ pub(super) fn parse_header(
 }
 
 /// Why raw inflation stopped.
+#[derive(Debug)]
 pub(super) enum InflateError {
     /// The output would exceed the cap.
     OverCap,
@@ -287,45 +286,35 @@ fn inflate_capped(
     cap: usize,
     hint: usize,
 ) -> Result<usize, InflateError> {
-    let mut decomp = Box::<DecompressorOxide>::default();
-    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-    let mut out_pos = out.len();
+    let mut inflater = RawInflater::new();
+    let mut written = out.len();
     let mut consumed = 0usize;
     let guess = if hint > 0 {
         hint.saturating_add(1) // one spare byte: a full buffer reads as "more output"
     } else {
         input.len().saturating_mul(4).max(MIN_INITIAL_OUTPUT)
     };
-    let initial = out_pos.saturating_add(guess).min(cap);
-    resize_exact(out, initial.max(out_pos));
-    loop {
+    let initial = written.saturating_add(guess).min(cap);
+    resize_exact(out, initial.max(written));
+    let result = loop {
         let rest = input.get(consumed..).unwrap_or_default();
-        let (status, used, written) = decompress(&mut decomp, rest, out, out_pos, flags);
+        let (used, stop) = match inflater.inflate(rest, out, &mut written) {
+            Ok(step) => step,
+            Err(e) => break Err(e),
+        };
         consumed = consumed.saturating_add(used);
-        out_pos = out_pos.saturating_add(written);
-        match status {
-            TINFLStatus::Done => {
-                out.truncate(out_pos);
-                return Ok(consumed);
-            }
-            TINFLStatus::HasMoreOutput => {
-                if out.len() >= cap {
-                    out.truncate(out_pos);
-                    return Err(InflateError::OverCap);
-                }
+        match stop {
+            Stop::Done => break Ok(consumed),
+            Stop::OutputFull if out.len() >= cap => break Err(InflateError::OverCap),
+            Stop::OutputFull => {
                 let grown = out.len().saturating_mul(2).max(MIN_INITIAL_OUTPUT).min(cap);
                 resize_exact(out, grown);
             }
-            TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
-                out.truncate(out_pos);
-                return Err(InflateError::Truncated);
-            }
-            _ => {
-                out.truncate(out_pos);
-                return Err(InflateError::Corrupt);
-            }
+            Stop::NeedsInput => break Err(InflateError::Truncated),
         }
-    }
+    };
+    out.truncate(written);
+    result
 }
 
 /// Resizes `out` to `len` (zero-filled), allocating exactly that much: `Vec::resize` alone
@@ -354,43 +343,6 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The reflected CRC-32 polynomial of gzip, zlib and PNG.
-const CRC32_POLY: u32 = 0xedb8_8320;
-
-/// Slicing-by-8 tables: `CRC_TABLES[0]` is the classic byte table, `CRC_TABLES[k][b]` the CRC of
-/// byte `b` followed by `k` zero bytes.
-static CRC_TABLES: [[u32; 256]; 8] = crc_tables();
-
-const fn crc_tables() -> [[u32; 256]; 8] {
-    let mut t = [[0u32; 256]; 8];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                CRC32_POLY ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        t[0][i] = c;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 256 {
-        let mut k = 1;
-        while k < 8 {
-            let prev = t[k - 1][i];
-            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
-            k += 1;
-        }
-        i += 1;
-    }
-    t
-}
-
 /// CRC-32 (ISO 3309, as in gzip) of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
     crc32_update(0, data)
@@ -399,25 +351,7 @@ pub fn crc32(data: &[u8]) -> u32 {
 /// The CRC-32 of some bytes followed by `data`, from `crc`, the CRC-32 of those bytes (0 for
 /// none): `crc32_update(crc32(a), b) == crc32(a ++ b)`.
 pub fn crc32_update(crc: u32, data: &[u8]) -> u32 {
-    let t = &CRC_TABLES;
-    let mut crc = !crc;
-    let mut chunks = data.chunks_exact(8);
-    for c in &mut chunks {
-        let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        let hi = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
-        crc = t[7][(lo & 0xff) as usize]
-            ^ t[6][((lo >> 8) & 0xff) as usize]
-            ^ t[5][((lo >> 16) & 0xff) as usize]
-            ^ t[4][(lo >> 24) as usize]
-            ^ t[3][(hi & 0xff) as usize]
-            ^ t[2][((hi >> 8) & 0xff) as usize]
-            ^ t[1][((hi >> 16) & 0xff) as usize]
-            ^ t[0][(hi >> 24) as usize];
-    }
-    for &b in chunks.remainder() {
-        crc = (crc >> 8) ^ t[0][((crc ^ u32::from(b)) & 0xff) as usize];
-    }
-    !crc
+    zlib_rs::crc32::crc32(crc, data)
 }
 
 #[cfg(test)]

@@ -4,21 +4,19 @@
 //! [`gzip::gunzip_capped`](super::gzip::gunzip_capped): capped, CRC-32 and ISIZE checked,
 //! further members decoded (those, rare, are kept compressed until [`GunzipStream::finish`]).
 
-use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
-use miniz_oxide::inflate::TINFLStatus;
-
 use super::error::{Place, ReadError};
 use super::gzip::{
     check_trailer_of, crc32_update, gunzip_members, is_gzip, parse_header, resize_exact,
     trailing_data, trusted_size, InflateError, MIN_INITIAL_OUTPUT, TRAILER_LEN,
 };
+use super::inflate::{RawInflater, Stop};
 
 /// The inflation of one gzip stream fed chunk by chunk.
 pub struct GunzipStream {
     /// The name errors carry (the format the stream was taken for, or "gzip").
     format: &'static str,
     cap: usize,
-    decomp: Box<DecompressorOxide>,
+    inflater: RawInflater,
     /// The output so far: `out[..written]` (the rest is room).
     out: Vec<u8>,
     written: usize,
@@ -34,8 +32,6 @@ pub struct GunzipStream {
     /// The stream bytes after the first member's DEFLATE data (its trailer, further members),
     /// once that data ended.
     after: Option<Vec<u8>>,
-    /// Input the inflater left unread (kept for the next chunk).
-    pending: Vec<u8>,
     /// The first error, reported by `finish`; later chunks are ignored.
     error: Option<ReadError>,
 }
@@ -63,7 +59,7 @@ impl GunzipStream {
         let mut s = GunzipStream {
             format,
             cap,
-            decomp: Box::default(),
+            inflater: RawInflater::new(),
             out,
             written: 0,
             crc: 0,
@@ -71,7 +67,6 @@ impl GunzipStream {
             fed: body_start,
             trailer_at: 0,
             after: None,
-            pending: Vec::new(),
             error: None,
         };
         s.feed(&head[body_start..]);
@@ -88,16 +83,7 @@ impl GunzipStream {
             after.extend_from_slice(chunk);
             return;
         }
-        let joined;
-        let input = if self.pending.is_empty() {
-            chunk
-        } else {
-            let mut j = std::mem::take(&mut self.pending);
-            j.extend_from_slice(chunk);
-            joined = j;
-            &joined
-        };
-        if let Err(e) = self.inflate(input) {
+        if let Err(e) = self.inflate(chunk) {
             let place = Place::Byte(self.body_start as u64);
             self.error = Some(ReadError::new(self.format, place, e.message(self.cap)));
         }
@@ -113,33 +99,28 @@ impl GunzipStream {
         self.written
     }
 
-    /// Runs the inflater over `input`; keeps what follows the DEFLATE data in `after`.
+    /// Runs the inflater over `input` (it keeps what it has not decoded yet in its own state);
+    /// keeps what follows the DEFLATE data in `after`.
     fn inflate(&mut self, input: &[u8]) -> Result<(), InflateError> {
-        let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
-            | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
         let mut used = 0usize;
         loop {
             let rest = input.get(used..).unwrap_or_default();
-            let (status, n, written) =
-                decompress(&mut self.decomp, rest, &mut self.out, self.written, flags);
+            let before = self.written;
+            let (n, stop) = self
+                .inflater
+                .inflate(rest, &mut self.out, &mut self.written)?;
             used = used.saturating_add(n);
-            let piece = self.out.get(self.written..).unwrap_or_default();
-            self.crc = crc32_update(self.crc, piece.get(..written).unwrap_or_default());
-            self.written = self.written.saturating_add(written);
-            match status {
-                TINFLStatus::Done => {
+            let piece = self.out.get(before..self.written).unwrap_or_default();
+            self.crc = crc32_update(self.crc, piece);
+            match stop {
+                Stop::Done => {
                     let rest = input.get(used..).unwrap_or_default();
                     self.trailer_at = self.fed - rest.len();
                     self.after = Some(rest.to_vec());
                     return Ok(());
                 }
-                TINFLStatus::HasMoreOutput => self.grow()?,
-                TINFLStatus::NeedsMoreInput => {
-                    self.pending = input.get(used..).unwrap_or_default().to_vec();
-                    return Ok(());
-                }
-                TINFLStatus::FailedCannotMakeProgress => return Err(InflateError::Truncated),
-                _ => return Err(InflateError::Corrupt),
+                Stop::OutputFull => self.grow()?,
+                Stop::NeedsInput => return Ok(()),
             }
         }
     }

@@ -22,6 +22,7 @@ pub mod gzip;
 pub mod gzip_stream;
 pub mod heapprofile;
 pub mod heaptrack;
+mod inflate;
 pub mod inline;
 pub mod instruments;
 pub mod jfr;

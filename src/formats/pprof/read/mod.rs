@@ -28,7 +28,8 @@ use super::toplevel::TopLevel;
 use super::*;
 use crate::formats::{Format, Limits, Warnings};
 use crate::model::{
-    Column, ColumnData, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex, INT_NA,
+    Column, ColumnData, LocationIndex, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex,
+    INT_NA,
 };
 use locations::LocationRows;
 use room::StackRoom;
@@ -113,6 +114,8 @@ pub(super) struct Reader<'s> {
     stack_nodes: NodeTable,
     /// The previous sample's stack from the root, one step per pprof location.
     previous_path: Vec<PathStep>,
+    /// Scratch: the locations of a stack's new frames, pushed as one chain.
+    new_frames: Vec<LocationIndex>,
     /// When and how much to reserve of the stack table.
     stack_room: StackRoom,
     source: SourceIndex,
@@ -154,6 +157,7 @@ impl<'s> Reader<'s> {
             value_types: Vec::new(),
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),
+            new_frames: Vec::new(),
             stack_room: StackRoom::new(top.num_samples),
             source,
             labels: LabelColumns::default(),
