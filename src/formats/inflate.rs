@@ -21,15 +21,16 @@ pub(super) enum Stop {
     NeedsInput,
 }
 
-/// One raw DEFLATE stream being inflated.
+/// One raw DEFLATE stream being inflated (its state boxed: a few hundred bytes, moved with
+/// the stream that holds it).
 pub(super) struct RawInflater {
-    inner: Inflate,
+    inner: Box<Inflate>,
 }
 
 impl RawInflater {
     pub(super) fn new() -> Self {
         RawInflater {
-            inner: Inflate::new(false, WINDOW_BITS),
+            inner: Box::new(Inflate::new(false, WINDOW_BITS)),
         }
     }
 
