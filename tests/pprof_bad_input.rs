@@ -391,6 +391,16 @@ fn invalid_cases() -> Vec<(&'static str, Vec<u8>)> {
             enc(&|p| p.sample[0].location_id = vec![1, 7]),
         ),
         (
+            // Ids 1 and 3 (a dense map's range): 2 lies inside it and is not defined.
+            "location-dangling-in-a-gap.pb",
+            enc(&|p| {
+                let mut third = p.location[0].clone();
+                third.id = 3;
+                p.location.push(third);
+                p.sample[0].location_id = vec![3, 2, 1];
+            }),
+        ),
+        (
             "function-id-duplicate.pb",
             enc(&|p| p.function.push(p.function[0])),
         ),

@@ -252,28 +252,6 @@ impl ProfileBuilder {
         StackIndex(to_u32(st.prefix.len() - 1))
     }
 
-    /// Appends a chain of new stack nodes: the first's prefix is `prefix`, each next one's the
-    /// node before it, their locations `locations` in order. Returns the last (`prefix` when
-    /// `locations` is empty). The same contract as [`Self::push_stack_node`], for a stack's
-    /// frames that a reader knows to be new (its walk created their caller): both columns
-    /// grow once, not once a frame.
-    pub fn push_stack_chain(
-        &mut self,
-        prefix: StackIndex,
-        locations: &[LocationIndex],
-    ) -> StackIndex {
-        let st = &mut self.p.stacks;
-        let first = to_u32(st.prefix.len());
-        let Some(more) = locations.len().checked_sub(1) else {
-            return prefix;
-        };
-        let end = to_u32(st.prefix.len().saturating_add(more));
-        st.prefix
-            .extend(std::iter::once(prefix.0).chain(first..end));
-        st.location.extend_from_slice(locations);
-        StackIndex(to_u32(st.prefix.len() - 1))
-    }
-
     /// The stack node of a whole stack given innermost frame first (as pprof and Rprof list
     /// frames). `None` for an empty stack.
     ///

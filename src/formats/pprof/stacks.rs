@@ -108,11 +108,6 @@ impl NodeTable {
         node
     }
 
-    /// True once the current walk created a node: its later frames are new too.
-    pub(super) fn created_in_walk(&self) -> bool {
-        self.walk_start != EMPTY
-    }
-
     /// Ends a walk (one sample's stack).
     pub(super) fn end_walk(&mut self) {
         self.walk_start = EMPTY;

@@ -19,6 +19,25 @@ pub(super) struct LocationRows {
     pub(super) count: u32,
 }
 
+impl LocationRows {
+    /// No location has this id (a `count` no location has).
+    pub(super) const UNDEFINED: LocationRows = LocationRows {
+        first: u32::MAX,
+        count: u32::MAX,
+    };
+}
+
+/// The rows of each location by its id, when the ids are dense (empty otherwise): a sample's
+/// frames then cost one lookup each, not two.
+fn lines_by_id(rows: &IdMap, ranges: &[LocationRows]) -> Vec<LocationRows> {
+    let IdMap::Dense(row_of_id) = rows else {
+        return Vec::new();
+    };
+    let range = |&r: &u32| ranges.get(r as usize).copied();
+    let lines = |r| range(r).unwrap_or(LocationRows::UNDEFINED);
+    row_of_id.iter().map(lines).collect()
+}
+
 /// Location extension columns, filled row by row and attached at the end.
 #[derive(Default)]
 struct LocationExt {
@@ -48,6 +67,7 @@ impl Reader<'_> {
             self.location_ranges.push(rows);
         }
         self.attach_location_ext(ext);
+        self.lines_by_id = lines_by_id(&self.location_rows, &self.location_ranges);
         Ok(())
     }
 

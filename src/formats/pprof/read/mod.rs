@@ -28,8 +28,7 @@ use super::toplevel::TopLevel;
 use super::*;
 use crate::formats::{Format, Limits, Warnings};
 use crate::model::{
-    Column, ColumnData, LocationIndex, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex,
-    INT_NA,
+    Column, ColumnData, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex, INT_NA,
 };
 use locations::LocationRows;
 use room::StackRoom;
@@ -109,13 +108,14 @@ pub(super) struct Reader<'s> {
     function_rows: IdMap,
     location_rows: IdMap,
     location_ranges: Vec<LocationRows>,
+    /// `location_ranges` by location id when the ids are dense ([`LocationRows::UNDEFINED`]
+    /// for an id no location has); empty when they are not.
+    lines_by_id: Vec<LocationRows>,
     value_types: Vec<ValueTypeIndex>,
     /// Interned stack nodes.
     stack_nodes: NodeTable,
     /// The previous sample's stack from the root, one step per pprof location.
     previous_path: Vec<PathStep>,
-    /// Scratch: the locations of a stack's new frames, pushed as one chain.
-    new_frames: Vec<LocationIndex>,
     /// When and how much to reserve of the stack table.
     stack_room: StackRoom,
     source: SourceIndex,
@@ -154,10 +154,10 @@ impl<'s> Reader<'s> {
             function_rows: IdMap::Dense(Vec::new()),
             location_rows: IdMap::Dense(Vec::new()),
             location_ranges: Vec::new(),
+            lines_by_id: Vec::new(),
             value_types: Vec::new(),
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),
-            new_frames: Vec::new(),
             stack_room: StackRoom::new(top.num_samples),
             source,
             labels: LabelColumns::default(),

@@ -178,9 +178,7 @@ impl Reader<'_> {
         let (mut node, mut depth) = path
             .last()
             .map_or((None, 0), |step| (Some(step.node), step.depth));
-        let mut rest = location_ids.iter().rev().skip(shared);
-        // Look each frame up until one is new: its callees are new too.
-        for &id in rest.by_ref() {
+        for &id in location_ids.iter().rev().skip(shared) {
             let rows = self.location_lines(index, off, id, &mut depth)?;
             // The caller's line (the last) is outermost.
             for k in (0..rows.count).rev() {
@@ -194,52 +192,8 @@ impl Reader<'_> {
                     depth,
                 });
             }
-            if self.stack_nodes.created_in_walk() {
-                break;
-            }
         }
-        match node {
-            Some(caller) if self.stack_nodes.created_in_walk() => {
-                self.push_new_frames(index, off, (caller, depth), rest.copied())
-            }
-            _ => Ok(node),
-        }
-    }
-
-    /// Pushes the frames of `location_ids` (root first), all new, below `caller` (a node this
-    /// walk created, the last pushed, `depth` frames deep) as one chain; returns the last node.
-    fn push_new_frames(
-        &mut self,
-        index: usize,
-        off: usize,
-        (caller, mut depth): (StackIndex, usize),
-        location_ids: impl Iterator<Item = u64>,
-    ) -> Result<Option<StackIndex>, ReadError> {
-        let mut frames = std::mem::take(&mut self.new_frames);
-        frames.clear();
-        let first = self.b.profile().stacks.prefix.len();
-        for id in location_ids {
-            let rows = match self.location_lines(index, off, id, &mut depth) {
-                Ok(rows) => rows,
-                Err(e) => {
-                    self.new_frames = frames;
-                    return Err(e);
-                }
-            };
-            frames.extend((0..rows.count).rev().map(|k| LocationIndex(rows.first + k)));
-            let node = match frames.len() {
-                0 => caller,
-                n => StackIndex(u32::try_from(first + n - 1).unwrap_or(u32::MAX)),
-            };
-            self.previous_path.push(PathStep {
-                location_id: id,
-                node,
-                depth,
-            });
-        }
-        let last = self.b.push_stack_chain(caller, &frames);
-        self.new_frames = frames;
-        Ok(Some(last))
+        Ok(node)
     }
 
     /// The lines of location `id`, adding their count to `depth`; fails when the location is
@@ -251,19 +205,25 @@ impl Reader<'_> {
         id: u64,
         depth: &mut usize,
     ) -> Result<LocationRows, ReadError> {
-        let rows = self
-            .location_rows
-            .get(id)
-            .and_then(|r| self.location_ranges.get(r as usize).copied())
-            .ok_or_else(|| {
-                byte_err(
-                    off,
-                    format!(
-                        "sample[{index}]: sample has nil location (location id {id} is not \
+        let dense = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.lines_by_id.get(i));
+        let rows = match dense {
+            Some(&rows) => Some(rows).filter(|r| r.count != LocationRows::UNDEFINED.count),
+            None => self
+                .location_rows
+                .get(id)
+                .and_then(|r| self.location_ranges.get(r as usize).copied()),
+        };
+        let rows = rows.ok_or_else(|| {
+            byte_err(
+                off,
+                format!(
+                    "sample[{index}]: sample has nil location (location id {id} is not \
                          defined)"
-                    ),
-                )
-            })?;
+                ),
+            )
+        })?;
         *depth = depth.saturating_add(rows.count as usize);
         let max_depth = self.limits.max_stack_depth;
         if *depth > max_depth {
