@@ -34,8 +34,9 @@ impl RawInflater {
         }
     }
 
-    /// Inflates from `input` into `out[*written..]`, advancing `written`; returns the input
-    /// bytes used and why it stopped. Never writes past `out.len()`.
+    /// Inflates from `input` into `out[*written..]`, advancing `written` (also when the data
+    /// turns out corrupt: by what was inflated before the fault); returns the input bytes used
+    /// and why it stopped. Never writes past `out.len()`.
     pub(super) fn inflate(
         &mut self,
         input: &[u8],
@@ -44,14 +45,12 @@ impl RawInflater {
     ) -> Result<(usize, Stop), InflateError> {
         let room = out.get_mut(*written..).unwrap_or_default();
         let (in0, out0) = (self.inner.total_in(), self.inner.total_out());
-        let status = self
-            .inner
-            .decompress(input, room, InflateFlush::NoFlush)
-            .map_err(|_: ZlibError| InflateError::Corrupt)?;
+        let status = self.inner.decompress(input, room, InflateFlush::NoFlush);
         let used = usize::try_from(self.inner.total_in() - in0).unwrap_or(usize::MAX);
         let made = usize::try_from(self.inner.total_out() - out0).unwrap_or(usize::MAX);
+        // Also on an error: what came before the fault is output (a sniffed prefix keeps it).
         *written = written.saturating_add(made);
-        let stop = match status {
+        let stop = match status.map_err(|_: ZlibError| InflateError::Corrupt)? {
             Status::StreamEnd => Stop::Done,
             _ if *written >= out.len() => Stop::OutputFull,
             _ => Stop::NeedsInput,
@@ -103,5 +102,11 @@ mod tests {
         // Block type 3 is reserved (RFC 1951 §3.2.3).
         let bad = RawInflater::new().inflate(&[0x07, 0, 0], &mut out, &mut 0);
         assert!(matches!(bad, Err(InflateError::Corrupt)));
+        // A stored block "abc" (not final), then a reserved block: "abc" stays output.
+        let mut written = 0;
+        let stored = [0x00, 0x03, 0x00, 0xfc, 0xff, b'a', b'b', b'c', 0x07];
+        let r = RawInflater::new().inflate(&stored, &mut out, &mut written);
+        assert!(matches!(r, Err(InflateError::Corrupt)));
+        assert_eq!(&out[..written], b"abc");
     }
 }
