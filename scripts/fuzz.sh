@@ -94,7 +94,8 @@ dict_of() {
 }
 
 # build: the targets, with debug assertions (overflow checks) and without a sanitizer (the
-# crate has no `unsafe`; panics, timeouts and OOMs are what the runs look for).
+# crate has no `unsafe`; panics, timeouts and OOMs are what the runs look for; zlib-rs, the
+# gzip inflater, has: docs/fuzzing.md records its targets' runs under -s address).
 build() {
   command -v cargo-fuzz >/dev/null || {
     step "cargo-fuzz is missing: cargo install cargo-fuzz (once, a few minutes)"

@@ -36,7 +36,8 @@ impl RawInflater {
 
     /// Inflates from `input` into `out[*written..]`, advancing `written` (also when the data
     /// turns out corrupt: by what was inflated before the fault); returns the input bytes used
-    /// and why it stopped. Never writes past `out.len()`.
+    /// and why it stopped. Never writes past `out.len()`. `NeedsInput` means every input byte
+    /// was taken (what it has not decoded yet stays in the inflater's state).
     pub(super) fn inflate(
         &mut self,
         input: &[u8],
@@ -53,7 +54,10 @@ impl RawInflater {
         let stop = match status.map_err(|_: ZlibError| InflateError::Corrupt)? {
             Status::StreamEnd => Stop::Done,
             _ if *written >= out.len() => Stop::OutputFull,
-            _ => Stop::NeedsInput,
+            _ if used >= input.len() => Stop::NeedsInput,
+            // Input and room both left, yet it stopped: it cannot go on (zlib stops only when
+            // one of them runs out), and the input it left must not be dropped silently.
+            _ => return Err(InflateError::Corrupt),
         };
         Ok((used, stop))
     }
