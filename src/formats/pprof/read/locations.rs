@@ -19,25 +19,6 @@ pub(super) struct LocationRows {
     pub(super) count: u32,
 }
 
-impl LocationRows {
-    /// No location has this id (a `count` no location has).
-    pub(super) const UNDEFINED: LocationRows = LocationRows {
-        first: u32::MAX,
-        count: u32::MAX,
-    };
-}
-
-/// The rows of each location by its id, when the ids are dense (empty otherwise): a sample's
-/// frames then cost one lookup each, not two.
-fn lines_by_id(rows: &IdMap, ranges: &[LocationRows]) -> Vec<LocationRows> {
-    let IdMap::Dense(row_of_id) = rows else {
-        return Vec::new();
-    };
-    let range = |&r: &u32| ranges.get(r as usize).copied();
-    let lines = |r| range(r).unwrap_or(LocationRows::UNDEFINED);
-    row_of_id.iter().map(lines).collect()
-}
-
 /// Location extension columns, filled row by row and attached at the end.
 #[derive(Default)]
 struct LocationExt {
@@ -51,23 +32,22 @@ struct LocationExt {
 
 impl Reader<'_> {
     pub(super) fn locations(&mut self, top: &TopLevel) -> Result<(), ReadError> {
-        self.location_rows =
+        self.location_lines =
             IdMap::for_ids(top.locations.iter().map(|(l, _)| l.id), top.locations.len());
-        self.location_ranges = Vec::with_capacity(top.locations.len());
         let mut ext = LocationExt::default();
         for (i, (loc, off)) in top.locations.iter().enumerate() {
             let off = *off;
             if loc.id == 0 {
                 return Err(reserved_id(off, "location", i, "id"));
             }
-            if !self.location_rows.insert(loc.id, i as u32) {
+            if self.location_lines.get(loc.id).is_some() {
                 return Err(duplicate_id(off, "location", loc.id));
             }
             let rows = self.location_rows_of(loc, off, &mut ext)?;
-            self.location_ranges.push(rows);
+            // New, and the map was sized for every id: the insert succeeds.
+            self.location_lines.insert(loc.id, rows);
         }
         self.attach_location_ext(ext);
-        self.lines_by_id = lines_by_id(&self.location_rows, &self.location_ranges);
         Ok(())
     }
 

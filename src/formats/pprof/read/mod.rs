@@ -105,12 +105,9 @@ pub(super) struct Reader<'s> {
     strings: Vec<Cow<'s, str>>,
     /// Model id of each pprof string index, interned on first use (`u32::MAX` = not yet).
     string_ids: Vec<u32>,
-    function_rows: IdMap,
-    location_rows: IdMap,
-    location_ranges: Vec<LocationRows>,
-    /// `location_ranges` by location id when the ids are dense ([`LocationRows::UNDEFINED`]
-    /// for an id no location has); empty when they are not.
-    lines_by_id: Vec<LocationRows>,
+    function_rows: IdMap<u32>,
+    /// The model rows of each location, by its pprof id.
+    location_lines: IdMap<LocationRows>,
     value_types: Vec<ValueTypeIndex>,
     /// Interned stack nodes.
     stack_nodes: NodeTable,
@@ -152,9 +149,7 @@ impl<'s> Reader<'s> {
             strings,
             string_ids,
             function_rows: IdMap::Dense(Vec::new()),
-            location_rows: IdMap::Dense(Vec::new()),
-            location_ranges: Vec::new(),
-            lines_by_id: Vec::new(),
+            location_lines: IdMap::Dense(Vec::new()),
             value_types: Vec::new(),
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),

@@ -114,7 +114,7 @@ impl Reader<'_> {
     /// the `rest` bytes of input after the current sample could add to the `nodes` there are:
     /// each new node is a line of a location whose id takes at least a byte.
     fn reserve_stack_room(&mut self, forecast: usize, nodes: usize, rest: usize) {
-        let lines = self.location_ranges.iter().map(|r| r.count as usize).max();
+        let lines = self.location_lines.values().map(|r| r.count as usize).max();
         let bound = nodes.saturating_add(rest.saturating_mul(lines.unwrap_or(1)));
         self.b.reserve_stack_nodes(forecast.min(bound));
     }
@@ -205,16 +205,7 @@ impl Reader<'_> {
         id: u64,
         depth: &mut usize,
     ) -> Result<LocationRows, ReadError> {
-        let dense = usize::try_from(id)
-            .ok()
-            .and_then(|i| self.lines_by_id.get(i));
-        let rows = match dense {
-            Some(&rows) => Some(rows).filter(|r| r.count != LocationRows::UNDEFINED.count),
-            None => self
-                .location_rows
-                .get(id)
-                .and_then(|r| self.location_ranges.get(r as usize).copied()),
-        };
+        let rows = self.location_lines.get(id);
         let rows = rows.ok_or_else(|| {
             byte_err(
                 off,
