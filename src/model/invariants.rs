@@ -35,6 +35,13 @@ fn err(place: &str, problem: String) -> ModelError {
 
 /// Checks the physical invariants that make unchecked indexing downstream safe.
 pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
+    check_invariants_given(p, false)
+}
+
+/// [`check_invariants`], skipping the pass over the stack table when `stacks_sound` (its
+/// caller built every node and checked each as it was pushed: an earlier prefix, a location
+/// that exists).
+pub(super) fn check_invariants_given(p: &Profile, stacks_sound: bool) -> Result<(), ModelError> {
     let nstr = p.strings.len();
     let str_ok = |s: &StringId| s.idx() < nstr;
     let n_src = p.sources.source_type.len();
@@ -87,7 +94,10 @@ pub fn check_invariants(p: &Profile) -> Result<(), ModelError> {
             format!("row {} refers to a missing function", i + 1),
         ));
     }
-    if let Some(i) = first_bad_stack_node(&p.stacks, n_loc) {
+    let bad_node = (!stacks_sound)
+        .then(|| first_bad_stack_node(&p.stacks, n_loc))
+        .flatten();
+    if let Some(i) = bad_node {
         return Err(err(
             "stacks",
             format!("node {i} breaks prefix < index or has a missing location"),
@@ -198,5 +208,35 @@ mod tests {
             );
             assert_eq!(message.as_deref(), Some(want.as_str()), "{nodes:?}");
         }
+    }
+
+    /// A builder's pushed nodes are checked as they are pushed, not read again by `build`:
+    /// every kind of unsound push still fails the build, naming the first unsound node.
+    #[test]
+    fn a_builders_unsound_pushes_fail_its_build() {
+        use crate::model::ProfileBuilder;
+        let build = |nodes: &[(Option<u32>, u32)], keep_locations: usize| {
+            let mut b = ProfileBuilder::new();
+            for _ in 0..3 {
+                b.add_location(None, 0);
+            }
+            for &(prefix, loc) in nodes {
+                b.push_stack_node(prefix.map(StackIndex), LocationIndex(loc));
+            }
+            b.locations_mut().function.truncate(keep_locations);
+            b.locations_mut().line.truncate(keep_locations);
+            b.build().err().map(|e| e.to_string())
+        };
+        let bad = |i: usize| {
+            Some(format!(
+                "profile model: stacks: node {i} breaks prefix < index or has a missing location"
+            ))
+        };
+        let sound = [(None, 0), (Some(0), 1), (Some(1), 2), (Some(0), 2)];
+        assert_eq!(build(&sound, 3), None);
+        assert_eq!(build(&[(None, 0), (Some(1), 1)], 3), bad(1)); // its own prefix
+        assert_eq!(build(&[(None, 0), (Some(0), 1), (Some(7), 0)], 3), bad(2)); // a later one
+        assert_eq!(build(&[(None, 0), (Some(0), 3)], 3), bad(1)); // a missing location
+        assert_eq!(build(&sound, 2), bad(2)); // a location removed after the push
     }
 }

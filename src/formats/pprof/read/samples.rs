@@ -131,15 +131,18 @@ impl Reader<'_> {
             ));
         }
         let stack = self.stack(index, off, &sample.location_id)?;
-        let s = self.b.add_sample(self.source, stack);
-        for (&vt, &v) in self.value_types.iter().zip(&sample.value) {
+        for &v in &sample.value {
             if v.unsigned_abs() > MAX_EXACT_F64 as u64 {
                 self.warnings.add(FORMAT, "inexact-value", || {
                     format!("sample[{index}]: value {v} is not exact as a double")
                 });
             }
-            self.b.set_value(s, vt, v as f64);
         }
+        // Sample type `i` is value column `i` (`value_types` makes every name unique).
+        let values = sample.value.iter().map(|&v| v as f64);
+        let s = self
+            .b
+            .add_sample_in_column_order(self.source, stack, values);
         for label in &sample.label {
             self.label(s.logical_id(), index, off, label)?;
         }
