@@ -182,12 +182,13 @@ impl<'a> Fields<'a> {
 impl Fields<'_> {
     /// Skips the run of length-delimited fields numbered `number` (1–15: a one-byte key) that
     /// starts here, and returns how many it skipped: a message's repeated field (pprof's
-    /// samples) counted without being split into [`Field`]s. Stops before any other field and
-    /// before a malformed one, which the next [`Iterator::next`] then reports.
-    pub fn skip_run(&mut self, number: u8) -> usize {
+    /// samples) counted without being split into [`Field`]s. Stops after `max` fields, before
+    /// any other field and before a malformed one, which the next [`Iterator::next`] then
+    /// reports.
+    pub fn skip_run(&mut self, number: u8, max: usize) -> usize {
         let key = (number << 3) | WIRE_LEN;
         let mut skipped = 0;
-        while !self.failed && self.buf.get(self.pos) == Some(&key) {
+        while skipped < max && !self.failed && self.buf.get(self.pos) == Some(&key) {
             let mut at = self.pos + 1;
             let Some(len) = read_varint(self.buf, &mut at) else {
                 break;
@@ -289,19 +290,24 @@ mod tests {
             0x12, 1, b'a', 0x12, 0, 0x12, 2, b'b', b'c', 0x32, 1, b'd', 0x12, 0xac, 0x02, b'x',
         ];
         let mut it = Fields::new(&buf, 10);
-        assert_eq!(it.skip_run(6), 0);
-        assert_eq!(it.skip_run(2), 3);
-        assert_eq!(it.skip_run(2), 0);
+        assert_eq!(it.skip_run(6, usize::MAX), 0);
+        assert_eq!(it.skip_run(2, usize::MAX), 3);
+        assert_eq!(it.skip_run(2, usize::MAX), 0);
         let f = it.next().unwrap().unwrap();
         assert_eq!((f.number, f.offset), (6, 19));
-        assert_eq!(it.skip_run(2), 0);
+        assert_eq!(it.skip_run(2, usize::MAX), 0);
         let e = it.next().unwrap().unwrap_err();
         assert_eq!(e.field_offset, 22);
         assert!(e
             .message
             .contains("field 2 is 300 bytes long but only 1 bytes remain"));
-        assert_eq!(it.skip_run(2), 0);
+        assert_eq!(it.skip_run(2, usize::MAX), 0);
         assert!(it.next().is_none());
+        // At most `max` at a time, the rest by the next call.
+        let mut it = Fields::new(&buf, 10);
+        assert_eq!(it.skip_run(2, 2), 2);
+        assert_eq!(it.skip_run(2, 2), 1);
+        assert_eq!(it.next().unwrap().unwrap().offset, 19);
     }
 
     #[test]
