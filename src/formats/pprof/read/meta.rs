@@ -18,10 +18,16 @@ impl Reader<'_> {
             let name = self.text(vt.r#type, *off, &what)?.to_owned();
             let unit = self.text(vt.unit, *off, &what)?.to_owned();
             let name = names.unique(name, &mut self.warnings);
-            let before = self.b.profile().values.len();
+            // Every name is unique, so sample type `i` becomes value column `i`, which the
+            // samples rely on (their values go into the columns in order).
             let index = self.b.value_type(&name, &unit);
-            debug_assert_eq!(index.idx(), before);
-            self.value_types.push(index);
+            if index.idx() != i {
+                return Err(ReadError::whole(
+                    FORMAT,
+                    format!("internal error: sample_type[{i}] did not get value column {i}"),
+                ));
+            }
+            self.num_value_types += 1;
         }
         Ok(())
     }

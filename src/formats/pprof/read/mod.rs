@@ -27,9 +27,7 @@ use super::stacks::NodeTable;
 use super::toplevel::TopLevel;
 use super::*;
 use crate::formats::{Format, Limits, Warnings};
-use crate::model::{
-    Column, ColumnData, ProfileBuilder, SourceIndex, StringId, ValueTypeIndex, INT_NA,
-};
+use crate::model::{Column, ColumnData, ProfileBuilder, SourceIndex, StringId, INT_NA};
 use locations::LocationRows;
 use room::StackRoom;
 pub(super) use samples::SamplePosition;
@@ -108,7 +106,8 @@ pub(super) struct Reader<'s> {
     function_rows: IdMap<u32>,
     /// The model rows of each location, by its pprof id.
     location_lines: IdMap<LocationRows>,
-    value_types: Vec<ValueTypeIndex>,
+    /// Sample types read: value columns `0..num_value_types`, in the file's order.
+    num_value_types: usize,
     /// Interned stack nodes.
     stack_nodes: NodeTable,
     /// The previous sample's stack from the root, one step per pprof location.
@@ -150,7 +149,7 @@ impl<'s> Reader<'s> {
             string_ids,
             function_rows: IdMap::Dense(Vec::new()),
             location_lines: IdMap::Dense(Vec::new()),
-            value_types: Vec::new(),
+            num_value_types: 0,
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),
             stack_room: StackRoom::new(top.num_samples),

@@ -120,13 +120,13 @@ impl Reader<'_> {
     }
 
     fn sample(&mut self, index: usize, off: usize, sample: &Sample) -> Result<(), ReadError> {
-        if sample.value.len() != self.value_types.len() {
+        if sample.value.len() != self.num_value_types {
             return Err(byte_err(
                 off,
                 format!(
                     "sample[{index}]: mismatch: sample has {} values vs. {} types",
                     sample.value.len(),
-                    self.value_types.len()
+                    self.num_value_types
                 ),
             ));
         }
@@ -138,7 +138,7 @@ impl Reader<'_> {
                 });
             }
         }
-        // Sample type `i` is value column `i` (`value_types` makes every name unique).
+        // Sample type `i` is value column `i` (see `value_types`).
         let values = sample.value.iter().map(|&v| v as f64);
         let s = self
             .b
