@@ -415,6 +415,21 @@ impl ProfileBuilder {
         ValueTypeIndex(to_u32(self.p.values.len() - 1))
     }
 
+    /// Room for `total` samples in all, in the sample table and every value column declared
+    /// so far, allocated once and exactly (see [`Self::reserve_stack_nodes`]): for a reader
+    /// that knows the count before it reads the samples. Room that cannot be had is not an
+    /// error.
+    pub fn reserve_samples(&mut self, total: usize) {
+        let more = total.saturating_sub(self.p.samples.source.len());
+        let s = &mut self.p.samples;
+        let _ = s.source.try_reserve_exact(more);
+        let _ = s.stack.try_reserve_exact(more);
+        for (col, pres) in self.p.values.iter_mut().zip(&mut self.value_presence) {
+            let _ = col.values.try_reserve_exact(more);
+            let _ = pres.try_reserve_exact(more);
+        }
+    }
+
     /// Adds a sample row; its values are set with [`Self::set_value`].
     pub fn add_sample(&mut self, source: SourceIndex, stack: Option<StackIndex>) -> SampleIndex {
         let s = &mut self.p.samples;

@@ -76,6 +76,8 @@ pub(super) fn before_samples<'d, 's>(
     reader.locations(&top)?;
     reader.value_types(&top)?;
     reader.check_sample_limit(&top)?;
+    // Pass 1 counted the samples (each at least two bytes of the input).
+    reader.b.reserve_samples(top.num_samples);
     Ok((top, reader))
 }
 
