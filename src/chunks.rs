@@ -22,7 +22,7 @@ pub fn in_chunks<F: FnMut(Range<usize>) -> bool>(range: Range<usize>, mut f: F) 
     let mut at = range.start;
     while at < range.end {
         let end = at.saturating_add(CHUNK).min(range.end);
-        if !one_call(at..end, &mut f) {
+        if !opaque_call(&mut f, at..end) {
             return false;
         }
         at = end;
@@ -35,7 +35,7 @@ pub fn in_chunks_rev<F: FnMut(Range<usize>) -> bool>(range: Range<usize>, mut f:
     let mut end = range.end;
     while end > range.start {
         let at = end.saturating_sub(CHUNK).max(range.start);
-        if !one_call(at..end, &mut f) {
+        if !opaque_call(&mut f, at..end) {
             return false;
         }
         end = at;
@@ -43,13 +43,14 @@ pub fn in_chunks_rev<F: FnMut(Range<usize>) -> bool>(range: Range<usize>, mut f:
     true
 }
 
-/// Calls `f` through a trait object the optimisers cannot see through (`black_box`): `f`'s
+/// Calls `f(arg)` through a trait object the optimisers cannot see through (`black_box`): `f`'s
 /// body stays a function of its own, called once per chunk, which is what the engine
 /// optimises. A direct call was not enough: a function with one caller is inlined into it
-/// whatever its size (wasm-opt -O3 did, and the chunks ran on baseline code again).
-fn one_call(range: Range<usize>, f: &mut dyn FnMut(Range<usize>) -> bool) -> bool {
+/// whatever its size (wasm-opt -O3 did, and the chunks ran on baseline code again). For a pass
+/// cut into calls some other way (pprof's sample count, a bounded run per call).
+pub fn opaque_call<A, R>(f: &mut dyn FnMut(A) -> R, arg: A) -> R {
     let f = std::hint::black_box(f);
-    f(range)
+    f(arg)
 }
 
 #[cfg(test)]

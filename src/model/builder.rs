@@ -7,8 +7,8 @@ use std::hash::{BuildHasher as _, Hasher as _};
 
 use super::columns::{Cell, ColumnKind, ExtTable};
 use super::ids::*;
-use super::invariants::check_invariants_given;
 pub use super::invariants::{check_invariants, ModelError};
+use super::invariants::{check_invariants_given, prefix_before};
 use super::profile::*;
 use super::stack_index::StackNodeIndex;
 use super::strings::StringTable;
@@ -266,9 +266,8 @@ impl ProfileBuilder {
         let st = &mut self.p.stacks;
         let row = st.prefix.len();
         let pushed = &mut self.pushed;
-        // `NO_INDEX + 1` wraps to 0: a root is always sound.
         let p = encode_opt(prefix.map(|s| s.0));
-        pushed.bad_prefix |= p.wrapping_add(1) as usize > row;
+        pushed.bad_prefix |= !prefix_before(row, p);
         pushed.location_bound = pushed.location_bound.max(location.idx() + 1);
         st.prefix.push(p);
         st.location.push(location);
@@ -432,14 +431,7 @@ impl ProfileBuilder {
 
     /// Adds a sample row; its values are set with [`Self::set_value`].
     pub fn add_sample(&mut self, source: SourceIndex, stack: Option<StackIndex>) -> SampleIndex {
-        let s = &mut self.p.samples;
-        s.source.push(source);
-        s.stack.push(encode_opt(stack.map(|x| x.0)));
-        for (col, pres) in self.p.values.iter_mut().zip(&mut self.value_presence) {
-            col.values.push(f64::NAN);
-            pres.push(false);
-        }
-        SampleIndex(to_u32(s.source.len() - 1))
+        self.add_sample_in_column_order(source, stack, [])
     }
 
     /// Adds a sample row with the values of the value columns in column order: the row

@@ -131,11 +131,17 @@ pub(super) fn check_invariants_given(p: &Profile, stacks_sound: bool) -> Result<
     Ok(())
 }
 
-/// Whether stack node `i` is sound: its prefix is none or an earlier node, and its location
-/// one of `n_loc`. Branch-free (`NO_INDEX + 1` wraps to 0), so the pass over every node has
-/// no early exit to test per node.
+/// Whether `prefix` (encoded: [`NO_INDEX`] for none) may be the prefix of stack node `i`: none,
+/// or an earlier node. Branch-free: `NO_INDEX + 1` wraps to 0.
+#[inline]
+pub(super) fn prefix_before(i: usize, prefix: u32) -> bool {
+    (prefix.wrapping_add(1) as usize) <= i
+}
+
+/// Whether stack node `i` is sound: [`prefix_before`], and its location one of `n_loc`.
+/// Branch-free, so the pass over every node has no early exit to test per node.
 fn stack_node_ok(i: usize, prefix: u32, location: LocationIndex, n_loc: usize) -> bool {
-    ((prefix.wrapping_add(1) as usize) <= i) & (location.idx() < n_loc)
+    prefix_before(i, prefix) & (location.idx() < n_loc)
 }
 
 /// The first unsound stack node (see [`stack_node_ok`]), if any. The common case, every node

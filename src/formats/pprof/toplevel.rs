@@ -7,6 +7,7 @@ use prost::Message;
 
 use super::errors::byte_err;
 use super::schema::{Function, Location, Mapping, ValueType};
+use crate::chunks::opaque_call;
 use crate::formats::protowire::{self, Fields, Value, WIRE_LEN, WIRE_VARINT};
 use crate::formats::ReadError;
 
@@ -41,12 +42,6 @@ pub(super) fn expected_wire_types(number: u64) -> Option<&'static [u8]> {
 
 /// Samples counted per call of [`Fields::skip_run`].
 const SKIP_RUN: usize = 1 << 12;
-
-/// Skips up to [`SKIP_RUN`] samples (see [`Fields::skip_run`]). Called through a pointer the
-/// optimisers cannot see through, so that it stays a function the engine can tier up.
-fn skip_samples(fields: &mut Fields<'_>) -> usize {
-    fields.skip_run(field::SAMPLE as u8, SKIP_RUN)
-}
 
 /// An integer scalar of `Profile` and the offset of its field (0 when absent).
 #[derive(Clone, Copy, Default)]
@@ -94,8 +89,8 @@ impl TopLevel {
         loop {
             // Samples are most of the message: count them without splitting them into fields,
             // in calls of a bounded number (wasm code tiers up between calls, not within one).
-            let skip = std::hint::black_box(skip_samples as fn(&mut Fields<'_>) -> usize);
-            let run = skip(&mut fields);
+            let skip = &mut |()| fields.skip_run(field::SAMPLE as u8, SKIP_RUN);
+            let run = opaque_call(skip, ());
             top.num_samples += run;
             if run == SKIP_RUN {
                 continue;

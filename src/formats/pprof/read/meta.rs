@@ -27,7 +27,6 @@ impl Reader<'_> {
                     format!("internal error: sample_type[{i}] did not get value column {i}"),
                 ));
             }
-            self.num_value_types += 1;
         }
         Ok(())
     }

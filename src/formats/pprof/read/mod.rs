@@ -108,8 +108,6 @@ pub(super) struct Reader<'s> {
     function_rows: IdMap<u32>,
     /// The model rows of each location, by its pprof id.
     location_lines: IdMap<LocationRows>,
-    /// Sample types read: value columns `0..num_value_types`, in the file's order.
-    num_value_types: usize,
     /// Interned stack nodes.
     stack_nodes: NodeTable,
     /// The previous sample's stack from the root, one step per pprof location.
@@ -151,7 +149,6 @@ impl<'s> Reader<'s> {
             string_ids,
             function_rows: IdMap::Dense(Vec::new()),
             location_lines: IdMap::Dense(Vec::new()),
-            num_value_types: 0,
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),
             stack_room: StackRoom::new(top.num_samples),

@@ -120,13 +120,14 @@ impl Reader<'_> {
     }
 
     fn sample(&mut self, index: usize, off: usize, sample: &Sample) -> Result<(), ReadError> {
-        if sample.value.len() != self.num_value_types {
+        // The sample types are the builder's value columns (see `value_types`).
+        let types = self.b.profile().values.len();
+        if sample.value.len() != types {
             return Err(byte_err(
                 off,
                 format!(
-                    "sample[{index}]: mismatch: sample has {} values vs. {} types",
+                    "sample[{index}]: mismatch: sample has {} values vs. {types} types",
                     sample.value.len(),
-                    self.num_value_types
                 ),
             ));
         }
