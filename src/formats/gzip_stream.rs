@@ -11,6 +11,10 @@ use super::gzip::{
 };
 use super::inflate::{RawInflater, Stop};
 
+/// Most bytes inflated in one call of the inflater: a piece that stays in cache for its CRC
+/// and for [`GunzipStream::feed_observed`]'s observer.
+const PIECE: usize = 256 << 10;
+
 /// The inflation of one gzip stream fed chunk by chunk.
 pub struct GunzipStream {
     /// The name errors carry (the format the stream was taken for, or "gzip").
@@ -75,6 +79,12 @@ impl GunzipStream {
 
     /// Inflates `chunk`, the next bytes of the stream.
     pub fn feed(&mut self, chunk: &[u8]) {
+        self.feed_observed(chunk, &mut |_| {});
+    }
+
+    /// As [`Self::feed`], calling `observe` with the output so far ([`Self::output`]) after
+    /// each piece of at most [`PIECE`] bytes is inflated, while that piece is still in cache.
+    pub fn feed_observed(&mut self, chunk: &[u8], observe: &mut dyn FnMut(&[u8])) {
         self.fed += chunk.len();
         if self.error.is_some() {
             return;
@@ -83,7 +93,7 @@ impl GunzipStream {
             after.extend_from_slice(chunk);
             return;
         }
-        if let Err(e) = self.inflate(chunk) {
+        if let Err(e) = self.inflate(chunk, observe) {
             let place = Place::Byte(self.body_start as u64);
             self.error = Some(ReadError::new(self.format, place, e.message(self.cap)));
         }
@@ -99,20 +109,32 @@ impl GunzipStream {
         self.written
     }
 
-    /// Runs the inflater over `input` (it keeps what it has not decoded yet in its own state);
-    /// keeps what follows the DEFLATE data in `after`.
-    fn inflate(&mut self, input: &[u8]) -> Result<(), InflateError> {
+    /// The output so far: a prefix of what [`Self::finish`] returns when it succeeds.
+    pub fn output(&self) -> &[u8] {
+        self.out.get(..self.written).unwrap_or_default()
+    }
+
+    /// Runs the inflater over `input` (it keeps what it has not decoded yet in its own state)
+    /// a piece at a time; keeps what follows the DEFLATE data in `after`.
+    fn inflate(
+        &mut self,
+        input: &[u8],
+        observe: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), InflateError> {
         let mut used = 0usize;
         loop {
             let rest = input.get(used..).unwrap_or_default();
             let before = self.written;
-            let (n, stop) = self
-                .inflater
-                .inflate(rest, &mut self.out, &mut self.written)?;
+            let end = self.out.len().min(before.saturating_add(PIECE));
+            let room = self.out.get_mut(..end).unwrap_or_default();
+            let (n, stop) = self.inflater.inflate(rest, room, &mut self.written)?;
             used = used.saturating_add(n);
             let piece = self.out.get(before..self.written).unwrap_or_default();
             self.crc = crc32_update(self.crc, piece);
+            observe(self.output());
             match stop {
+                // The piece is full, not the buffer.
+                Stop::OutputFull if end < self.out.len() => {}
                 Stop::Done => {
                     let rest = input.get(used..).unwrap_or_default();
                     self.trailer_at = self.fed - rest.len();
@@ -208,6 +230,32 @@ mod tests {
             let out = streamed(&gz, 32, size, usize::MAX).unwrap();
             assert_eq!(out, data, "piece size {size}");
         }
+    }
+
+    #[test]
+    fn the_observer_sees_each_piece_while_it_is_the_end_of_the_output() {
+        let data = sample();
+        assert!(data.len() > 4 * PIECE, "{}", data.len());
+        let gz = gzip(&data);
+        let isize = u32::from_le_bytes(gz[gz.len() - 4..].try_into().unwrap());
+        let mut s =
+            GunzipStream::start(&gz[..64], gz.len(), Some(isize), usize::MAX, "gzip").unwrap();
+        let mut seen = vec![s.output().len()];
+        for piece in gz[64..].chunks(1 << 20) {
+            s.feed_observed(piece, &mut |out| {
+                assert_eq!(out, &data[..out.len()]);
+                seen.push(out.len());
+            });
+        }
+        assert_eq!(s.finish().unwrap(), data);
+        assert_eq!(seen.last(), Some(&data.len()));
+        // At most a piece a call: the input's one chunk gave several calls.
+        assert!(
+            seen.windows(2)
+                .all(|w| w[0] <= w[1] && w[1] - w[0] <= PIECE),
+            "{seen:?}"
+        );
+        assert!(seen.len() > data.len() / PIECE, "{seen:?}");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! - gzip: inflated as it arrives ([`GunzipStream`]) into one buffer sized from the trailer;
 //!   the compressed bytes are dropped chunk by chunk. Read by the format a detector claims
-//!   for the compressed bytes, else the one claiming the inflated bytes, as [`read_any`].
+//!   for the compressed bytes, else the one claiming the inflated bytes, as [`read_any`]. For
+//!   pprof, its pass 1 ([`PassOne`]) runs over each inflated piece while it is in cache.
 //! - folded stacks (UTF-8, not differential): each complete line read at once
 //!   ([`LineStream`]); the text is never held.
 //! - anything else: the bytes gathered into one buffer of the size announced, then
@@ -17,7 +18,7 @@ use super::collapsed::stream::{streamable, LineStream};
 use super::error::ReadError;
 use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
-use super::pprof::SteppedRead;
+use super::pprof::{PassOne, SteppedRead};
 use super::registry::{read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES};
 use super::{detect, read_any, Format, Parsed, ReadOptions};
 
@@ -34,10 +35,12 @@ enum Stage {
     Head(Vec<u8>),
     /// Gathered whole, read at the end.
     Whole(Vec<u8>),
-    /// Inflated as it arrives; `claimed`: the format a detector claimed the gzip bytes for.
+    /// Inflated as it arrives; `claimed`: the format a detector claimed the gzip bytes for;
+    /// `ahead`: for pprof, its pass 1 run over the output as it is inflated.
     Gunzip {
         stream: GunzipStream,
         claimed: Option<Format>,
+        ahead: Option<Box<PassOne>>,
     },
     /// Folded stacks, read line by line.
     Lines(Box<LineStream>),
@@ -86,7 +89,10 @@ impl StreamRead {
                 }
             }
             Stage::Whole(all) => all.extend_from_slice(chunk),
-            Stage::Gunzip { stream, .. } => stream.feed(chunk),
+            Stage::Gunzip { stream, ahead, .. } => match ahead {
+                Some(pass) => stream.feed_observed(chunk, &mut |out| pass.advance(out)),
+                None => stream.feed(chunk),
+            },
             Stage::Lines(lines) => {
                 if let Err(e) = lines.feed(chunk) {
                     self.stage = Stage::Failed(e);
@@ -137,7 +143,15 @@ impl StreamRead {
             let name = claimed.map_or("gzip", Format::name);
             let cap = self.options.limits.decompressed_cap(self.total);
             if let Some(stream) = GunzipStream::start(&head, self.total, self.tail, cap, name) {
-                return Stage::Gunzip { stream, claimed };
+                let mut ahead = (claimed == Some(Format::Pprof)).then(Box::<PassOne>::default);
+                if let Some(pass) = &mut ahead {
+                    pass.advance(stream.output());
+                }
+                return Stage::Gunzip {
+                    stream,
+                    claimed,
+                    ahead,
+                };
             }
         } else if streamable(&head) {
             let mut lines = LineStream::new(&self.options);
@@ -191,16 +205,22 @@ impl StreamRead {
     /// The stage once every byte is fed: a pprof profile started in steps, else read whole.
     fn stepped(&self, stage: Stage) -> Stage {
         let pprof = Some(Format::Pprof);
-        let raw = match stage {
-            Stage::Gunzip { stream, claimed } if claimed == pprof => match stream.finish() {
-                Ok(inner) if !is_gzip(&inner) => inner,
+        let (raw, ahead) = match stage {
+            Stage::Gunzip {
+                stream,
+                claimed,
+                ahead,
+            } if claimed == pprof => match stream.finish() {
+                Ok(inner) if !is_gzip(&inner) => (inner, ahead.map(|a| *a).unwrap_or_default()),
                 Ok(inner) => return self.read_whole(Stage::Inflated(inner, claimed)),
                 Err(e) => return Stage::Failed(e),
             },
-            Stage::Whole(bytes) if !is_gzip(&bytes) && detect(&bytes) == pprof => bytes,
+            Stage::Whole(bytes) if !is_gzip(&bytes) && detect(&bytes) == pprof => {
+                (bytes, PassOne::default())
+            }
             other => return self.read_whole(other),
         };
-        match SteppedRead::start(raw, &self.options) {
+        match SteppedRead::start_after(raw, ahead, &self.options) {
             Ok(steps) => Stage::Steps(Box::new(steps)),
             Err(e) => Stage::Failed(e),
         }
@@ -230,7 +250,9 @@ impl StreamRead {
     fn read(&self, stage: Stage) -> Result<Parsed, ReadError> {
         match stage {
             Stage::Head(bytes) | Stage::Whole(bytes) => read_any(&bytes, &self.options),
-            Stage::Gunzip { stream, claimed } => {
+            Stage::Gunzip {
+                stream, claimed, ..
+            } => {
                 let inner = stream.finish()?;
                 read_decompressed(claimed, &inner, GZIP_DATA, &self.options)
             }

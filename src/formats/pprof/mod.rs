@@ -34,6 +34,7 @@ mod toplevel;
 mod write;
 
 pub use read::SteppedRead;
+pub use toplevel::PassOne;
 
 use super::gzip;
 use super::protowire;

@@ -44,14 +44,14 @@ pub(super) fn expected_wire_types(number: u64) -> Option<&'static [u8]> {
 const SKIP_RUN: usize = 1 << 12;
 
 /// An integer scalar of `Profile` and the offset of its field (0 when absent).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Scalar {
     pub(super) value: i64,
     pub(super) offset: usize,
 }
 
 /// Everything of the top level except the samples, which are only counted.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct TopLevel {
     pub(super) sample_types: Vec<(ValueType, usize)>,
     pub(super) mappings: Vec<(Mapping, usize)>,
@@ -81,38 +81,86 @@ fn decode<M: Message + Default>(
     M::decode(payload).map_err(|e| byte_err(offset, format!("{what}[{index}]: cannot decode: {e}")))
 }
 
-impl TopLevel {
-    /// Pass 1 over the top level of `data`.
-    pub(super) fn scan(data: &[u8]) -> Result<Self, ReadError> {
-        let mut top = TopLevel::default();
-        let mut fields = Fields::new(data, 0);
+/// Pass 1 run ahead over an input as it arrives (a gzip file being inflated): it takes the
+/// fields that lie wholly inside what has arrived, while those bytes are still in cache, so
+/// that the pass over the whole input resumes where this one stopped instead of walking half
+/// a million samples again from memory.
+///
+/// Invariant: [`PassOne::finish`] on the whole input gives what `PassOne::default().finish`
+/// gives (pass 1 over the whole input at once), whatever prefixes [`PassOne::advance`] saw: a field it could not take (cut by the end of
+/// what had arrived, malformed, refused) stops it, and `finish` meets that field again and
+/// reports it as the scan does.
+#[derive(Default)]
+pub struct PassOne {
+    top: TopLevel,
+    /// Where the next field starts: every field before it has been taken.
+    pos: usize,
+}
+
+impl PassOne {
+    /// Takes the fields of `prefix`, the input so far (a prefix of what later calls and
+    /// `finish` get), from where the last call stopped.
+    pub fn advance(&mut self, prefix: &[u8]) {
+        let mut fields = Fields::resumed_at(prefix, self.pos);
         loop {
-            // Samples are most of the message: count them without splitting them into fields,
-            // in calls of a bounded number (wasm code tiers up between calls, not within one).
-            let skip = &mut |()| fields.skip_run(field::SAMPLE as u8, SKIP_RUN);
-            let run = opaque_call(skip, ());
-            top.num_samples += run;
-            if run == SKIP_RUN {
-                continue;
+            self.top.num_samples += count_samples(&mut fields);
+            self.pos = fields.position();
+            let Some(Ok(f)) = fields.next() else { return };
+            if self.top.check_and_take(f).is_err() {
+                return;
             }
+            self.pos = fields.position();
+        }
+    }
+
+    /// The rest of pass 1 over `data`, the whole input (all of pass 1, from a default
+    /// `PassOne`).
+    pub(super) fn finish(self, data: &[u8]) -> Result<TopLevel, ReadError> {
+        let PassOne { mut top, pos } = self;
+        let mut fields = Fields::resumed_at(data, pos);
+        loop {
+            top.num_samples += count_samples(&mut fields);
             let Some(f) = fields.next() else { break };
             let f = f.map_err(|e| byte_err(e.offset, e.message))?;
-            let Some(wires) = expected_wire_types(f.number) else {
-                continue; // unknown fields are skipped, as protobuf and Go do
-            };
-            if !wires.contains(&f.value.wire_type()) {
-                return Err(byte_err(
-                    f.offset,
-                    format!(
-                        "type mismatch: Profile field {} has wire type {}",
-                        f.number,
-                        f.value.wire_type()
-                    ),
-                ));
-            }
-            top.take(f)?;
+            top.check_and_take(f)?;
         }
         Ok(top)
+    }
+}
+
+/// Skips the run of samples at the fields' position and counts them. Samples are most of the
+/// message: they are counted without being split into fields, in calls of a bounded number
+/// (wasm code tiers up between calls, not within one).
+fn count_samples(fields: &mut Fields<'_>) -> usize {
+    let mut counted = 0;
+    loop {
+        let skip = &mut |()| fields.skip_run(field::SAMPLE as u8, SKIP_RUN);
+        let run = opaque_call(skip, ());
+        counted += run;
+        if run < SKIP_RUN {
+            return counted;
+        }
+    }
+}
+
+impl TopLevel {
+    /// Takes a field other than a run of samples: unknown fields are skipped (as protobuf and
+    /// Go do); a known one must have its wire type.
+    fn check_and_take(&mut self, f: protowire::Field<'_>) -> Result<(), ReadError> {
+        let Some(wires) = expected_wire_types(f.number) else {
+            return Ok(());
+        };
+        if !wires.contains(&f.value.wire_type()) {
+            return Err(byte_err(
+                f.offset,
+                format!(
+                    "type mismatch: Profile field {} has wire type {}",
+                    f.number,
+                    f.value.wire_type()
+                ),
+            ));
+        }
+        self.take(f)
     }
 
     fn take(&mut self, f: protowire::Field<'_>) -> Result<(), ReadError> {
@@ -168,5 +216,81 @@ impl TopLevel {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::gzip;
+
+    /// Pass 1 over `data` at once, as text (the top level, or the error).
+    fn whole(data: &[u8]) -> String {
+        show(PassOne::default().finish(data))
+    }
+
+    fn show(r: Result<TopLevel, ReadError>) -> String {
+        match r {
+            Ok(top) => format!("{top:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Pass 1 run ahead over the prefixes of `data` ending at `cuts`, then finished; checks
+    /// that it gives the whole pass's answer and returns how far the run ahead got.
+    fn ahead(data: &[u8], cuts: impl Iterator<Item = usize>) -> usize {
+        let mut pass = PassOne::default();
+        for cut in cuts {
+            pass.advance(&data[..cut.min(data.len())]);
+        }
+        let reached = pass.pos;
+        assert_eq!(show(pass.finish(data)), whole(data));
+        reached
+    }
+
+    /// The raw `Profile` of every pprof file of the shared corpus.
+    fn corpus() -> Vec<Vec<u8>> {
+        let corpus = std::env::var("PROFTAB_CORPUS").unwrap_or_else(|_| "../shared/corpus".into());
+        let dir = std::fs::read_dir(std::path::Path::new(&corpus).join("pprof"))
+            .unwrap_or_else(|e| panic!("{corpus}/pprof: {e}"));
+        let raw = |bytes: Vec<u8>| match gzip::is_gzip(&bytes) {
+            true => gzip::gunzip_capped(&bytes, 1 << 30, "pprof").unwrap(),
+            false => bytes,
+        };
+        dir.flatten()
+            .map(|e| raw(std::fs::read(e.path()).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn run_ahead_over_any_prefixes_gives_the_whole_pass() {
+        let files = corpus();
+        assert!(files.len() >= 10, "only {} corpus files", files.len());
+        for data in &files {
+            let n = data.len();
+            // Every field taken once the whole input has arrived: finish has nothing left.
+            assert_eq!(ahead(data, std::iter::once(n)), n);
+            assert_eq!(ahead(data, (0..n).step_by(7).chain([n])), n);
+            ahead(data, (0..=n).step_by(1 + n / 97));
+            ahead(data, [n / 3, n / 3, n / 2].into_iter());
+        }
+    }
+
+    #[test]
+    fn a_bad_field_is_reported_as_the_whole_pass_reports_it() {
+        let data = corpus().into_iter().max_by_key(Vec::len).unwrap();
+        let n = data.len();
+        let mut reports = std::collections::BTreeSet::new();
+        for at in (0..n).step_by(1 + n / 61) {
+            for (byte, cut) in [(0xff, n), (0x00, n), (data[at], at + 1)] {
+                let mut bad = data[..cut].to_vec();
+                bad[at] = byte;
+                ahead(&bad, (0..=cut).step_by(1 + cut / 13));
+                ahead(&bad, std::iter::once(cut));
+                reports.insert(whole(&bad).chars().take(40).collect::<String>());
+            }
+        }
+        // The damage gave errors of several kinds, not one.
+        assert!(reports.len() >= 4, "{reports:?}");
     }
 }

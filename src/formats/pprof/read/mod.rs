@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use super::errors::byte_err;
 use super::ids::IdMap;
 use super::stacks::NodeTable;
-use super::toplevel::TopLevel;
+use super::toplevel::{PassOne, TopLevel};
 use super::*;
 use crate::formats::{Format, Limits, Warnings};
 use crate::model::{Column, ColumnData, ProfileBuilder, SourceIndex, StringId, INT_NA};
@@ -45,16 +45,17 @@ pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadEr
     } else {
         Cow::Borrowed(bytes)
     };
-    let (top, mut reader) = before_samples(&data, options, |s| s)?;
+    let (top, mut reader) = before_samples(&data, PassOne::default(), options, |s| s)?;
     reader.samples(&data, &mut SamplePosition::default(), usize::MAX)?;
     reader.after_samples(&top)
 }
 
-/// Pass 1 and the steps before the samples, on the raw (inflated) `data`; `own` turns the
-/// strings borrowed from `data` into those the reader keeps (the identity, or a copy for a
-/// reader that outlives `data`).
+/// Pass 1 (the rest of it, after what `ahead` took as the input arrived) and the steps before
+/// the samples, on the raw (inflated) `data`; `own` turns the strings borrowed from `data`
+/// into those the reader keeps (the identity, or a copy for a reader that outlives `data`).
 pub(super) fn before_samples<'d, 's>(
     data: &'d [u8],
+    ahead: PassOne,
     options: &ReadOptions,
     own: impl Fn(Cow<'d, str>) -> Cow<'s, str>,
 ) -> Result<(TopLevel, Reader<'s>), ReadError> {
@@ -64,7 +65,7 @@ pub(super) fn before_samples<'d, 's>(
             "empty input file (the gzip stream holds no data)",
         ));
     }
-    let top = TopLevel::scan(data)?;
+    let top = ahead.finish(data)?;
     let mut warnings = Warnings::default();
     let strings = lossy_strings(data, &top, &mut warnings)
         .into_iter()

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::{before_samples, Reader, SamplePosition, TopLevel};
+use super::{before_samples, PassOne, Reader, SamplePosition, TopLevel};
 use crate::formats::{Parsed, ReadError, ReadOptions};
 
 /// A pprof profile being read in steps: see the module doc.
@@ -26,7 +26,17 @@ impl SteppedRead {
     /// Starts reading `data`, a raw (not gzipped) pprof `Profile`: pass 1 and everything
     /// before the samples.
     pub fn start(data: Vec<u8>, options: &ReadOptions) -> Result<Self, ReadError> {
-        let (top, reader) = before_samples(&data, options, |s| Cow::Owned(s.into_owned()))?;
+        Self::start_after(data, PassOne::default(), options)
+    }
+
+    /// As [`Self::start`], where `ahead` ran pass 1 over prefixes of `data` as it arrived.
+    pub fn start_after(
+        data: Vec<u8>,
+        ahead: PassOne,
+        options: &ReadOptions,
+    ) -> Result<Self, ReadError> {
+        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
+        let (top, reader) = before_samples(&data, ahead, options, own)?;
         Ok(SteppedRead {
             data,
             top,
