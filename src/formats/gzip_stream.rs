@@ -83,7 +83,8 @@ impl GunzipStream {
     }
 
     /// As [`Self::feed`], calling `observe` with the output so far ([`Self::output`]) after
-    /// each piece of at most [`PIECE`] bytes is inflated, while that piece is still in cache.
+    /// each piece of at most `PIECE` bytes (256 KiB) is inflated, while that piece is still in
+    /// cache.
     pub fn feed_observed(&mut self, chunk: &[u8], observe: &mut dyn FnMut(&[u8])) {
         self.fed += chunk.len();
         if self.error.is_some() {

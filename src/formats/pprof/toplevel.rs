@@ -86,10 +86,10 @@ fn decode<M: Message + Default>(
 /// that the pass over the whole input resumes where this one stopped instead of walking half
 /// a million samples again from memory.
 ///
-/// Invariant: [`PassOne::finish`] on the whole input gives what `PassOne::default().finish`
-/// gives (pass 1 over the whole input at once), whatever prefixes [`PassOne::advance`] saw: a field it could not take (cut by the end of
-/// what had arrived, malformed, refused) stops it, and `finish` meets that field again and
-/// reports it as the scan does.
+/// Invariant: `PassOne::finish` on the whole input gives what `PassOne::default().finish`
+/// gives (pass 1 over the whole input at once), whatever prefixes [`PassOne::advance`] saw: a
+/// field it could not take (cut by the end of what had arrived, malformed, refused) stops it,
+/// and `finish` meets that field again and reports it as the whole pass does.
 #[derive(Default)]
 pub struct PassOne {
     top: TopLevel,
