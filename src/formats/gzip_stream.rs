@@ -12,7 +12,7 @@ use super::gzip::{
 use super::inflate::{RawInflater, Stop};
 
 /// Most bytes inflated in one call of the inflater: a piece that stays in cache for its CRC
-/// and for [`GunzipStream::feed_observed`]'s observer.
+/// and for [`GunzipStream::feed`]'s observer.
 const PIECE: usize = 256 << 10;
 
 /// The inflation of one gzip stream fed chunk by chunk.
@@ -44,13 +44,15 @@ impl GunzipStream {
     /// A stream whose first bytes are `head` (holding the whole member header), of `total`
     /// compressed bytes whose last four are `isize`; `cap` bounds the output. `None` when the
     /// header cannot be parsed from `head` (the caller then reads the whole input at once, so
-    /// the error is the usual one).
+    /// the error is the usual one). What `head` inflates to is observed as [`Self::feed`]
+    /// says.
     pub fn start(
         head: &[u8],
         total: usize,
         isize: Option<u32>,
         cap: usize,
         format: &'static str,
+        observe: &mut dyn FnMut(&[u8]),
     ) -> Option<Self> {
         let body_start = parse_header(head, 0, format).ok()?;
         let hint = trusted_size(isize, total.saturating_sub(body_start));
@@ -73,19 +75,14 @@ impl GunzipStream {
             after: None,
             error: None,
         };
-        s.feed(&head[body_start..]);
+        s.feed(&head[body_start..], observe);
         Some(s)
     }
 
-    /// Inflates `chunk`, the next bytes of the stream.
-    pub fn feed(&mut self, chunk: &[u8]) {
-        self.feed_observed(chunk, &mut |_| {});
-    }
-
-    /// As [`Self::feed`], calling `observe` with the output so far ([`Self::output`]) after
-    /// each piece of at most `PIECE` bytes (256 KiB) is inflated, while that piece is still in
-    /// cache.
-    pub fn feed_observed(&mut self, chunk: &[u8], observe: &mut dyn FnMut(&[u8])) {
+    /// Inflates `chunk`, the next bytes of the stream, calling `observe` with the output so
+    /// far ([`Self::output`]) after each piece of at most `PIECE` bytes (256 KiB) is
+    /// inflated, while that piece is still in cache.
+    pub fn feed(&mut self, chunk: &[u8], observe: &mut dyn FnMut(&[u8])) {
         self.fed += chunk.len();
         if self.error.is_some() {
             return;
@@ -210,9 +207,10 @@ mod tests {
             .len()
             .checked_sub(4)
             .map(|at| u32::from_le_bytes(gz[at..].try_into().unwrap()));
-        let mut s = GunzipStream::start(&gz[..head], gz.len(), isize, cap, "gzip").unwrap();
+        let ignore = &mut |_: &[u8]| {};
+        let mut s = GunzipStream::start(&gz[..head], gz.len(), isize, cap, "gzip", ignore).unwrap();
         for piece in gz[head..].chunks(size) {
-            s.feed(piece);
+            s.feed(piece, ignore);
         }
         s.finish()
     }
@@ -239,14 +237,22 @@ mod tests {
         assert!(data.len() > 4 * PIECE, "{}", data.len());
         let gz = gzip(&data);
         let isize = u32::from_le_bytes(gz[gz.len() - 4..].try_into().unwrap());
-        let mut s =
-            GunzipStream::start(&gz[..64], gz.len(), Some(isize), usize::MAX, "gzip").unwrap();
-        let mut seen = vec![s.output().len()];
+        let mut seen = vec![0];
+        let mut observe = |out: &[u8]| {
+            assert_eq!(out, &data[..out.len()]);
+            seen.push(out.len());
+        };
+        let mut s = GunzipStream::start(
+            &gz[..64],
+            gz.len(),
+            Some(isize),
+            usize::MAX,
+            "gzip",
+            &mut observe,
+        )
+        .unwrap();
         for piece in gz[64..].chunks(1 << 20) {
-            s.feed_observed(piece, &mut |out| {
-                assert_eq!(out, &data[..out.len()]);
-                seen.push(out.len());
-            });
+            s.feed(piece, &mut observe);
         }
         assert_eq!(s.finish().unwrap(), data);
         assert_eq!(seen.last(), Some(&data.len()));

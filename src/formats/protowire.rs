@@ -99,18 +99,10 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// The fields of `buf` from byte `pos` on (a field boundary; offsets count from `buf`'s
-    /// start): where an earlier `Fields` over a prefix of `buf` stopped.
-    pub fn resumed_at(buf: &'a [u8], pos: usize) -> Self {
-        Fields {
-            pos,
-            ..Fields::new(buf, 0)
-        }
-    }
-
-    /// The byte where the next field starts (after the last one returned or skipped).
+    /// The byte where the next field starts (after the last one returned or skipped),
+    /// counted as the offsets are (from `base`).
     pub fn position(&self) -> usize {
-        self.pos
+        self.base.saturating_add(self.pos)
     }
 
     fn error(&mut self, at: usize, truncated: bool, message: String) -> WireError {

@@ -89,10 +89,7 @@ impl StreamRead {
                 }
             }
             Stage::Whole(all) => all.extend_from_slice(chunk),
-            Stage::Gunzip { stream, ahead, .. } => match ahead {
-                Some(pass) => stream.feed_observed(chunk, &mut |out| pass.advance(out)),
-                None => stream.feed(chunk),
-            },
+            Stage::Gunzip { stream, ahead, .. } => stream.feed(chunk, &mut run_ahead(ahead)),
             Stage::Lines(lines) => {
                 if let Err(e) = lines.feed(chunk) {
                     self.stage = Stage::Failed(e);
@@ -142,11 +139,12 @@ impl StreamRead {
             }
             let name = claimed.map_or("gzip", Format::name);
             let cap = self.options.limits.decompressed_cap(self.total);
-            if let Some(stream) = GunzipStream::start(&head, self.total, self.tail, cap, name) {
-                let mut ahead = (claimed == Some(Format::Pprof)).then(Box::<PassOne>::default);
-                if let Some(pass) = &mut ahead {
-                    pass.advance(stream.output());
-                }
+            let mut ahead = (claimed == Some(Format::Pprof)).then(Box::<PassOne>::default);
+            let mut observe = run_ahead(&mut ahead);
+            let started =
+                GunzipStream::start(&head, self.total, self.tail, cap, name, &mut observe);
+            drop(observe); // its borrow of `ahead` ends here
+            if let Some(stream) = started {
                 return Stage::Gunzip {
                     stream,
                     claimed,
@@ -263,6 +261,16 @@ impl StreamRead {
             Stage::Failed(e) => Err(e),
             Stage::Steps(steps) => steps.finish(),
             Stage::Done(result) => *result,
+        }
+    }
+}
+
+/// The observer of a gzip stream's output: pass 1 of a pprof profile, run over each inflated
+/// piece (`ahead`); nothing for other formats.
+fn run_ahead(ahead: &mut Option<Box<PassOne>>) -> impl FnMut(&[u8]) + '_ {
+    move |out| {
+        if let Some(pass) = ahead {
+            pass.advance(out);
         }
     }
 }

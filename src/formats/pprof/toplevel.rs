@@ -101,7 +101,7 @@ impl PassOne {
     /// Takes the fields of `prefix`, the input so far (a prefix of what later calls and
     /// `finish` get), from where the last call stopped.
     pub fn advance(&mut self, prefix: &[u8]) {
-        let mut fields = Fields::resumed_at(prefix, self.pos);
+        let mut fields = fields_from(prefix, self.pos);
         loop {
             self.top.num_samples += count_samples(&mut fields);
             self.pos = fields.position();
@@ -117,7 +117,7 @@ impl PassOne {
     /// `PassOne`).
     pub(super) fn finish(self, data: &[u8]) -> Result<TopLevel, ReadError> {
         let PassOne { mut top, pos } = self;
-        let mut fields = Fields::resumed_at(data, pos);
+        let mut fields = fields_from(data, pos);
         loop {
             top.num_samples += count_samples(&mut fields);
             let Some(f) = fields.next() else { break };
@@ -126,6 +126,12 @@ impl PassOne {
         }
         Ok(top)
     }
+}
+
+/// The fields of `data` from byte `pos` on (a field boundary), their offsets counted from the
+/// start of `data`.
+fn fields_from(data: &[u8], pos: usize) -> Fields<'_> {
+    Fields::new(data.get(pos..).unwrap_or_default(), pos)
 }
 
 /// Skips the run of samples at the fields' position and counts them. Samples are most of the
