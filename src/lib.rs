@@ -20,6 +20,7 @@ pub mod chunks;
 pub mod cli;
 pub mod formats;
 pub mod hash;
+pub mod memory;
 pub mod model;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -2,6 +2,7 @@
 //! the instance must not be used again): [`record_panics`] makes its message readable from
 //! JavaScript first, so that the viewer's worker can say what failed before it is replaced.
 //! [`fault_for_tests`] forces such faults; only the viewer's test build calls it.
+//! [`memory_bytes`] tells how large the instance's memory has grown (it never shrinks).
 
 use std::alloc::{handle_alloc_error, Layout};
 
@@ -35,4 +36,11 @@ pub fn fault_for_tests(kind: &str) {
         "oom" => handle_alloc_error(Layout::new::<[u8; 1 << 30]>()),
         _ => {}
     }
+}
+
+/// The size of this instance's wasm memory in bytes: every page it has grown to, touched or
+/// not. For tests and diagnostics (the npm tests count the grows of a read with it).
+#[wasm_bindgen(js_name = memoryBytes)]
+pub fn memory_bytes() -> f64 {
+    (core::arch::wasm32::memory_size(0) as f64) * 65536.0
 }

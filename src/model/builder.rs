@@ -13,6 +13,14 @@ use super::profile::*;
 use super::stack_index::StackNodeIndex;
 use super::strings::StringTable;
 use crate::hash::{BuildHasher, HashMap};
+use crate::memory::make_room;
+
+/// Bytes of a stack node's columns (`prefix`, `location`).
+const STACK_NODE_BYTES: usize = 8;
+/// Bytes of a sample row's own columns (`source`, `stack`).
+const SAMPLE_ROW_BYTES: usize = 8;
+/// Bytes of a sample's cell in a value column: the `f64` and its presence flag.
+const VALUE_CELL_BYTES: usize = 9;
 
 /// The content of a `functions` row, used as its interning key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -246,6 +254,10 @@ impl ProfileBuilder {
     pub fn reserve_stack_nodes(&mut self, total: usize) {
         let st = &mut self.p.stacks;
         let more = total.saturating_sub(st.prefix.len());
+        if more > 0 {
+            // The two columns' new blocks, from one grow of wasm memory.
+            make_room(total.saturating_mul(STACK_NODE_BYTES));
+        }
         let _ = st
             .prefix
             .try_reserve_exact(more)
@@ -420,6 +432,10 @@ impl ProfileBuilder {
     /// error.
     pub fn reserve_samples(&mut self, total: usize) {
         let more = total.saturating_sub(self.p.samples.source.len());
+        if more > 0 {
+            // Every column's new block, from one grow of wasm memory.
+            make_room(total.saturating_mul(Self::sample_row_bytes(self.p.values.len())));
+        }
         let s = &mut self.p.samples;
         let _ = s.source.try_reserve_exact(more);
         let _ = s.stack.try_reserve_exact(more);
@@ -427,6 +443,11 @@ impl ProfileBuilder {
             let _ = col.values.try_reserve_exact(more);
             let _ = pres.try_reserve_exact(more);
         }
+    }
+
+    /// The bytes [`Self::reserve_samples`] takes per sample with `values` value columns.
+    pub fn sample_row_bytes(values: usize) -> usize {
+        SAMPLE_ROW_BYTES.saturating_add(values.saturating_mul(VALUE_CELL_BYTES))
     }
 
     /// Adds a sample row; its values are set with [`Self::set_value`].

@@ -60,6 +60,9 @@ pub(super) struct TopLevel {
     /// Byte range of each `string_table` entry in the input.
     pub(super) strings: Vec<Range<usize>>,
     pub(super) num_samples: usize,
+    /// Bytes of the input the samples take, keys and lengths included (a sample that is not
+    /// in a run counts its payload only): what the samples' part of the model is planned from.
+    pub(super) sample_bytes: usize,
     pub(super) drop_frames: Scalar,
     pub(super) keep_frames: Scalar,
     pub(super) time_nanos: Scalar,
@@ -103,7 +106,7 @@ impl PassOne {
     pub fn advance(&mut self, prefix: &[u8]) {
         let mut fields = fields_from(prefix, self.pos);
         loop {
-            self.top.num_samples += count_samples(&mut fields);
+            count_samples(&mut fields, &mut self.top);
             self.pos = fields.position();
             let Some(Ok(f)) = fields.next() else { return };
             if self.top.check_and_take(f).is_err() {
@@ -119,7 +122,7 @@ impl PassOne {
         let PassOne { mut top, pos } = self;
         let mut fields = fields_from(data, pos);
         loop {
-            top.num_samples += count_samples(&mut fields);
+            count_samples(&mut fields, &mut top);
             let Some(f) = fields.next() else { break };
             let f = f.map_err(|e| byte_err(e.offset, e.message))?;
             top.check_and_take(f)?;
@@ -134,19 +137,20 @@ fn fields_from(data: &[u8], pos: usize) -> Fields<'_> {
     Fields::new(data.get(pos..).unwrap_or_default(), pos)
 }
 
-/// Skips the run of samples at the fields' position and counts them. Samples are most of the
-/// message: they are counted without being split into fields, in calls of a bounded number
-/// (wasm code tiers up between calls, not within one).
-fn count_samples(fields: &mut Fields<'_>) -> usize {
-    let mut counted = 0;
+/// Skips the run of samples at the fields' position, adding their number and bytes to `top`.
+/// Samples are most of the message: they are counted without being split into fields, in
+/// calls of a bounded number (wasm code tiers up between calls, not within one).
+fn count_samples(fields: &mut Fields<'_>, top: &mut TopLevel) {
+    let start = Fields::position(fields);
     loop {
         let skip = &mut |()| fields.skip_run(field::SAMPLE as u8, SKIP_RUN);
         let run = opaque_call(skip, ());
-        counted += run;
+        top.num_samples += run;
         if run < SKIP_RUN {
-            return counted;
+            break;
         }
     }
+    top.sample_bytes += Fields::position(fields).saturating_sub(start);
 }
 
 impl TopLevel {
@@ -180,7 +184,12 @@ impl TopLevel {
                 let vt = decode(p, off, "sample_type", self.sample_types.len())?;
                 self.sample_types.push((vt, off));
             }
-            (field::SAMPLE, _) => self.num_samples += 1,
+            (field::SAMPLE, value) => {
+                self.num_samples += 1;
+                if let Value::Len(p, _) = value {
+                    self.sample_bytes += p.len();
+                }
+            }
             (field::MAPPING, Value::Len(p, off)) => {
                 let m = decode(p, off, "mapping", self.mappings.len())?;
                 self.mappings.push((m, off));
@@ -266,6 +275,25 @@ mod tests {
         dir.flatten()
             .map(|e| raw(std::fs::read(e.path()).unwrap()))
             .collect()
+    }
+
+    #[test]
+    fn samples_are_counted_with_their_bytes() {
+        for data in corpus() {
+            let starts: Vec<(u64, usize)> = Fields::new(&data, 0)
+                .map(|f| f.map(|f| (f.number, f.offset)).unwrap())
+                .collect();
+            let ends = starts.iter().skip(1).map(|&(_, at)| at).chain([data.len()]);
+            let sample_bytes: usize = starts
+                .iter()
+                .zip(ends)
+                .filter(|((number, _), _)| *number == field::SAMPLE)
+                .map(|((_, start), end)| end - start)
+                .sum();
+            let top = PassOne::default().finish(&data).unwrap();
+            assert_eq!(top.sample_bytes, sample_bytes);
+            assert!(top.num_samples == 0 || sample_bytes >= 2 * top.num_samples);
+        }
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub(super) fn before_samples<'d, 's>(
         ));
     }
     let top = ahead.finish(data)?;
+    let values = top.sample_types.len();
+    let room = room::reader_room(data.len(), top.sample_bytes, top.num_samples, values);
+    crate::memory::make_room(room);
     let mut warnings = Warnings::default();
     let strings = lossy_strings(data, &top, &mut warnings)
         .into_iter()

@@ -1,4 +1,5 @@
-//! How much room the stack table gets, planned from the samples read so far.
+//! How much room the stack table gets, planned from the samples read so far; and the room the
+//! reader makes in wasm memory after pass 1 ([`reader_room`], at the end).
 //!
 //! A `Vec` that doubles copies its rows into a new block at each growth. In wasm the old block
 //! stays part of linear memory (it never shrinks), and every page first touched costs a page
@@ -18,6 +19,8 @@
 //! profile in random order, whose samples mostly revisit stacks seen before) it plans
 //! nothing and the columns double as usual. A forecast that falls short costs one doubling
 //! at the end; one that overshoots costs address space that is never touched.
+
+use crate::model::ProfileBuilder;
 
 /// A stretch is this share of the samples: short, so that the blocks of the columns' growth
 /// before the forecast (left as holes in wasm memory) stay small.
@@ -89,6 +92,32 @@ fn forecast(total: usize, stretch: usize, first: usize, now: usize) -> Option<us
     Some(nodes.min(u32::MAX as f64) as usize)
 }
 
+/// The memory the reader is planned to add after pass 1, made in one step
+/// ([`crate::memory::make_room`]) so that wasm memory grows once instead of at every block
+/// (while the samples of synth-500k were read: 26 times without it, once with it). Of the
+/// input's `data` bytes, `sample_bytes` are samples:
+/// - twice the rest, for the string table, the functions and the locations;
+/// - the sample columns of `samples` rows with `values` value columns, exactly as
+///   [`crate::model::ProfileBuilder::reserve_samples`] takes them;
+/// - 9/4 of the samples' bytes for the stack table and the node table, their doublings and the
+///   stack table's one reservation. Measured in Node, what the samples added beyond their
+///   columns: 2.27 times their bytes on synth-500k, 2.3 on synth-100k and synth-1M, 3 on the Go
+///   heap profile of `bench/go_heap.sh`. A room a little short of the need costs a hole where
+///   the last block did not fit (synth-1M: the node table's last 24 MiB, so 239 MiB of memory
+///   instead of 217); one well over it costs address space that nothing touches.
+pub(super) fn reader_room(
+    data: usize,
+    sample_bytes: usize,
+    samples: usize,
+    values: usize,
+) -> usize {
+    let rest = data.saturating_sub(sample_bytes);
+    let columns = samples.saturating_mul(ProfileBuilder::sample_row_bytes(values));
+    rest.saturating_mul(2)
+        .saturating_add(columns)
+        .saturating_add((sample_bytes / 4).saturating_mul(9))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +157,21 @@ mod tests {
     fn small_profiles_plan_nothing() {
         assert_eq!(run(MIN_SAMPLES - 1, |k| 30 * k), None);
         assert!(run(MIN_SAMPLES, |k| 30 * k).is_some());
+    }
+
+    #[test]
+    fn the_readers_room_is_the_rest_twice_the_columns_and_the_samples_nine_quarters() {
+        // 1,000 bytes of strings and locations, 40,000 of samples, 500 samples of 2 values.
+        let columns = 500 * ProfileBuilder::sample_row_bytes(2);
+        assert_eq!(columns, 500 * (8 + 2 * 9));
+        assert_eq!(
+            reader_room(41_000, 40_000, 500, 2),
+            2_000 + columns + 90_000
+        );
+        assert_eq!(reader_room(10, 0, 0, 0), 20);
+        // Sizes from a hostile input saturate instead of overflowing.
+        assert_eq!(reader_room(usize::MAX, 0, usize::MAX, 3), usize::MAX);
+        assert_eq!(reader_room(0, usize::MAX, 1, 1), usize::MAX);
     }
 
     #[test]
