@@ -5,9 +5,10 @@
 //! 500,000 samples thus grew memory 26 times while it read the samples (the sample columns,
 //! each doubling of the stack columns and of the node table, the stack table's reservation).
 //! In V8 each grow costs about the same whatever its size: 0.2–0.9 ms in Node 20 here (200
-//! grows of 1 MiB, 3 runs), and V8 counts the new memory as external memory, which starts
-//! full garbage collections (7 in a Node process that parses synth-500k, 2 with the pprof
-//! reader's room: `node --trace-gc`).
+//! grows of 1 MiB took 38–174 ms in small scripts), and V8 counts the new memory as external
+//! memory, which starts full garbage collections (7 in a Node process that parses
+//! synth-500k, 2 with the pprof reader's room: `node --trace-gc`).
+//!
 //! [`make_room`] asks for one block of the size the caller expects to allocate and frees it at
 //! once: memory grows once, and the allocations that follow are cut from the freed block.
 //! Pages of the block that nothing writes are never touched (no page faults, no resident
