@@ -16,11 +16,11 @@ use crate::hash::{BuildHasher, HashMap};
 use crate::memory::make_room;
 
 /// Bytes of a stack node's columns (`prefix`, `location`).
-const STACK_NODE_BYTES: usize = 8;
+const STACK_NODE_BYTES: usize = size_of::<u32>() + size_of::<LocationIndex>();
 /// Bytes of a sample row's own columns (`source`, `stack`).
-const SAMPLE_ROW_BYTES: usize = 8;
-/// Bytes of a sample's cell in a value column: the `f64` and its presence flag.
-const VALUE_CELL_BYTES: usize = 9;
+const SAMPLE_ROW_BYTES: usize = size_of::<SourceIndex>() + size_of::<u32>();
+/// Bytes of a sample's cell in a value column: the value and its presence flag.
+const VALUE_CELL_BYTES: usize = size_of::<f64>() + size_of::<bool>();
 
 /// The content of a `functions` row, used as its interning key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -255,7 +255,8 @@ impl ProfileBuilder {
         let st = &mut self.p.stacks;
         let more = total.saturating_sub(st.prefix.len());
         if more > 0 {
-            // The two columns' new blocks, from one grow of wasm memory.
+            // The two columns' new blocks, from one grow of wasm memory (where the reader's
+            // room, if it made one, has run out).
             make_room(total.saturating_mul(STACK_NODE_BYTES));
         }
         let _ = st
@@ -432,10 +433,6 @@ impl ProfileBuilder {
     /// error.
     pub fn reserve_samples(&mut self, total: usize) {
         let more = total.saturating_sub(self.p.samples.source.len());
-        if more > 0 {
-            // Every column's new block, from one grow of wasm memory.
-            make_room(total.saturating_mul(Self::sample_row_bytes(self.p.values.len())));
-        }
         let s = &mut self.p.samples;
         let _ = s.source.try_reserve_exact(more);
         let _ = s.stack.try_reserve_exact(more);

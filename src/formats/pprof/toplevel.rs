@@ -60,8 +60,8 @@ pub(super) struct TopLevel {
     /// Byte range of each `string_table` entry in the input.
     pub(super) strings: Vec<Range<usize>>,
     pub(super) num_samples: usize,
-    /// Bytes of the input the samples take, keys and lengths included (a sample that is not
-    /// in a run counts its payload only): what the samples' part of the model is planned from.
+    /// Bytes of the input the samples take, keys and lengths included: what the samples' part
+    /// of the model is planned from.
     pub(super) sample_bytes: usize,
     pub(super) drop_frames: Scalar,
     pub(super) keep_frames: Scalar,
@@ -186,8 +186,9 @@ impl TopLevel {
             }
             (field::SAMPLE, value) => {
                 self.num_samples += 1;
-                if let Value::Len(p, _) = value {
-                    self.sample_bytes += p.len();
+                if let Value::Len(p, off) = value {
+                    // The key and the length before the payload too, as in a run.
+                    self.sample_bytes += (off + p.len()).saturating_sub(f.offset);
                 }
             }
             (field::MAPPING, Value::Len(p, off)) => {
@@ -294,6 +295,14 @@ mod tests {
             assert_eq!(top.sample_bytes, sample_bytes);
             assert!(top.num_samples == 0 || sample_bytes >= 2 * top.num_samples);
         }
+        // A sample whose key takes two bytes (0x92 0x00: field 2, length-delimited) is not
+        // skipped with a run but taken alone; its key and length count as a run's do.
+        let alone = [0x92, 0x00, 0x02, 0x08, 0x01];
+        let in_run = [0x12, 0x02, 0x08, 0x01];
+        let top = PassOne::default()
+            .finish(&[&alone[..], &in_run[..]].concat())
+            .unwrap();
+        assert_eq!((top.num_samples, top.sample_bytes), (2, 9));
     }
 
     #[test]

@@ -98,14 +98,16 @@ fn forecast(total: usize, stretch: usize, first: usize, now: usize) -> Option<us
 /// input's `data` bytes, `sample_bytes` are samples:
 /// - twice the rest, for the string table, the functions and the locations;
 /// - the sample columns of `samples` rows with `values` value columns, exactly as
-///   [`crate::model::ProfileBuilder::reserve_samples`] takes them;
+///   [`ProfileBuilder::reserve_samples`] takes them;
 /// - 9/4 of the samples' bytes for the stack table and the node table, their doublings and the
 ///   stack table's one reservation. What the samples added beyond their columns (memory's
 ///   growth measured in Node, less the columns' computed size): 2.27 times their bytes on
 ///   synth-500k, 2.3 on synth-100k and synth-1M, 3 on the Go heap profile of
 ///   `bench/go_heap.sh`. A room a little short of the need costs a hole where
 ///   the last block did not fit (synth-1M: the node table's last 24 MiB, so 239 MiB of memory
-///   instead of 217); one well over it costs address space that nothing touches.
+///   instead of 217); one well over it costs address space that nothing touches. Where the
+///   room has run out, the stack table's reservation makes one of its own
+///   ([`ProfileBuilder::reserve_stack_nodes`]).
 pub(super) fn reader_room(
     data: usize,
     sample_bytes: usize,
