@@ -6,6 +6,8 @@ use crate::analysis::transform::{apply, Transform};
 use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
 use crate::chunks::in_chunks;
 use crate::hash::HashMap;
+use crate::model::NO_INDEX;
+use std::ops::Range;
 
 /// Self and total per frame id, columns indexed by frame id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,45 +24,100 @@ pub struct FrameTotals {
 /// node numbers are already a depth-first preorder (a profile whose samples came in depth-first
 /// or sorted order), the walk is one pass over the nodes in order, without the child lists.
 /// Frame ids are below `n_frames` (the view's frame count; an id at or past it counts as no
-/// frame, as [`NO_INDEX`](crate::model::NO_INDEX) does).
+/// frame, as [`NO_INDEX`] does).
 pub fn first_occurrences(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
-    first_in_preorder(tree, n_frames).unwrap_or_else(|| first_by_walk(tree, kids, n_frames))
+    match first_in_preorder(tree, n_frames, &mut []) {
+        Some((first, _)) => first,
+        None => first_by_walk(tree, kids, n_frames),
+    }
 }
 
-/// [`first_occurrences`] by one pass in node order, keeping the path to the last node; `None`
-/// as soon as a node's parent is not on that path (the order is not a preorder).
-fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<Bits> {
-    let mut first = Bits::new(tree.len());
-    let mut on_path = vec![0u32; n_frames];
-    let mut path: Vec<u32> = vec![ROOT];
-    // Nodes on the path whose frame is no frame id: the walk skips their subtrees, so every
-    // node below one stays `false` here too.
-    let mut frameless = 0usize;
-    let preorder = in_chunks(1..tree.len(), |nodes| {
+/// What a view needs of its tree's shape: the child lists in node order, the
+/// [`first_occurrences`] and the largest depth (as [`CallTree::max_depth`]). For a tree
+/// numbered in preorder all three come from one pass over the nodes (the child counts, the
+/// flags and the longest path); otherwise from the depths, the child lists and a walk.
+pub fn tree_shape(tree: &CallTree, n_frames: usize) -> (Children, Bits, u32) {
+    let mut count = vec![0u32; tree.len() + 1];
+    if let Some((first, depth)) = first_in_preorder(tree, n_frames, &mut count) {
+        return (Children::from_counts(tree, count), first, depth);
+    }
+    drop(count);
+    let depth = tree.max_depth();
+    let kids = Children::of_tree(tree);
+    let first = first_by_walk(tree, &kids, n_frames);
+    (kids, first, depth)
+}
+
+/// [`first_occurrences`] and the largest depth by one pass in node order, keeping the path to
+/// the last node; `None` as soon as a node's parent is not on that path (the order is not a
+/// preorder). Counts each node's children into `count[parent + 1]` where `count` has room
+/// (pass an empty slice to skip that).
+fn first_in_preorder(tree: &CallTree, n_frames: usize, count: &mut [u32]) -> Option<(Bits, u32)> {
+    let mut pass = PreorderPass {
+        first: Bits::new(tree.len()),
+        on_path: vec![0u32; n_frames],
+        path: vec![(ROOT, NO_INDEX)],
+        frameless: 0,
+        longest: 1,
+    };
+    let preorder = in_chunks(1..tree.len(), |nodes| pass.run(tree, nodes, count));
+    preorder.then(|| (pass.first, pass.longest as u32 - 1))
+}
+
+/// The state of [`first_in_preorder`] between chunks.
+struct PreorderPass {
+    /// The flags found so far.
+    first: Bits,
+    /// Per frame id, how many nodes on the path have it.
+    on_path: Vec<u32>,
+    /// The path from the root to the last node: (node, frame), so that leaving a node needs
+    /// no lookup in the tree.
+    path: Vec<(u32, u32)>,
+    /// Nodes on the path whose frame is no frame id: the walk skips their subtrees, so every
+    /// node below one stays `false` here too.
+    frameless: usize,
+    /// The most nodes the path has held, root included.
+    longest: usize,
+}
+
+impl PreorderPass {
+    /// Runs over `nodes`; false when one's parent is not on the path. The counters live in
+    /// locals for the loop and go back into `self` at its end.
+    fn run(&mut self, tree: &CallTree, nodes: Range<usize>, count: &mut [u32]) -> bool {
+        let (first, on_path, path) = (&mut self.first, &mut self.on_path, &mut self.path);
+        let (mut frameless, mut longest) = (self.frameless, self.longest);
         for n in nodes {
             let (parent, frame) = (tree.parent(n), tree.frame(n));
-            while path.last() != Some(&parent) {
+            while path.last().map(|&(node, _)| node) != Some(parent) {
                 if path.len() <= 1 {
                     return false; // only the root is left: the parent is not on the path
                 }
-                let Some(left) = path.pop() else { return false };
-                match on_path.get_mut(tree.frame(left as usize) as usize) {
-                    Some(count) => *count -= 1,
+                let Some((_, left)) = path.pop() else {
+                    return false;
+                };
+                match on_path.get_mut(left as usize) {
+                    Some(c) => *c -= 1,
                     None => frameless -= 1,
                 }
             }
+            if let Some(c) = count.get_mut(parent as usize + 1) {
+                *c += 1;
+            }
             match on_path.get_mut(frame as usize) {
-                Some(count) => {
-                    first.set(n, *count == 0 && frameless == 0);
-                    *count += 1;
+                Some(c) => {
+                    if *c == 0 && frameless == 0 {
+                        first.set(n, true);
+                    }
+                    *c += 1;
                 }
                 None => frameless += 1,
             }
-            path.push(n as u32);
+            path.push((n as u32, frame));
+            longest = longest.max(path.len());
         }
+        (self.frameless, self.longest) = (frameless, longest);
         true
-    });
-    preorder.then_some(first)
+    }
 }
 
 /// [`first_occurrences`] by a depth-first walk through the child lists.
@@ -247,7 +304,6 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
 mod tests {
     use super::*;
     use crate::analysis::tree::Order;
-    use crate::model::NO_INDEX;
 
     const MAIN: u32 = 0;
     const A: u32 = 1;
@@ -304,11 +360,13 @@ mod tests {
             let w = Weights::from_self(&tree, vec![1.0; tree.len()]);
             let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2, 3]);
             let walk = first_by_walk(&tree, &kids, 4);
-            match first_in_preorder(&tree, 4) {
-                Some(pass) => assert_eq!(pass, walk, "case {case}"),
+            match first_in_preorder(&tree, 4, &mut []) {
+                Some(pass) => assert_eq!(pass, (walk.clone(), tree.max_depth()), "case {case}"),
                 None => assert!(!preorder, "case {case}: a preorder was refused"),
             }
             assert_eq!(first_occurrences(&tree, &kids, 4), walk);
+            let shape = (Children::of_tree(&tree), walk, tree.max_depth());
+            assert_eq!(tree_shape(&tree, 4), shape, "case {case}");
         }
     }
 

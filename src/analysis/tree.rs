@@ -403,6 +403,14 @@ impl Children {
             }
             true
         });
+        Children::from_counts(tree, count)
+    }
+
+    /// Every node's children, in node order, from their numbers: `count[p + 1]` children of
+    /// node `p` (`count` has one entry more than the tree has nodes; `count[0]` is 0).
+    pub fn from_counts(tree: &CallTree, mut count: Vec<u32>) -> Children {
+        let n = tree.len();
+        count.resize(n + 1, 0);
         in_chunks(1..n + 1, |rows| {
             for i in rows {
                 count[i] += count[i - 1];

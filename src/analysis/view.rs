@@ -17,7 +17,7 @@ use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
 use crate::analysis::lines::{line_table_kept, KeptFrames, LineTable};
 use crate::analysis::sandwich::{
-    callees, callers, first_occurrences, frame_totals, inverted, FrameTotals, WeighedTree,
+    callees, callers, frame_totals, inverted, tree_shape, FrameTotals, WeighedTree,
 };
 use crate::analysis::search::{matched_total, Matcher};
 use crate::analysis::source_files::{source_files, SourceFiles};
@@ -273,10 +273,9 @@ impl View {
 
     /// After the tree changed: its child lists and first occurrences, then the weights.
     fn retree(&mut self) {
-        // First: the pass's depths are dropped before the child lists are made.
-        self.max_depth = self.tree().max_depth();
-        self.children = Children::of_tree(self.tree());
-        self.first = first_occurrences(self.tree(), &self.children, self.frames.len());
+        // The old lists go before the new are made: the two are never held at once.
+        self.children = Children::default();
+        (self.children, self.first, self.max_depth) = tree_shape(self.tree(), self.frames.len());
         self.reweigh();
     }
 
