@@ -124,20 +124,34 @@ impl PreorderPass {
 fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
     let mut first = Bits::new(tree.len());
     let mut on_path = vec![0u32; n_frames];
-    // (node, entering): a node's exit marker is pushed before its children.
-    let mut stack: Vec<(u32, bool)> = kids.of(ROOT).iter().rev().map(|&c| (c, true)).collect();
-    while let Some((n, entering)) = stack.pop() {
-        let Some(count) = on_path.get_mut(tree.frame(n as usize) as usize) else {
-            continue;
-        };
-        if !entering {
-            *count -= 1;
+    let span = |n: u32| {
+        let at = |i: usize| kids.start.get(i).copied().unwrap_or(0);
+        (at(n as usize), at(n as usize + 1))
+    };
+    // The path from the root: per node its frame and the range of its children not yet
+    // entered, so that leaving a node needs no lookup.
+    let (from, to) = span(ROOT);
+    let mut path: Vec<(u32, u32, u32)> = vec![(NO_INDEX, from, to)];
+    while let Some(top) = path.last_mut() {
+        let (frame, next, end) = *top;
+        if next >= end {
+            path.pop();
+            if let Some(count) = on_path.get_mut(frame as usize) {
+                *count -= 1;
+            }
             continue;
         }
-        first.set(n as usize, *count == 0);
+        top.1 += 1;
+        let child = kids.list.get(next as usize).copied().unwrap_or(ROOT);
+        let frame = tree.frame(child as usize);
+        // A node without a frame id is skipped with its subtree, as the pass in order does.
+        let Some(count) = on_path.get_mut(frame as usize).filter(|_| child != ROOT) else {
+            continue;
+        };
+        first.set(child as usize, *count == 0);
         *count += 1;
-        stack.push((n, false));
-        stack.extend(kids.of(n).iter().rev().map(|&c| (c, true)));
+        let (from, to) = span(child);
+        path.push((frame, from, to));
     }
     first
 }
@@ -360,6 +374,16 @@ mod tests {
             let w = Weights::from_self(&tree, vec![1.0; tree.len()]);
             let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2, 3]);
             let walk = first_by_walk(&tree, &kids, 4);
+            // By definition: a frame id, and no ancestor with it or without a frame id.
+            for n in 1..tree.len() {
+                let frame = tree.frame(n);
+                let mut above = tree
+                    .up_from(n as u32)
+                    .skip(1)
+                    .map(|a| tree.frame(a as usize));
+                let want = frame < 4 && above.all(|f| f != frame && f < 4);
+                assert_eq!(walk.get(n), want, "case {case} node {n}");
+            }
             match first_in_preorder(&tree, 4, &mut []) {
                 Some(pass) => assert_eq!(pass, (walk.clone(), tree.max_depth()), "case {case}"),
                 None => assert!(!preorder, "case {case}: a preorder was refused"),

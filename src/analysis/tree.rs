@@ -239,9 +239,15 @@ impl CallTree {
 }
 
 /// Builds a [`CallTree`] by interning `(parent, frame)` pairs, so parents precede children.
+///
+/// A node made while its parent was the last node is its parent's first child, `parent + 1`:
+/// such a node is not put in the index, since a lookup looks at `parent + 1` first. Stacks
+/// read one sample at a time make most new nodes so (each new path is a chain below the last
+/// node), and a lookup under a node just made is then answered without hashing.
 pub struct TreeBuilder {
     tree: CallTree,
-    /// The nodes by `(parent, frame)`, read back from the tree (9 bytes a bucket).
+    /// By `(parent, frame)`, every node but those at `parent + 1`, the key read back from the
+    /// tree (9 bytes a bucket).
     index: RowIndex,
 }
 
@@ -263,6 +269,15 @@ impl TreeBuilder {
     /// The child of `parent` for `frame`, added when new. `parent` must be a node of this tree.
     pub fn child(&mut self, parent: u32, frame: u32) -> u32 {
         let t = &self.tree;
+        let next = parent as usize + 1;
+        if next == t.len() {
+            // The parent is the last node: it has no children yet.
+            self.tree.push(parent, frame);
+            return next as u32;
+        }
+        if next < t.len() && t.parent(next) == parent && t.frame(next) == frame {
+            return next as u32;
+        }
         let key_of = |n: u32| (t.parent(n as usize), t.frame(n as usize));
         if let Some(node) = self.index.find((parent, frame), key_of) {
             return node;
@@ -483,6 +498,41 @@ impl Children {
 mod tests {
     use super::*;
     use crate::model::ProfileBuilder;
+
+    /// Random lookups (a parent among the nodes, chains below the last node, few frames)
+    /// give the nodes a map of every `(parent, frame)` gives, first children included.
+    #[test]
+    fn builder_finds_every_child_as_a_full_map_does() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |m: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % m
+        };
+        let mut b = TreeBuilder::new();
+        let mut map: std::collections::HashMap<(u32, u32), u32> = Default::default();
+        let mut nodes = 1u32;
+        for _ in 0..20_000 {
+            let last = nodes - 1;
+            let parent = if next(2) == 0 {
+                last
+            } else {
+                next(u64::from(nodes)) as u32
+            };
+            let frame = next(5) as u32;
+            let want = *map.entry((parent, frame)).or_insert_with(|| {
+                nodes += 1;
+                nodes - 1
+            });
+            assert_eq!(b.child(parent, frame), want);
+        }
+        let tree = b.finish();
+        assert_eq!(tree.len(), nodes as usize);
+        assert!(map
+            .iter()
+            .all(|(&(p, f), &n)| (tree.parent(n as usize), tree.frame(n as usize)) == (p, f)));
+    }
 
     pub(crate) fn two_file_profile() -> Profile {
         // main -> work (two locations, same function name in two files) -> leaf
