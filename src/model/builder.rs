@@ -62,7 +62,7 @@ pub struct ProfileBuilder {
 }
 
 /// A summary of every stack node pushed (the stack table changes only by
-/// [`ProfileBuilder::push_stack_node`]): the nodes are sound when no prefix was at or past its
+/// [`ProfileBuilder::push_stack_node`] and [`ProfileBuilder::push_stack_run`]): the nodes are sound when no prefix was at or past its
 /// own row and every location is below `location_bound`'s row count.
 #[derive(Default)]
 struct PushedNodes {
@@ -285,6 +285,25 @@ impl ProfileBuilder {
         st.prefix.push(p);
         st.location.push(location);
         StackIndex(to_u32(row))
+    }
+
+    /// Appends `locations` as a chain of new stack nodes below the last node: the first's
+    /// prefix is the last node, each next one's the node before it. For a reader whose walk
+    /// has just made the last node, so that the rest of the walk is new: the columns grow by
+    /// whole slices instead of a call per node. The last node made, or `None` for no
+    /// locations; on an empty table the nodes are unsound (as [`Self::push_stack_node`]
+    /// notes, [`Self::build`] then fails).
+    pub fn push_stack_run(&mut self, locations: &[LocationIndex]) -> Option<StackIndex> {
+        let bound = locations.iter().map(|l| l.idx() + 1).max()?;
+        let st = &mut self.p.stacks;
+        let row = st.prefix.len();
+        self.pushed.bad_prefix |= row == 0;
+        self.pushed.location_bound = self.pushed.location_bound.max(bound);
+        let end = row + locations.len();
+        st.prefix
+            .extend((row..end).map(|r| to_u32(r.wrapping_sub(1))));
+        st.location.extend_from_slice(locations);
+        Some(StackIndex(to_u32(end - 1)))
     }
 
     /// The stack node of a whole stack given innermost frame first (as pprof and Rprof list

@@ -108,6 +108,13 @@ impl NodeTable {
         node
     }
 
+    /// Whether the current walk has made a node: its later steps are all new (the node has
+    /// no children), so a reader may push them as a run
+    /// ([`ProfileBuilder::push_stack_run`]) instead of interning each.
+    pub(super) fn made_in_walk(&self) -> bool {
+        self.walk_start != EMPTY
+    }
+
     /// Ends a walk (one sample's stack).
     pub(super) fn end_walk(&mut self) {
         self.walk_start = EMPTY;

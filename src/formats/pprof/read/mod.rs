@@ -27,7 +27,9 @@ use super::stacks::NodeTable;
 use super::toplevel::{PassOne, TopLevel};
 use super::*;
 use crate::formats::{Format, Limits, Warnings};
-use crate::model::{Column, ColumnData, ProfileBuilder, SourceIndex, StringId, INT_NA};
+use crate::model::{
+    Column, ColumnData, LocationIndex, ProfileBuilder, SourceIndex, StringId, INT_NA,
+};
 use locations::LocationRows;
 use room::StackRoom;
 pub(super) use samples::SamplePosition;
@@ -116,6 +118,8 @@ pub(super) struct Reader<'s> {
     stack_nodes: NodeTable,
     /// The previous sample's stack from the root, one step per pprof location.
     previous_path: Vec<PathStep>,
+    /// The locations of a walk's new nodes past its first (scratch, kept for its room).
+    new_run: Vec<LocationIndex>,
     /// When and how much to reserve of the stack table.
     stack_room: StackRoom,
     source: SourceIndex,
@@ -155,6 +159,7 @@ impl<'s> Reader<'s> {
             location_lines: IdMap::Dense(Vec::new()),
             stack_nodes: NodeTable::default(),
             previous_path: Vec::new(),
+            new_run: Vec::new(),
             stack_room: StackRoom::new(top.num_samples),
             source,
             labels: LabelColumns::default(),

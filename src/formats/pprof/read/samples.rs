@@ -163,7 +163,9 @@ impl Reader<'_> {
         node
     }
 
-    /// The steps of [`Self::stack`] from the root.
+    /// The steps of [`Self::stack`] from the root. Once the walk has made a node, the rest of
+    /// its steps are new: they are gathered and pushed as one run, even when a later step
+    /// fails, so the path never names a node that was not pushed.
     fn walk(
         &mut self,
         index: usize,
@@ -179,17 +181,53 @@ impl Reader<'_> {
             .take_while(|(step, &id)| step.location_id == id)
             .count();
         path.truncate(shared);
-        let (mut node, mut depth) = path
+        let mut run = std::mem::take(&mut self.new_run);
+        run.clear();
+        let walked = self.walk_steps(
+            index,
+            off,
+            &location_ids[..location_ids.len() - shared],
+            &mut run,
+        );
+        let pushed = self.b.push_stack_run(&run);
+        self.new_run = run;
+        walked.map(|node| pushed.or(node))
+    }
+
+    /// The steps of [`Self::walk`] past the shared part, `ids` leaf first: the last node
+    /// interned (the walk's node when `run` stays empty), each step's node in the path, and
+    /// the locations past the first new node in `run`, whose nodes will follow the last node.
+    fn walk_steps(
+        &mut self,
+        index: usize,
+        off: usize,
+        ids: &[u64],
+        run: &mut Vec<LocationIndex>,
+    ) -> Result<Option<StackIndex>, ReadError> {
+        let (mut node, mut depth) = self
+            .previous_path
             .last()
             .map_or((None, 0), |step| (Some(step.node), step.depth));
-        for &id in location_ids.iter().rev().skip(shared) {
+        for &id in ids.iter().rev() {
             let rows = self.location_lines(index, off, id, &mut depth)?;
             // The caller's line (the last) is outermost.
             for k in (0..rows.count).rev() {
                 let loc = LocationIndex(rows.first + k);
-                node = Some(self.stack_nodes.intern(&mut self.b, node, loc));
+                if self.stack_nodes.made_in_walk() {
+                    run.push(loc);
+                } else {
+                    node = Some(self.stack_nodes.intern(&mut self.b, node, loc));
+                }
             }
-            if let Some(n) = node {
+            // Nothing is interned once the run has begun: its nodes follow the table's end.
+            let step_node = match run.len() {
+                0 => node,
+                n => {
+                    let end = self.b.profile().stacks.prefix.len() + n;
+                    u32::try_from(end).ok().map(|end| StackIndex(end - 1))
+                }
+            };
+            if let Some(n) = step_node {
                 self.previous_path.push(PathStep {
                     location_id: id,
                     node: n,
