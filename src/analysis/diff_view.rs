@@ -16,7 +16,7 @@ use std::cell::OnceCell;
 use crate::analysis::calltree::TreeSource;
 use crate::analysis::diff::{DiffSummary, DiffTree};
 use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
-use crate::analysis::sandwich::{first_occurrences, frame_totals, inverted_sides, FrameTotals};
+use crate::analysis::sandwich::{frame_totals, inverted_sides, tree_shape, FrameTotals};
 use crate::analysis::transform::{apply_all, Transform};
 use crate::analysis::tree::{moved_self, CallTree, Children, Order, Weights};
 
@@ -96,9 +96,9 @@ impl DiffView {
         let kept = |counts: &[f64]| moved_self(counts, &map, tree.len()).iter().sum::<f64>();
         let shown_samples = (kept(&diff.base_samples), kept(&diff.new_samples));
         let sized = if size_by == SizeBy::New { &new } else { &base };
-        let children = Children::new(&tree, sized, order, name_rank);
         let n_frames = name_rank.len();
-        let first = first_occurrences(&tree, &children, n_frames);
+        let (mut children, first, _) = tree_shape(&tree, n_frames);
+        children.sort(&tree, sized, order, name_rank);
         let frame_totals = DiffFrameTotals {
             base: frame_totals(&tree, &base, &first, n_frames),
             new: frame_totals(&tree, &new, &first, n_frames),

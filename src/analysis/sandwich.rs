@@ -18,24 +18,19 @@ pub struct FrameTotals {
     pub total: Vec<f64>,
 }
 
-/// For every node: true when no ancestor has the same frame, so its total counts towards its
-/// frame's total (recursion counted once). A property of the tree alone, found by one
-/// depth-first walk keeping, per frame, how many nodes on the current path have it. When the
-/// node numbers are already a depth-first preorder (a profile whose samples came in depth-first
-/// or sorted order), the walk is one pass over the nodes in order, without the child lists.
-/// Frame ids are below `n_frames` (the view's frame count; an id at or past it counts as no
-/// frame, as [`NO_INDEX`] does).
-pub fn first_occurrences(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
-    match first_in_preorder(tree, n_frames, &mut []) {
-        Some((first, _)) => first,
-        None => first_by_walk(tree, kids, n_frames),
-    }
-}
-
-/// What a view needs of its tree's shape: the child lists in node order, the
-/// [`first_occurrences`] and the largest depth (as [`CallTree::max_depth`]). For a tree
-/// numbered in preorder all three come from one pass over the nodes (the child counts, the
-/// flags and the longest path); otherwise from the depths, the child lists and a walk.
+/// What a view needs of its tree's shape: the child lists in node order, the first
+/// occurrences and the largest depth (as [`CallTree::max_depth`]).
+///
+/// The first occurrences: for every node, true when no ancestor has the same frame, so its
+/// total counts towards its frame's total (recursion counted once). A property of the tree
+/// alone, found by one depth-first walk keeping, per frame, how many nodes on the current path
+/// have it. Frame ids are below `n_frames` (the view's frame count; an id at or past it counts
+/// as no frame, as [`NO_INDEX`] does, and the walk skips such a node's subtree).
+///
+/// When the node numbers are already a depth-first preorder (a profile whose samples came in
+/// depth-first or sorted order), all three come from one pass over the nodes in order (the
+/// child counts, the flags and the longest path); otherwise from the depths, the child lists
+/// and a walk through them.
 pub fn tree_shape(tree: &CallTree, n_frames: usize) -> (Children, Bits, u32) {
     let mut count = vec![0u32; tree.len() + 1];
     if let Some((first, depth)) = first_in_preorder(tree, n_frames, &mut count) {
@@ -48,10 +43,10 @@ pub fn tree_shape(tree: &CallTree, n_frames: usize) -> (Children, Bits, u32) {
     (kids, first, depth)
 }
 
-/// [`first_occurrences`] and the largest depth by one pass in node order, keeping the path to
-/// the last node; `None` as soon as a node's parent is not on that path (the order is not a
-/// preorder). Counts each node's children into `count[parent + 1]` where `count` has room
-/// (pass an empty slice to skip that).
+/// The first occurrences ([`tree_shape`]) and the largest depth by one pass in node order,
+/// keeping the path to the last node; `None` as soon as a node's parent is not on that path
+/// (the order is not a preorder). Counts each node's children into `count[parent + 1]` where
+/// `count` has room (pass an empty slice to skip that).
 fn first_in_preorder(tree: &CallTree, n_frames: usize, count: &mut [u32]) -> Option<(Bits, u32)> {
     let mut pass = PreorderPass {
         first: Bits::new(tree.len()),
@@ -120,7 +115,7 @@ impl PreorderPass {
     }
 }
 
-/// [`first_occurrences`] by a depth-first walk through the child lists.
+/// The first occurrences ([`tree_shape`]) by a depth-first walk through the child lists.
 fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
     let mut first = Bits::new(tree.len());
     let mut on_path = vec![0u32; n_frames];
@@ -156,7 +151,8 @@ fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
     first
 }
 
-/// Sums node weights per frame id in one pass; `first` is [`first_occurrences`] of the tree.
+/// Sums node weights per frame id in one pass; `first` is the tree's first occurrences
+/// ([`tree_shape`]).
 pub fn frame_totals(tree: &CallTree, w: &Weights, first: &Bits, n_frames: usize) -> FrameTotals {
     let mut t = FrameTotals {
         self_w: vec![0.0; n_frames],
@@ -388,7 +384,6 @@ mod tests {
                 Some(pass) => assert_eq!(pass, (walk.clone(), tree.max_depth()), "case {case}"),
                 None => assert!(!preorder, "case {case}: a preorder was refused"),
             }
-            assert_eq!(first_occurrences(&tree, &kids, 4), walk);
             let shape = (Children::of_tree(&tree), walk, tree.max_depth());
             assert_eq!(tree_shape(&tree, 4), shape, "case {case}");
         }
@@ -397,8 +392,7 @@ mod tests {
     #[test]
     fn totals_count_recursion_once() {
         let (tree, w) = tree();
-        let kids = Children::new(&tree, &w, Order::WidestFirst, &[0, 1, 2]);
-        let first = first_occurrences(&tree, &kids, 3);
+        let (_, first, _) = tree_shape(&tree, 3);
         let t = frame_totals(&tree, &w, &first, 3);
         assert_eq!(t.total, vec![6.0, 4.0, 6.0]);
         assert_eq!(t.self_w, vec![0.0, 1.0, 5.0]);

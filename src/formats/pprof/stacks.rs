@@ -70,6 +70,7 @@ fn hash(prefix: u32, location: u32) -> usize {
 impl NodeTable {
     /// The node `(prefix, location)`, appended to the builder's stack table when new. A walk
     /// ends with [`Self::end_walk`] before the next one starts.
+    #[inline]
     pub(super) fn intern(
         &mut self,
         b: &mut ProfileBuilder,
