@@ -340,13 +340,7 @@ mod tests {
     /// in node order gives the walk's flags whenever it applies, and applies to a preorder.
     #[test]
     fn first_occurrences_in_preorder_match_the_walk() {
-        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |m: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % m
-        };
+        let mut next = crate::analysis::tree::tests::below(0x2545_f491_4f6c_dd1d);
         for case in 0..200 {
             // Preorder: each node's parent is on the path to the last node.
             let preorder = case % 2 == 0;

@@ -495,21 +495,26 @@ impl Children {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::ProfileBuilder;
+
+    /// xorshift64 from `seed` (not 0): each call gives a number below its argument.
+    pub(crate) fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |m| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        }
+    }
 
     /// Random lookups (a parent among the nodes, chains below the last node, few frames)
     /// give the nodes a map of every `(parent, frame)` gives, first children included.
     #[test]
     fn builder_finds_every_child_as_a_full_map_does() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |m: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % m
-        };
+        let mut next = below(0x9e37_79b9_7f4a_7c15);
         let mut b = TreeBuilder::new();
         let mut map: std::collections::HashMap<(u32, u32), u32> = Default::default();
         let mut nodes = 1u32;
