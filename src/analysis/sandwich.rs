@@ -137,10 +137,12 @@ fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
             continue;
         }
         top.1 += 1;
-        let child = kids.list.get(next as usize).copied().unwrap_or(ROOT);
+        let Some(&child) = kids.list.get(next as usize) else {
+            continue;
+        };
         let frame = tree.frame(child as usize);
         // A node without a frame id is skipped with its subtree, as the pass in order does.
-        let Some(count) = on_path.get_mut(frame as usize).filter(|_| child != ROOT) else {
+        let Some(count) = on_path.get_mut(frame as usize) else {
             continue;
         };
         first.set(child as usize, *count == 0);

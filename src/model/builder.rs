@@ -62,8 +62,9 @@ pub struct ProfileBuilder {
 }
 
 /// A summary of every stack node pushed (the stack table changes only by
-/// [`ProfileBuilder::push_stack_node`] and [`ProfileBuilder::push_stack_run`]): the nodes are sound when no prefix was at or past its
-/// own row and every location is below `location_bound`'s row count.
+/// [`ProfileBuilder::push_stack_node`] and [`ProfileBuilder::push_stack_run`]): the nodes are
+/// sound when no prefix was at or past its own row and every location is below
+/// `location_bound`'s row count.
 #[derive(Default)]
 struct PushedNodes {
     /// Some node's prefix was not an earlier node.

@@ -6,9 +6,10 @@
 //! sample whose prefix already had children) go into an open-addressing table, whose slots hold
 //! the key beside the node (12 bytes), so a probe never reads the stack table and growing needs
 //! no read-back. Once a walk creates a node, its later steps cannot exist yet (the node has no
-//! children) and push without looking. On a depth-first ordered profile (sorted collapsed
-//! stacks, most generators) the table then holds about one node per sample, not one per frame:
-//! it stays in cache, and the profile's millions of nodes cost no index memory.
+//! children): the reader pushes them as one run without looking ([`NodeTable::made_in_walk`]).
+//! On a depth-first ordered profile (sorted collapsed stacks, most generators) the table then
+//! holds about one node per sample, not one per frame: it stays in cache, and the profile's
+//! millions of nodes cost no index memory.
 
 use crate::model::{encode_opt, LocationIndex, ProfileBuilder, StackIndex, StackTable};
 
@@ -35,24 +36,14 @@ const FREE: Slot = Slot {
 /// Open-addressing (linear probing) map `(prefix, location)` → node. Invariants:
 /// `slots.len()` is a power of two and at most 3/4 of the slots are full; node `n` is in the
 /// slots exactly when it is a root or its prefix is not `n - 1` (a node right after its prefix
-/// is found by [`first_child`]). Only this table pushes stack nodes while the reader walks
-/// samples.
+/// is found by [`first_child`]). While the reader walks samples, only this table and the
+/// reader's runs of new nodes (each below the node made last) push stack nodes.
+#[derive(Default)]
 pub(super) struct NodeTable {
     slots: Vec<Slot>,
     len: usize,
-    /// The first node created by a miss in the current walk ([`EMPTY`] when none): a prefix at
-    /// or beyond it has no children in the table.
-    walk_start: u32,
-}
-
-impl Default for NodeTable {
-    fn default() -> Self {
-        NodeTable {
-            slots: Vec::new(),
-            len: 0,
-            walk_start: EMPTY,
-        }
-    }
+    /// Whether the current walk has created a node.
+    made_in_walk: bool,
 }
 
 /// splitmix64's finalizer: a bijection on `u64`, so distinct keys never share a full hash.
@@ -78,10 +69,6 @@ impl NodeTable {
         location: LocationIndex,
     ) -> StackIndex {
         if let Some(p) = prefix {
-            if self.walk_start != EMPTY && p.0 >= self.walk_start {
-                // `p` was created in this walk: it has no children yet.
-                return b.push_stack_node(prefix, location);
-            }
             if let Some(child) = first_child(&b.profile().stacks, p, location) {
                 return child;
             }
@@ -103,9 +90,7 @@ impl NodeTable {
                 self.len += 1;
             }
         }
-        if self.walk_start == EMPTY {
-            self.walk_start = node.0;
-        }
+        self.made_in_walk = true;
         node
     }
 
@@ -113,12 +98,12 @@ impl NodeTable {
     /// no children), so a reader may push them as a run
     /// ([`ProfileBuilder::push_stack_run`]) instead of interning each.
     pub(super) fn made_in_walk(&self) -> bool {
-        self.walk_start != EMPTY
+        self.made_in_walk
     }
 
     /// Ends a walk (one sample's stack).
     pub(super) fn end_walk(&mut self) {
-        self.walk_start = EMPTY;
+        self.made_in_walk = false;
     }
 
     /// The slot holding `(prefix, location)`, or the free slot where it belongs.
