@@ -5,6 +5,7 @@
 use js_sys::{Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use crate::analysis::children::Order;
 use crate::analysis::diff::{diff_tree_with_frames, Comparison, Normalization};
 use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::facets::{facet_mask, facets, Facet};
@@ -12,7 +13,6 @@ use crate::analysis::filter::{mask_of_ids, SampleFilter};
 use crate::analysis::flame::{Boxes, Viewport};
 use crate::analysis::timeorder::sample_times;
 use crate::analysis::transform::Transform;
-use crate::analysis::tree::Order;
 use crate::analysis::view::{SandwichSide, View, ViewOptions};
 use crate::formats;
 use crate::model::{SourceIndex, ValueTypeIndex};

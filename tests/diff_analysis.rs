@@ -393,9 +393,9 @@ fn naive_focused_counts(
 
 #[test]
 fn focused_sample_counts_match_a_naive_count() {
+    use proftab::analysis::children::Order;
     use proftab::analysis::diff_view::{DiffView, SizeBy};
     use proftab::analysis::transform::Transform;
-    use proftab::analysis::tree::Order;
     for seed in 1..20u64 {
         let p = random_profile(seed * 15_485_863);
         let c = comparison(&[0], &[1, 2], Normalization::Scaled);

@@ -21,8 +21,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use proftab::analysis::children::Children;
 use proftab::analysis::sandwich::{callees, callers, WeighedTree};
-use proftab::analysis::tree::{Children, ROOT};
+use proftab::analysis::tree::ROOT;
 use proftab::analysis::view::{View, ViewOptions};
 use proftab::formats::{pstats, Format};
 use proftab::model::{FunctionIndex, Profile, ValueTypeIndex, NO_INDEX};

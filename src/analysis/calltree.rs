@@ -8,7 +8,8 @@
 //! they are those the flame graph of the same tree draws. A node is shown when some side gives
 //! it a non-zero total; rows of nodes no side weighs are never produced.
 
-use crate::analysis::tree::{CallTree, Children, Weights, ROOT};
+use crate::analysis::children::Children;
+use crate::analysis::tree::{CallTree, Weights, ROOT};
 
 /// A tree to show as rows. `weights` holds one set, or two (Compare mode: the comparison, then
 /// the baseline), each with one entry per node of `tree`.
@@ -70,8 +71,7 @@ impl<'a> TreeSource<'a> {
     pub fn shown_children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
         self.kids
             .of(node)
-            .iter()
-            .copied()
+            .into_iter()
             .filter(move |&c| self.shown(c))
     }
 

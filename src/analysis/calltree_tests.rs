@@ -1,9 +1,9 @@
 use super::*;
+use crate::analysis::children::Order;
 use crate::analysis::diff::{diff_tree_with_frames, Comparison, Normalization};
 use crate::analysis::diff_view::{DiffView, SizeBy};
 use crate::analysis::fixtures::paths_profile;
 use crate::analysis::transform::Transform;
-use crate::analysis::tree::Order;
 use crate::analysis::view::{View, ViewOptions};
 use crate::model::{SourceIndex, ValueTypeIndex};
 

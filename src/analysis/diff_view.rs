@@ -14,11 +14,12 @@
 use std::cell::OnceCell;
 
 use crate::analysis::calltree::TreeSource;
+use crate::analysis::children::{Children, Order};
 use crate::analysis::diff::{DiffSummary, DiffTree};
 use crate::analysis::flame::{flame_boxes_carrying, Boxes, Viewport};
 use crate::analysis::sandwich::{frame_totals, inverted_sides, tree_shape, FrameTotals};
 use crate::analysis::transform::{apply_all, Transform};
-use crate::analysis::tree::{moved_self, CallTree, Children, Order, Weights};
+use crate::analysis::tree::{moved_self, CallTree, Weights};
 
 /// Which side gives the widths of a differential flame graph.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 //! pixels. Boxes come row by row (breadth
 //! first), left to right within a row, so JavaScript can bisect a row for hit-testing.
 
-use crate::analysis::tree::{CallTree, Children, Totals, Weights, ROOT};
+use crate::analysis::children::Children;
+use crate::analysis::tree::{CallTree, Totals, Weights, ROOT};
 use crate::model::NO_INDEX;
 
 /// Frame id of a merged box with no dominant frame (and of the root box).
@@ -199,7 +200,7 @@ pub fn flame_boxes_carrying(
             depth: depth + 1,
             vp,
         };
-        lay_out_children(tree, w, kids.of(node), x, &row, &mut carry, &mut out);
+        lay_out_children(tree, w, &kids.of(node), x, &row, &mut carry, &mut out);
     }
     out
 }
@@ -297,7 +298,8 @@ fn flush(run: &mut Option<Run>, depth: u32, carry: &mut Carry, out: &mut Boxes) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tree::{Order, TreeBuilder};
+    use crate::analysis::children::Order;
+    use crate::analysis::tree::TreeBuilder;
 
     fn sample_tree() -> (CallTree, Weights, Children) {
         // root -> a(6) -> {b(3), c(1), d(1)}; root -> e(2)

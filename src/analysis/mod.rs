@@ -9,6 +9,7 @@
 
 pub mod bits;
 pub mod calltree;
+pub mod children;
 pub mod diff;
 pub mod diff_view;
 pub mod facets;

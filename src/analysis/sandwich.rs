@@ -2,8 +2,9 @@
 //! trees of one frame (speedscope's "sandwich").
 
 use crate::analysis::bits::Bits;
+use crate::analysis::children::Children;
 use crate::analysis::transform::{apply, Transform};
-use crate::analysis::tree::{CallTree, Children, TreeBuilder, Weights, DROPPED, ROOT};
+use crate::analysis::tree::{CallTree, TreeBuilder, Weights, DROPPED, ROOT};
 use crate::chunks::in_chunks;
 use crate::hash::HashMap;
 use crate::model::NO_INDEX;
@@ -27,27 +28,24 @@ pub struct FrameTotals {
 /// have it. Frame ids are below `n_frames` (the view's frame count; an id at or past it counts
 /// as no frame, as [`NO_INDEX`] does, and the walk skips such a node's subtree).
 ///
-/// When the node numbers are already a depth-first preorder (a profile whose samples came in
-/// depth-first or sorted order), all three come from one pass over the nodes in order (the
-/// child counts, the flags and the longest path); otherwise from the depths, the child lists
-/// and a walk through them.
+/// The child lists ([`Children::of_tree`]) first. When the node numbers are already a
+/// depth-first preorder (a profile whose samples came in depth-first or sorted order), the
+/// flags and the longest path come from one pass over the nodes in order; otherwise from the
+/// depths and a walk through the child lists.
 pub fn tree_shape(tree: &CallTree, n_frames: usize) -> (Children, Bits, u32) {
-    let mut count = vec![0u32; tree.len() + 1];
-    if let Some((first, depth)) = first_in_preorder(tree, n_frames, &mut count) {
-        return (Children::from_counts(tree, count), first, depth);
-    }
-    drop(count);
-    let depth = tree.max_depth();
     let kids = Children::of_tree(tree);
+    if let Some((first, depth)) = first_in_preorder(tree, n_frames) {
+        return (kids, first, depth);
+    }
+    let depth = tree.max_depth();
     let first = first_by_walk(tree, &kids, n_frames);
     (kids, first, depth)
 }
 
 /// The first occurrences ([`tree_shape`]) and the largest depth by one pass in node order,
 /// keeping the path to the last node; `None` as soon as a node's parent is not on that path
-/// (the order is not a preorder). Counts each node's children into `count[parent + 1]` where
-/// `count` has room (pass an empty slice to skip that).
-fn first_in_preorder(tree: &CallTree, n_frames: usize, count: &mut [u32]) -> Option<(Bits, u32)> {
+/// (the order is not a preorder).
+fn first_in_preorder(tree: &CallTree, n_frames: usize) -> Option<(Bits, u32)> {
     let mut pass = PreorderPass {
         first: Bits::new(tree.len()),
         on_path: vec![0u32; n_frames],
@@ -55,7 +53,7 @@ fn first_in_preorder(tree: &CallTree, n_frames: usize, count: &mut [u32]) -> Opt
         frameless: 0,
         longest: 1,
     };
-    let preorder = in_chunks(1..tree.len(), |nodes| pass.run(tree, nodes, count));
+    let preorder = in_chunks(1..tree.len(), |nodes| pass.run(tree, nodes));
     preorder.then(|| (pass.first, pass.longest as u32 - 1))
 }
 
@@ -78,7 +76,7 @@ struct PreorderPass {
 impl PreorderPass {
     /// Runs over `nodes`; false when one's parent is not on the path. The counters live in
     /// locals for the loop and go back into `self` at its end.
-    fn run(&mut self, tree: &CallTree, nodes: Range<usize>, count: &mut [u32]) -> bool {
+    fn run(&mut self, tree: &CallTree, nodes: Range<usize>) -> bool {
         let (first, on_path, path) = (&mut self.first, &mut self.on_path, &mut self.path);
         let (mut frameless, mut longest) = (self.frameless, self.longest);
         for n in nodes {
@@ -94,9 +92,6 @@ impl PreorderPass {
                     Some(c) => *c -= 1,
                     None => frameless -= 1,
                 }
-            }
-            if let Some(c) = count.get_mut(parent as usize + 1) {
-                *c += 1;
             }
             match on_path.get_mut(frame as usize) {
                 Some(c) => {
@@ -119,27 +114,19 @@ impl PreorderPass {
 fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
     let mut first = Bits::new(tree.len());
     let mut on_path = vec![0u32; n_frames];
-    let span = |n: u32| {
-        let at = |i: usize| kids.start.get(i).copied().unwrap_or(0);
-        (at(n as usize), at(n as usize + 1))
-    };
-    // The path from the root: per node its frame and the range of its children not yet
+    // The path from the root: per node its frame, its children and how many of them were
     // entered, so that leaving a node needs no lookup.
-    let (from, to) = span(ROOT);
-    let mut path: Vec<(u32, u32, u32)> = vec![(NO_INDEX, from, to)];
+    let mut path = vec![(NO_INDEX, kids.of(ROOT), 0usize)];
     while let Some(top) = path.last_mut() {
-        let (frame, next, end) = *top;
-        if next >= end {
+        let (frame, children, next) = *top;
+        let Some(&child) = children.get(next) else {
             path.pop();
             if let Some(count) = on_path.get_mut(frame as usize) {
                 *count -= 1;
             }
             continue;
-        }
-        top.1 += 1;
-        let Some(&child) = kids.list.get(next as usize) else {
-            continue;
         };
+        top.2 += 1;
         let frame = tree.frame(child as usize);
         // A node without a frame id is skipped with its subtree, as the pass in order does.
         let Some(count) = on_path.get_mut(frame as usize) else {
@@ -147,8 +134,7 @@ fn first_by_walk(tree: &CallTree, kids: &Children, n_frames: usize) -> Bits {
         };
         first.set(child as usize, *count == 0);
         *count += 1;
-        let (from, to) = span(child);
-        path.push((frame, from, to));
+        path.push((frame, kids.of(child), 0));
     }
     first
 }
@@ -315,7 +301,7 @@ pub fn inverted_sides(tree: &CallTree, sides: &[&Weights]) -> (CallTree, Vec<Wei
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tree::Order;
+    use crate::analysis::children::Order;
 
     const MAIN: u32 = 0;
     const A: u32 = 1;
@@ -376,7 +362,7 @@ mod tests {
                 let want = frame < 4 && above.all(|f| f != frame && f < 4);
                 assert_eq!(walk.get(n), want, "case {case} node {n}");
             }
-            match first_in_preorder(&tree, 4, &mut []) {
+            match first_in_preorder(&tree, 4) {
                 Some(pass) => assert_eq!(pass, (walk.clone(), tree.max_depth()), "case {case}"),
                 None => assert!(!preorder, "case {case}: a preorder was refused"),
             }

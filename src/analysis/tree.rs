@@ -10,6 +10,7 @@ pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
 use crate::chunks::in_chunks;
 use crate::hash::RowIndex;
 use crate::model::{decode_opt, LocationIndex, Profile, Shared, StackTable, NO_INDEX};
+use std::ops::Range;
 
 /// The virtual root node.
 pub const ROOT: u32 = 0;
@@ -138,6 +139,37 @@ impl CallTree {
         match &self.columns {
             Columns::Mirror { prefix, .. } => prefix.as_ptr(),
             Columns::Own { parent, .. } => parent.as_ptr(),
+        }
+    }
+
+    /// Calls `f(n, parent)` for each node `n` of `nodes` in the tree, in order, with what
+    /// [`CallTree::parent`] gives: one look at how the columns are held for the whole range
+    /// instead of one per node.
+    #[inline]
+    pub fn each_parent(&self, nodes: Range<usize>, mut f: impl FnMut(usize, u32)) {
+        let end = nodes.end.min(self.len());
+        let mut n = nodes.start.min(end);
+        match &self.columns {
+            Columns::Own { parent, .. } => {
+                for &p in &parent[n..end] {
+                    f(n, p);
+                    n += 1;
+                }
+            }
+            Columns::Mirror { prefix, .. } => {
+                if n == 0 && end > 0 {
+                    f(0, NO_INDEX);
+                    n = 1;
+                }
+                let prefix: &[u32] = prefix;
+                for &q in prefix
+                    .get(n.saturating_sub(1)..end.saturating_sub(1))
+                    .unwrap_or_default()
+                {
+                    f(n, q.wrapping_add(1));
+                    n += 1;
+                }
+            }
         }
     }
 
@@ -385,115 +417,6 @@ pub fn tree_by_location(p: &Profile, of_location: &[u32]) -> (CallTree, Vec<u32>
     (b.finish(), node_of_stack)
 }
 
-/// Each node's children as one flat list (CSR): the children of `n` are
-/// `list[start[n]..start[n + 1]]`, in the display order last chosen by [`Children::sort`].
-/// Every child is listed, zero totals included (layouts skip them), so the lists depend on the
-/// tree alone and only their order on the weights.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Children {
-    /// Offsets into `list`, one per node plus one.
-    pub start: Vec<u32>,
-    /// Child node ids.
-    pub list: Vec<u32>,
-}
-
-/// How siblings are ordered in a flame graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Order {
-    /// Largest total first ("left heavy"), ties alphabetical.
-    #[default]
-    WidestFirst,
-    /// By name, as flamegraph.pl does, so two profiles line up.
-    Alphabetical,
-}
-
-impl Children {
-    /// Every node's children, in node order.
-    pub fn of_tree(tree: &CallTree) -> Children {
-        let n = tree.len();
-        let mut count = vec![0u32; n + 1];
-        in_chunks(1..n, |nodes| {
-            for c in nodes {
-                count[tree.parent(c) as usize + 1] += 1;
-            }
-            true
-        });
-        Children::from_counts(tree, count)
-    }
-
-    /// Every node's children, in node order, from their numbers: `count[p + 1]` children of
-    /// node `p` (`count` has one entry more than the tree has nodes; `count[0]` is 0).
-    pub fn from_counts(tree: &CallTree, mut count: Vec<u32>) -> Children {
-        let n = tree.len();
-        count.resize(n + 1, 0);
-        in_chunks(1..n + 1, |rows| {
-            for i in rows {
-                count[i] += count[i - 1];
-            }
-            true
-        });
-        // `count[p]` is where p's children start; filling advances it to where they end,
-        // which is `count[p + 1]`: one shift then gives the starts back, without a copy.
-        let mut list = vec![0u32; count[n] as usize];
-        in_chunks(1..n, |nodes| {
-            for c in nodes {
-                let slot = &mut count[tree.parent(c) as usize];
-                list[*slot as usize] = c as u32;
-                *slot += 1;
-            }
-            true
-        });
-        count.copy_within(0..n, 1);
-        count[0] = 0;
-        Children { start: count, list }
-    }
-
-    /// The children of `tree`, sorted by `order` under `w`.
-    pub fn new(tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) -> Children {
-        let mut kids = Children::of_tree(tree);
-        kids.sort(tree, w, order, name_rank);
-        kids
-    }
-
-    /// Sorts every sibling list: widest first (ties by name) or by name.
-    pub fn sort(&mut self, tree: &CallTree, w: &Weights, order: Order, name_rank: &[u32]) {
-        let rank = |c: u32| {
-            name_rank
-                .get(tree.frame(c as usize) as usize)
-                .copied()
-                .unwrap_or(u32::MAX)
-        };
-        let (start, list) = (&self.start, &mut self.list);
-        in_chunks(0..start.len().saturating_sub(1), |parents| {
-            for p in parents {
-                let kids = &mut list[start[p] as usize..start[p + 1] as usize];
-                if kids.len() < 2 {
-                    continue;
-                }
-                match order {
-                    Order::WidestFirst => kids.sort_unstable_by(|&a, &b| {
-                        w.total
-                            .at(b as usize)
-                            .total_cmp(&w.total.at(a as usize))
-                            .then(rank(a).cmp(&rank(b)))
-                    }),
-                    Order::Alphabetical => kids.sort_unstable_by_key(|&c| rank(c)),
-                }
-            }
-            true
-        });
-    }
-
-    /// The children of `node`.
-    pub fn of(&self, node: u32) -> &[u32] {
-        let n = node as usize;
-        match (self.start.get(n), self.start.get(n + 1)) {
-            (Some(&a), Some(&b)) => &self.list[a as usize..b as usize],
-            _ => &[],
-        }
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -643,21 +566,5 @@ pub(crate) mod tests {
             (4, 2, 2)
         );
         assert!(!grown.shares_stacks());
-    }
-
-    #[test]
-    fn children_sorted_both_ways() {
-        let mut b = TreeBuilder::new();
-        let z = b.child(ROOT, 0);
-        let a = b.child(ROOT, 1);
-        let empty = b.child(ROOT, 2);
-        let tree = b.finish();
-        let w = Weights::from_self(&tree, vec![0.0, 5.0, 2.0, 0.0]);
-        let ranks = [1, 0, 2];
-        let wide = Children::new(&tree, &w, Order::WidestFirst, &ranks);
-        assert_eq!(wide.of(ROOT), &[z, a, empty]);
-        let abc = Children::new(&tree, &w, Order::Alphabetical, &ranks);
-        assert_eq!(abc.of(ROOT), &[a, z, empty]);
-        assert!(abc.of(empty).is_empty());
     }
 }

@@ -12,6 +12,7 @@
 
 use crate::analysis::bits::Bits;
 use crate::analysis::calltree::TreeSource;
+use crate::analysis::children::{Children, Order};
 use crate::analysis::filter::{weigh, SampleFilter};
 use crate::analysis::flame::{flame_boxes, Boxes, Viewport};
 use crate::analysis::frames::Frames;
@@ -23,9 +24,7 @@ use crate::analysis::search::{matched_total, Matcher};
 use crate::analysis::source_files::{source_files, SourceFiles};
 use crate::analysis::timeorder::{time_layout, TimeLayout};
 use crate::analysis::transform::{apply_all, Transform};
-use crate::analysis::tree::{
-    tree_from_stacks, CallTree, Children, NodeMap, Order, Weights, DROPPED, ROOT,
-};
+use crate::analysis::tree::{tree_from_stacks, CallTree, NodeMap, Weights, DROPPED, ROOT};
 use crate::model::{decode_opt, Profile, ValueTypeIndex};
 
 /// What the user chose.
@@ -260,7 +259,7 @@ impl View {
 
     /// Drops everything derived from the current tree, the transformed tree itself included,
     /// before a new one is made: wasm memory only grows, so the old and the new state held at
-    /// once would set its size (the child lists and totals alone are 16 bytes a node).
+    /// once would set its size (the totals alone are 4 or 8 bytes a node).
     fn release_derived(&mut self) {
         self.transformed = None;
         self.children = Children::default();
