@@ -141,6 +141,9 @@ impl Children {
         in_chunks(0..start.len().saturating_sub(1), |rows| {
             for r in rows {
                 let kids = &mut list[start[r] as usize..start[r + 1] as usize];
+                if kids.len() < 2 {
+                    continue; // a listed node whose one child is not the next node
+                }
                 match order {
                     Order::WidestFirst => kids.sort_unstable_by(|&a, &b| {
                         w.total
