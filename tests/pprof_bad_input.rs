@@ -115,6 +115,42 @@ fn fixture_files_give_their_expected_errors() {
     }
 }
 
+/// The CLI and the viewer read through `read_any`. Raw protobuf is detected as pprof only when
+/// the whole message is sound (it has no magic number), so a raw message that begins as a
+/// profile and breaks further on must still get the pprof reader's error, which names the
+/// place; "unrecognized format" is for bytes that do not begin as a profile.
+#[test]
+fn read_any_gives_the_readers_error_for_a_damaged_raw_profile() {
+    let mut damaged = 0;
+    for (name, _) in invalid_cases() {
+        let bytes = std::fs::read(invalid_dir().join(name)).unwrap();
+        if gzip::is_gzip(&bytes) {
+            continue; // a gzip stream's own errors are named "gzip" before a format is known
+        }
+        let direct = outcome(&bytes);
+        let any = match read_any(&bytes, &ReadOptions::default()) {
+            Err(e) => e.to_string(),
+            Ok(parsed) => {
+                let warnings: Vec<String> =
+                    parsed.warnings.iter().map(ToString::to_string).collect();
+                format!("ok; warnings: {}", warnings.join("; "))
+            }
+        };
+        if name == "sample-type-as-varint.pb" {
+            // Its first field is not a `sample_type` message: nothing says it is pprof.
+            assert!(
+                any.starts_with("input: unrecognized format"),
+                "{name}: {any}"
+            );
+            continue;
+        }
+        assert_eq!(any, direct, "{name}");
+        damaged += usize::from(!pprof::detect(&bytes));
+    }
+    // The files detection refuses: cut lengths, bad varints and wire types after the start.
+    assert!(damaged >= 4, "{damaged}");
+}
+
 /// Raw (inflated) bytes of every pprof file of the corpus.
 fn corpus_raw_profiles() -> Vec<(PathBuf, Vec<u8>)> {
     corpus_files("pprof")

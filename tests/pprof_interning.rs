@@ -19,12 +19,22 @@ use support::rng::Rng;
 const FUNCTIONS: usize = 12;
 const LOCATIONS: u64 = 40;
 
+/// The pprof id of location `i` (1-based): the first half one-byte varints, the others two
+/// bytes whose last byte is one of the first half's (the packed ids of two samples can then
+/// end alike inside a varint: sharing must be found on whole ids).
+fn location_id(i: u64) -> u64 {
+    match i {
+        ..=20 => i,
+        _ => 128 * (i - 20) + 5,
+    }
+}
+
 /// A profile of `n` samples over [`LOCATIONS`] locations of one to three lines each.
 fn generated(seed: u64, n: usize) -> schema::Profile {
     let mut rng = Rng(seed);
     let location = (1..=LOCATIONS)
-        .map(|id| schema::Location {
-            id,
+        .map(|i| schema::Location {
+            id: location_id(i),
             line: (0..1 + rng.below(3))
                 .map(|_| schema::Line {
                     function_id: 1 + rng.below(FUNCTIONS) as u64,
@@ -47,7 +57,7 @@ fn generated(seed: u64, n: usize) -> schema::Profile {
         let fresh = |rng: &mut Rng, most: usize| -> Vec<u64> {
             let k = rng.below(most);
             (0..k)
-                .map(|_| 1 + rng.below(LOCATIONS as usize) as u64)
+                .map(|_| location_id(1 + rng.below(LOCATIONS as usize) as u64))
                 .collect()
         };
         let stack = match (stacks.last(), rng.below(4)) {
@@ -67,12 +77,22 @@ fn generated(seed: u64, n: usize) -> schema::Profile {
     let names = (0..FUNCTIONS).map(|f| format!("f{f}").into_bytes());
     schema::Profile {
         sample_type: vec![schema::ValueType { r#type: 1, unit: 2 }],
+        // Every eighth sample has a label, so that prost decodes it: the reader's walk passes
+        // from samples read by prost to plain ones and back.
         sample: stacks
             .into_iter()
-            .map(|location_id| schema::Sample {
+            .enumerate()
+            .map(|(s, location_id)| schema::Sample {
                 location_id,
                 value: vec![1],
-                label: vec![],
+                label: match s % 8 {
+                    3 => vec![schema::Label {
+                        key: 1,
+                        str: 2,
+                        ..Default::default()
+                    }],
+                    _ => vec![],
+                },
             })
             .collect(),
         location,

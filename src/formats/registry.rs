@@ -231,7 +231,7 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     // Any format may come compressed: detect on a bounded decompressed prefix, and inflate
     // the whole only for a format that claims it (a bomb of zeros is refused after 1 MiB).
     let Some(layer) = compression_of(bytes) else {
-        return Err(unrecognized(bytes, "input"));
+        return Err(pprof::damaged(bytes, options).unwrap_or_else(|| unrecognized(bytes, "input")));
     };
     let head = (layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES).unwrap_or_default();
     let Some(format) = detect(&head) else {

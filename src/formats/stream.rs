@@ -318,8 +318,13 @@ mod tests {
 
     /// Folded stacks of more than a MiB even gzipped (pseudo-random names).
     fn big_collapsed() -> Vec<u8> {
+        collapsed_lines(200_000)
+    }
+
+    /// `n` lines of folded stacks with pseudo-random names.
+    fn collapsed_lines(n: u32) -> Vec<u8> {
         let mut x = 12345u64;
-        (0..200_000u32)
+        (0..n)
             .flat_map(|i| {
                 x = x
                     .wrapping_mul(6364136223846793005)
@@ -443,5 +448,80 @@ mod tests {
         assert_eq!(mode, "failed");
         assert_eq!(streamed, whole);
         assert!(whole.contains("unrecognized format"), "{whole}");
+    }
+
+    /// xorshift64: deterministic test input.
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// `data` as a gzip stream of stored (uncompressed) blocks: as large as `data`, and quick
+    /// to make and to inflate in a debug build.
+    fn stored_gzip(data: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+        out.extend(miniz_oxide::deflate::compress_to_vec(data, 0));
+        out.extend(crate::formats::gzip::crc32(data).to_le_bytes());
+        out.extend((data.len() as u32).to_le_bytes());
+        out
+    }
+
+    /// `raw` damaged one of three ways, chosen by `x`: a few bytes flipped, cut short, or a
+    /// run of bytes overwritten.
+    fn damaged(raw: &[u8], x: &mut u64) -> Vec<u8> {
+        let mut out = raw.to_vec();
+        let at = |x: &mut u64| next(x) as usize % raw.len();
+        match next(x) % 3 {
+            0 => {
+                for _ in 0..1 + next(x) % 3 {
+                    let i = at(x);
+                    out[i] ^= 1 << (next(x) % 8);
+                }
+            }
+            1 => out.truncate(at(x)),
+            _ => {
+                let start = at(x);
+                let end = (start + 1 + next(x) as usize % 64).min(out.len());
+                for b in &mut out[start..end] {
+                    *b = next(x) as u8;
+                }
+            }
+        }
+        out
+    }
+
+    /// Damaged pprof messages fed raw and gzipped (both past the first MiB, so that the
+    /// stage is chosen before the end, and the gzip inflated and pass 1 run piece by piece) in
+    /// pieces and steps of varied sizes: each gives the profile and warnings, or the error,
+    /// that `read_any` gives (the invariant of the module doc; the gzip streams are sound,
+    /// so its exception does not apply), and the error names pprof.
+    #[test]
+    fn damaged_pprof_streams_as_it_reads_whole() {
+        let text = collapsed_lines(32_000);
+        let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
+        let raw = crate::formats::pprof::write_uncompressed(&profile.profile, &Default::default())
+            .unwrap()
+            .bytes;
+        assert!(raw.len() > HEAD_BYTES, "{}", raw.len());
+        let mut x = 0x5eed_1234_abcd_ef01_u64;
+        let mut errors = 0;
+        for round in 0..12 {
+            let bad = damaged(&raw, &mut x);
+            let size = [1000, 7919, 65536, 100_003][round % 4];
+            let budget = 1 + next(&mut x) as usize % 5000;
+            for input in [stored_gzip(&bad), bad.clone()] {
+                let (_, _, streamed, whole) = stepped(&input, size, budget);
+                assert_eq!(streamed, whole, "round {round}, {} bytes", input.len());
+                // Damaged raw messages too are named: read as pprof, not "unrecognized".
+                assert!(
+                    whole.starts_with("Pprof") || whole.starts_with("pprof: "),
+                    "round {round}: {whole}"
+                );
+                errors += usize::from(whole.starts_with("pprof: "));
+            }
+        }
+        assert!(errors >= 12, "{errors} errors");
     }
 }
