@@ -448,6 +448,32 @@ fn truncations_and_bit_flips_never_panic() {
 }
 
 /// One invalid input: file name, contents, and the text the read error must contain.
+/// Binary OTLP has no magic number: `read_any` claims it only when every top-level field is
+/// whole. A file cut short, framed or not, must still get the OTLP reader's error, which says
+/// where it is cut, not "unrecognized format".
+#[test]
+fn read_any_names_where_a_cut_binary_file_ends() {
+    let files = corpus_bytes("otlp");
+    assert!(files.len() >= 2, "{} otlp corpus files", files.len());
+    for (name, bytes) in files {
+        for cut in [bytes.len() / 3, bytes.len() * 9 / 10] {
+            let err = formats::read_any(&bytes[..cut], &ReadOptions::default())
+                .map(|p| p.format)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("otlp: at byte "),
+                "{name} cut at {cut}: {err}"
+            );
+            assert!(err.ends_with(" remain"), "{name} cut at {cut}: {err}");
+        }
+    }
+    // Text that happens to begin like a cut message (a newline is field 1's key) is not OTLP.
+    let text = formats::read_any(b"\nmain;work\n", &ReadOptions::default());
+    let err = text.map(|p| p.format).unwrap_err().to_string();
+    assert!(err.starts_with("input: unrecognized format"), "{err}");
+}
+
 type InvalidCase = (&'static str, Vec<u8>, &'static str);
 
 /// Regenerates tests/fixtures/invalid/otlp (run with `--ignored` after changing a case).
@@ -515,7 +541,7 @@ fn invalid_wire_cases(valid: &[u8]) -> Vec<InvalidCase> {
         (
             "truncated.otlp",
             valid[..valid.len() - 3].to_vec(),
-            "not an OTLP ProfilesData message",
+            "is 66 bytes long but only 63 bytes remain",
         ),
         (
             "deep-value.otlp",
@@ -543,7 +569,7 @@ fn invalid_wire_cases(valid: &[u8]) -> Vec<InvalidCase> {
         (
             "bad-frame.otlp",
             [0u8, 0, 0, 9, 0x0a, 0x02, 0x00].to_vec(),
-            "not an OTLP ProfilesData message",
+            "the frame holds 9 bytes but only 3 remain",
         ),
     ]
 }

@@ -231,7 +231,7 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
     // Any format may come compressed: detect on a bounded decompressed prefix, and inflate
     // the whole only for a format that claims it (a bomb of zeros is refused after 1 MiB).
     let Some(layer) = compression_of(bytes) else {
-        return Err(pprof::damaged(bytes, options).unwrap_or_else(|| unrecognized(bytes, "input")));
+        return Err(unclaimed(bytes, options));
     };
     let head = (layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES).unwrap_or_default();
     let Some(format) = detect(&head) else {
@@ -358,6 +358,19 @@ pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static 
     };
     let inner = (layer.decompress)(bytes, cap, layer.name)?;
     Ok(Some((inner, layer.description)))
+}
+
+/// The error for uncompressed `bytes` no detector claimed. The binary formats without a magic
+/// number (raw pprof, binary OTLP) are claimed only when sound: binary bytes that begin as one
+/// of them get its reader's error, which says where and how they break; anything else (text
+/// among it, whose near misses [`unrecognized`] names) is [`unrecognized`].
+fn unclaimed(bytes: &[u8], options: &ReadOptions) -> ReadError {
+    if !sniff::looks_binary(bytes) {
+        return unrecognized(bytes, "input");
+    }
+    pprof::damaged(bytes, options)
+        .or_else(|| otlp::damaged(bytes, options))
+        .unwrap_or_else(|| unrecognized(bytes, "input"))
 }
 
 /// The error for input no registered format recognizes; `what` names it in the message.

@@ -55,7 +55,7 @@ const MAGIC_BYTES: usize = 8;
 /// True when the first bytes hold control characters no text profile has (anything but tab,
 /// line ends and form feed) or start with bytes that are not UTF-8: binary data, of which no
 /// text or JSON format has anything to say.
-fn looks_binary(bytes: &[u8]) -> bool {
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
     let head = bytes.get(..BINARY_CHECK_BYTES).unwrap_or(bytes);
     let magic = head.get(..MAGIC_BYTES).unwrap_or(head);
     if let Err(e) = std::str::from_utf8(magic) {

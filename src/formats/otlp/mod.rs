@@ -159,7 +159,18 @@ pub fn detect(bytes: &[u8]) -> bool {
         return !super::pprof::detect(bytes)
             && gzip::gunzip_prefix(bytes, GZIP_SNIFF_BYTES).is_some_and(|p| detect_prefix(&p));
     }
-    wire::is_profiles_data_shape(bytes) || split_frames(bytes).is_some() || is_otlp_json(bytes)
+    wire::is_profiles_data_shape(bytes) || split_frames(bytes).is_ok() || is_otlp_json(bytes)
+}
+
+/// The OTLP reader's error for raw (not gzipped) `bytes` that [`detect`] does not claim but
+/// that begin as an OTLP message or frame does: cut short or damaged further on (binary OTLP
+/// has no magic number, so detection must see every top-level field whole). `None` for other
+/// bytes, and when the reader takes them after all.
+pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
+    if gzip::is_gzip(bytes) || !detect_prefix(bytes) {
+        return None;
+    }
+    read(bytes, options).err()
 }
 
 /// Inflated bytes looked at by [`detect`] in a gzip file.
@@ -167,15 +178,21 @@ const GZIP_SNIFF_BYTES: usize = 64 * 1024;
 
 /// [`detect`] for the first bytes of an inflated file: a message, a first frame, or JSON.
 fn detect_prefix(prefix: &[u8]) -> bool {
+    wire::is_profiles_data_prefix(prefix) || first_frame_begins_well(prefix) || is_otlp_json(prefix)
+}
+
+/// True when `bytes` begin with a frame's 4-byte length and then the start of a `ProfilesData`
+/// message.
+fn first_frame_begins_well(bytes: &[u8]) -> bool {
     let first_frame = || {
-        let header: [u8; FRAME_HEADER] = prefix.get(..FRAME_HEADER)?.try_into().ok()?;
+        let header: [u8; FRAME_HEADER] = bytes.get(..FRAME_HEADER)?.try_into().ok()?;
         let len = usize::try_from(u32::from_be_bytes(header)).ok()?;
-        let rest = prefix.get(FRAME_HEADER..)?;
+        let rest = bytes.get(FRAME_HEADER..)?;
         Some(wire::is_profiles_data_prefix(
             rest.get(..len).unwrap_or(rest),
         ))
     };
-    wire::is_profiles_data_prefix(prefix) || first_frame() == Some(true) || is_otlp_json(prefix)
+    first_frame() == Some(true)
 }
 
 /// Size of the prefix searched for the OTLP/JSON key.
@@ -186,42 +203,88 @@ fn is_otlp_json(bytes: &[u8]) -> bool {
     json_scan::opens_object(head) && json_scan::contains(head, b"\"resourceProfiles\"")
 }
 
-/// The messages of a framed file with their byte offsets, or `None` when `bytes` are not a
+/// One message of the input and its byte offset.
+type Message<'a> = (usize, &'a [u8]);
+
+/// Where (a byte offset) and why the input is not what was expected.
+type Broken = (usize, String);
+
+/// The messages of a framed file with their byte offsets, or where and why `bytes` are not a
 /// sequence of `[4-byte big-endian length][ProfilesData]` frames covering the whole input.
-fn split_frames(bytes: &[u8]) -> Option<Vec<(usize, &[u8])>> {
+fn split_frames(bytes: &[u8]) -> Result<Vec<Message<'_>>, Broken> {
     let mut out = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
-        let header: [u8; FRAME_HEADER] = bytes.get(pos..pos + FRAME_HEADER)?.try_into().ok()?;
-        let len = usize::try_from(u32::from_be_bytes(header)).ok()?;
+        let rest = bytes.len() - pos;
+        let Some(header) = bytes.get(pos..pos + FRAME_HEADER) else {
+            return Err((
+                pos,
+                format!("a frame's 4-byte length is cut short ({rest} bytes remain)"),
+            ));
+        };
+        let len = header.iter().fold(0usize, |n, &b| n << 8 | usize::from(b));
         let start = pos + FRAME_HEADER;
-        let end = start.checked_add(len)?;
-        let msg = bytes.get(start..end)?;
+        let Some(msg) = bytes.get(start..).and_then(|m| m.get(..len)) else {
+            let have = rest - FRAME_HEADER;
+            return Err((
+                pos,
+                format!("the frame holds {len} bytes but only {have} remain"),
+            ));
+        };
         if !wire::is_profiles_data_shape(msg) {
-            return None;
+            return Err(not_profiles_data(msg, start));
         }
         out.push((start, msg));
-        pos = end;
+        pos = start + len;
     }
-    (!out.is_empty()).then_some(out)
+    match out.is_empty() {
+        true => Err((0, "no frames".to_owned())),
+        false => Ok(out),
+    }
 }
 
 /// The messages of the input: one unframed message, or every frame.
-fn messages(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, ReadError> {
+fn messages(bytes: &[u8]) -> Result<Vec<Message<'_>>, ReadError> {
     if wire::is_profiles_data_shape(bytes) {
         return Ok(vec![(0, bytes)]);
     }
-    split_frames(bytes).ok_or_else(|| {
-        let at = protowire::fields(bytes)
-            .find_map(Result::err)
-            .map_or(0, |e| e.field_offset);
+    split_frames(bytes).map_err(|framed| {
+        // Said of one message when the input begins as one, else of the frames when it begins
+        // as framed messages (a frame's length starts with zero bytes, a message's key never).
+        let framed_start = !wire::is_profiles_data_prefix(bytes) && first_frame_begins_well(bytes);
+        let (at, why) = match framed_start {
+            true => framed,
+            false => not_profiles_data(bytes, 0),
+        };
         ReadError::new(
             NAME,
             super::Place::Byte(at as u64),
-            "not an OTLP ProfilesData message (top-level fields 1 and 2 only) nor a sequence \
-             of 4-byte-length-framed ones",
+            format!(
+                "not an OTLP ProfilesData message (top-level fields 1 and 2 only) nor a \
+                 sequence of 4-byte-length-framed ones: {why}"
+            ),
         )
     })
+}
+
+/// Where and why `msg` (at byte `base` of the input) is not a `ProfilesData` message: the first
+/// top-level field that breaks it (cut short, a bad varint or length) or that it does not have.
+fn not_profiles_data(msg: &[u8], base: usize) -> Broken {
+    for field in protowire::Fields::new(msg, base) {
+        match field {
+            Err(e) => return (e.field_offset, e.message),
+            Ok(f) if !matches!((f.number, f.value), (1 | 2, protowire::Value::Len(..))) => {
+                let why = format!(
+                    "field {} of wire type {} is not one of its fields",
+                    f.number,
+                    f.value.wire_type()
+                );
+                return (f.offset, why);
+            }
+            Ok(_) => {}
+        }
+    }
+    (base, "it has no fields".to_owned())
 }
 
 /// The wire layout of every message of an OTLP file (`"v1.8"`, `"v1.9"`, `"current (v1.10+)"`),
