@@ -144,3 +144,36 @@ fn unrecognized_text_says_what_each_likely_reader_found_wrong() {
         golden::check(&expected, &format!("{head}\n"));
     }
 }
+
+/// A profile cut short (a download stopped, a process killed while writing) is refused by
+/// detection, which needs the top level whole; `read_any` still names the reader of the format
+/// it begins as, and that reader says where it ends, for the formats claimed only when whole:
+/// `.cpuprofile` and speedscope JSON here, raw pprof and OTLP in their own tests.
+#[test]
+fn a_json_profile_cut_short_gets_its_readers_error() {
+    let cases = [
+        ("cpuprofile", ".cpuprofile"),
+        ("speedscope", ".speedscope.json"),
+    ];
+    let mut cut_files = 0;
+    for (folder, suffix) in cases {
+        for (name, bytes) in corpus_bytes(folder) {
+            if !name.ends_with(suffix) {
+                continue;
+            }
+            for cut in [bytes.len() / 3, bytes.len() * 9 / 10] {
+                let err = read_any(&bytes[..cut], &options(None))
+                    .map(|p| p.format)
+                    .unwrap_err()
+                    .to_string();
+                let named = err.starts_with(&format!("{folder}: at byte "));
+                assert!(
+                    named && err.contains(": EOF while parsing"),
+                    "{name} cut at {cut}: {err}"
+                );
+            }
+            cut_files += 1;
+        }
+    }
+    assert!(cut_files >= 7, "{cut_files} files");
+}

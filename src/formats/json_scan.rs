@@ -222,6 +222,19 @@ pub(crate) fn prefix(bytes: &[u8], len: usize) -> &[u8] {
     bytes.get(..len).unwrap_or(bytes)
 }
 
+/// The raw key of the first member of the object `bytes` open with (after a byte-order mark
+/// and whitespace), when it is whole in `bytes`: enough of a document cut short to tell what
+/// it begins as.
+pub(crate) fn first_key(bytes: &[u8]) -> Option<&[u8]> {
+    let open = skip_bom_and_ws(bytes);
+    if bytes.get(open) != Some(&b'{') {
+        return None;
+    }
+    let quote = skip_ws(bytes, open + 1);
+    (bytes.get(quote) == Some(&b'"')).then_some(())?;
+    raw_string(bytes, quote).map(|(key, _)| key)
+}
+
 /// True when the first byte after JSON whitespace is `{`. A byte-order mark is *not* skipped:
 /// readers that hand the whole input to serde_json (which refuses one) detect with this.
 pub(crate) fn opens_object(bytes: &[u8]) -> bool {

@@ -360,17 +360,19 @@ pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static 
     Ok(Some((inner, layer.description)))
 }
 
-/// The error for uncompressed `bytes` no detector claimed. The binary formats without a magic
-/// number (raw pprof, binary OTLP) are claimed only when sound: binary bytes that begin as one
-/// of them get its reader's error, which says where and how they break; anything else (text
-/// among it, whose near misses [`unrecognized`] names) is [`unrecognized`].
+/// The error for uncompressed `bytes` no detector claimed. Some formats are claimed only when
+/// their top level is whole: the binary ones without a magic number (raw pprof, binary OTLP)
+/// and the JSON ones whose detector reads the top-level members (`.cpuprofile`, speedscope).
+/// Bytes that begin as one of them, cut short or broken further on, get its reader's error,
+/// which says where and how; anything else is [`unrecognized`], which names text's near misses.
 fn unclaimed(bytes: &[u8], options: &ReadOptions) -> ReadError {
-    if !sniff::looks_binary(bytes) {
-        return unrecognized(bytes, "input");
-    }
-    pprof::damaged(bytes, options)
-        .or_else(|| otlp::damaged(bytes, options))
-        .unwrap_or_else(|| unrecognized(bytes, "input"))
+    let damaged = match sniff::looks_binary(bytes) {
+        true => pprof::damaged(bytes, options).or_else(|| otlp::damaged(bytes, options)),
+        false => {
+            cpuprofile::damaged(bytes, options).or_else(|| speedscope::damaged(bytes, options))
+        }
+    };
+    damaged.unwrap_or_else(|| unrecognized(bytes, "input"))
 }
 
 /// The error for input no registered format recognizes; `what` names it in the message.

@@ -41,6 +41,7 @@ mod read;
 mod schema;
 
 use super::json_scan;
+use super::{ReadError, ReadOptions};
 use crate::model::ext;
 
 pub use read::read;
@@ -64,6 +65,24 @@ const KNOWN_PROFILE_KEYS: [&str; 5] = ["nodes", "startTime", "endTime", "samples
 const KNOWN_OLD_KEYS: [&str; 5] = ["head", "startTime", "endTime", "samples", "timestamps"];
 /// Names of trace events that carry CPU profiles.
 const PROFILE_EVENTS: [&str; 3] = ["Profile", "ProfileChunk", "CpuProfile"];
+
+/// The reader's error for text that [`detect`] does not claim but that begins as a
+/// `.cpuprofile` does (a first member `nodes` whose nodes have a `callFrame`, or the old
+/// format's `head` with a `functionName`): a file cut short or broken further on, which
+/// detection cannot tell, since it needs the top-level members whole and `nodes`, the first
+/// and largest, holds none of the others. `None` for other text, and when the reader takes it.
+pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
+    let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
+    let begins_as_profile = match json_scan::first_key(head)? {
+        b"nodes" => json_scan::contains(head, b"\"callFrame\""),
+        b"head" => json_scan::contains(head, b"\"functionName\""),
+        _ => false,
+    };
+    begins_as_profile.then(|| read(bytes, options).err())?
+}
+
+/// How much of a damaged file [`damaged`] looks at.
+const DAMAGED_SNIFF_BYTES: usize = 4096;
 
 /// True for a `.cpuprofile` (`nodes` plus timing keys), the old V8 format (`head` plus
 /// `samples`/`timestamps`), or a Chrome trace (object with `traceEvents`, or a bare event array)

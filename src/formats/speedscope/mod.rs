@@ -42,6 +42,7 @@ mod write_evented;
 
 use super::json_scan;
 use super::sniff::Sniff;
+use super::{ReadError, ReadOptions};
 use crate::model::ext;
 
 pub use read::read;
@@ -110,6 +111,19 @@ pub fn sniff(bytes: &[u8]) -> Sniff {
         None => Sniff::Foreign,
     }
 }
+
+/// The reader's error for text that [`detect`] does not claim but that names speedscope's
+/// file-format schema near its start: a file cut short or broken further on (detection needs
+/// the top-level members whole). `None` for other text, and when the reader takes it.
+pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
+    let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
+    let names_schema = json_scan::opens_object(head)
+        && json_scan::contains(head, b"speedscope.app/file-format-schema.json");
+    names_schema.then(|| read(bytes, options).err())?
+}
+
+/// How much of a damaged file [`damaged`] looks at.
+const DAMAGED_SNIFF_BYTES: usize = 4096;
 
 fn is_schema(s: &str) -> bool {
     s.trim_end_matches('#')
