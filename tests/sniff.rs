@@ -176,4 +176,21 @@ fn a_json_profile_cut_short_gets_its_readers_error() {
         }
     }
     assert!(cut_files >= 7, "{cut_files} files");
+    // Trace events in the JSON Object Format (the Array Format may end anywhere and is read).
+    let mut traces = 0;
+    for path in corpus_new("trace-event") {
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            continue;
+        }
+        let cut = bytes.len() / 2;
+        let err = read_any(&bytes[..cut], &options(None))
+            .map(|p| p.format)
+            .unwrap_err()
+            .to_string();
+        let named = err.starts_with("trace-event: at byte ");
+        assert!(named, "{} cut at {cut}: {err}", path.display());
+        traces += 1;
+    }
+    assert!(traces >= 3, "{traces} object-format traces");
 }

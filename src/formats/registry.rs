@@ -362,15 +362,16 @@ pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static 
 
 /// The error for uncompressed `bytes` no detector claimed. Some formats are claimed only when
 /// their top level is whole: the binary ones without a magic number (raw pprof, binary OTLP)
-/// and the JSON ones whose detector reads the top-level members (`.cpuprofile`, speedscope).
+/// and the JSON ones whose detector reads the top-level members (`.cpuprofile`, speedscope,
+/// trace events in the JSON Object Format).
 /// Bytes that begin as one of them, cut short or broken further on, get its reader's error,
 /// which says where and how; anything else is [`unrecognized`], which names text's near misses.
 fn unclaimed(bytes: &[u8], options: &ReadOptions) -> ReadError {
     let damaged = match sniff::looks_binary(bytes) {
         true => pprof::damaged(bytes, options).or_else(|| otlp::damaged(bytes, options)),
-        false => {
-            cpuprofile::damaged(bytes, options).or_else(|| speedscope::damaged(bytes, options))
-        }
+        false => cpuprofile::damaged(bytes, options)
+            .or_else(|| speedscope::damaged(bytes, options))
+            .or_else(|| trace_event::damaged(bytes, options)),
     };
     damaged.unwrap_or_else(|| unrecognized(bytes, "input"))
 }
