@@ -194,3 +194,32 @@ fn a_json_profile_cut_short_gets_its_readers_error() {
     }
     assert!(traces >= 3, "{traces} object-format traces");
 }
+
+/// A compressed JSON profile is detected on its first decompressed MiB; a `.cpuprofile` larger
+/// than that (its `nodes` come first and hold most of it) is detected by how it begins, through
+/// `read_any` and through the viewer's stream alike.
+#[test]
+fn a_gzipped_cpuprofile_past_the_first_mib_is_read() {
+    let (_, text) = corpus_bytes("cpuprofile")
+        .into_iter()
+        .find(|(name, _)| name.ends_with("sucrase.cpuprofile"))
+        .expect("the sucrase .cpuprofile of the corpus");
+    // JSON whitespace before the closing brace: the same profile, past 1 MiB.
+    let mut big = text[..text.len() - 1].to_vec();
+    big.extend(std::iter::repeat_n(b' ', 100_000));
+    big.push(b'}');
+    assert!(big.len() > 1 << 20);
+    let gz = proftab::formats::gzip::gzip(&big);
+    let whole = read_any(&big, &options(None)).unwrap();
+    let read = read_any(&gz, &options(None)).unwrap();
+    assert_eq!(
+        (read.format, read.profile.num_samples()),
+        (Format::Cpuprofile, whole.profile.num_samples())
+    );
+    let tail = u32::from_le_bytes(gz[gz.len() - 4..].try_into().unwrap());
+    let mut stream = proftab::formats::stream::StreamRead::new(options(None), gz.len(), Some(tail));
+    for piece in gz.chunks(65536) {
+        stream.feed(piece);
+    }
+    assert_eq!(stream.finish().unwrap().format, Format::Cpuprofile);
+}

@@ -234,7 +234,7 @@ pub fn read_any(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError
         return Err(unclaimed(bytes, options));
     };
     let head = (layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES).unwrap_or_default();
-    let Some(format) = detect(&head) else {
+    let Some(format) = detect_decompressed(&head) else {
         if head.len() < SNIFF_DECOMPRESSED_BYTES {
             // All of it fit in the prefix (or none decoded): the decoder's own error (corrupt,
             // truncated, bad CRC) says more than "unrecognized".
@@ -274,7 +274,29 @@ fn compression_of(bytes: &[u8]) -> Option<&'static Compression> {
 
 /// The format of the decompressed prefix of `bytes` (compressed with `layer`).
 fn detect_compressed(layer: &Compression, bytes: &[u8]) -> Option<Format> {
-    detect(&(layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES)?)
+    detect_decompressed(&(layer.prefix)(bytes, SNIFF_DECOMPRESSED_BYTES)?)
+}
+
+/// Whether bytes begin as a format does.
+type BeginsAs = fn(&[u8]) -> bool;
+
+/// The JSON formats [`detect_decompressed`] tells by how a prefix begins.
+const BEGINS_AS: [(Format, BeginsAs); 3] = [
+    (Format::Cpuprofile, cpuprofile::begins_as),
+    (Format::Speedscope, speedscope::begins_as),
+    (Format::TraceEvent, trace_event::begins_as),
+];
+
+/// The format the first [`SNIFF_DECOMPRESSED_BYTES`] of decompressed input show: [`detect`],
+/// or, when `head` is that long (the input may go on), a JSON format whose detector needs the
+/// whole top level, by how it begins (a `.cpuprofile`'s `nodes` hold most of the file, so its
+/// other members lie past any prefix of a large one).
+pub fn detect_decompressed(head: &[u8]) -> Option<Format> {
+    detect(head).or_else(|| {
+        let cut = head.len() >= SNIFF_DECOMPRESSED_BYTES && !sniff::looks_binary(head);
+        let by_start = BEGINS_AS.iter().find(|(_, begins_as)| begins_as(head));
+        cut.then_some(by_start?.0)
+    })
 }
 
 /// The format of `bytes` by content, looking through a compression of [`COMPRESSIONS`] when
@@ -296,7 +318,7 @@ pub fn read_decompressed(
     options: &ReadOptions,
 ) -> Result<Parsed, ReadError> {
     let head = inner.get(..SNIFF_DECOMPRESSED_BYTES).unwrap_or(inner);
-    match claimed.or_else(|| detect(head)) {
+    match claimed.or_else(|| detect_decompressed(head)) {
         Some(format) => read_as(format, inner, options),
         None => Err(unrecognized(head, description)),
     }

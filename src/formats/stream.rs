@@ -19,7 +19,9 @@ use super::error::ReadError;
 use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
 use super::pprof::{PassOne, SteppedRead};
-use super::registry::{read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES};
+use super::registry::{
+    detect_decompressed, read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES,
+};
 use super::{detect, read_any, Format, Parsed, ReadOptions};
 
 /// Bytes gathered before deciding how the input is read: every detector looks at a prefix of
@@ -168,7 +170,7 @@ impl StreamRead {
     /// the whole file would get. `None` when a format claims it or `head` inflates to less. The prefix is inflated once.
     fn unclaimed_gzip(&self, head: &[u8]) -> Option<ReadError> {
         let prefix = gunzip_prefix(head, SNIFF_DECOMPRESSED_BYTES)?;
-        if prefix.len() < SNIFF_DECOMPRESSED_BYTES || detect(&prefix).is_some() {
+        if prefix.len() < SNIFF_DECOMPRESSED_BYTES || detect_decompressed(&prefix).is_some() {
             return None;
         }
         Some(unrecognized(&prefix, GZIP_DATA))

@@ -72,13 +72,18 @@ const PROFILE_EVENTS: [&str; 3] = ["Profile", "ProfileChunk", "CpuProfile"];
 /// detection cannot tell, since it needs the top-level members whole and `nodes`, the first
 /// and largest, holds none of the others. `None` for other text, and when the reader takes it.
 pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
+    begins_as(bytes).then(|| read(bytes, options).err())?
+}
+
+/// True when `bytes` begin as a `.cpuprofile` does (see [`damaged`]): what detects one whose
+/// top level a prefix cannot hold whole (a compressed file's first MiB).
+pub(crate) fn begins_as(bytes: &[u8]) -> bool {
     let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
-    let begins_as_profile = match json_scan::first_key(head)? {
-        b"nodes" => json_scan::contains(head, b"\"callFrame\""),
-        b"head" => json_scan::contains(head, b"\"functionName\""),
+    match json_scan::first_key(head) {
+        Some(b"nodes") => json_scan::contains(head, b"\"callFrame\""),
+        Some(b"head") => json_scan::contains(head, b"\"functionName\""),
         _ => false,
-    };
-    begins_as_profile.then(|| read(bytes, options).err())?
+    }
 }
 
 /// How much of a damaged file [`damaged`] looks at.

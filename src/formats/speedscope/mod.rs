@@ -116,10 +116,15 @@ pub fn sniff(bytes: &[u8]) -> Sniff {
 /// file-format schema near its start: a file cut short or broken further on (detection needs
 /// the top-level members whole). `None` for other text, and when the reader takes it.
 pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
+    begins_as(bytes).then(|| read(bytes, options).err())?
+}
+
+/// True when `bytes` begin as a speedscope file does (see [`damaged`]): what detects one whose
+/// top level a prefix cannot hold whole (a compressed file's first MiB).
+pub(crate) fn begins_as(bytes: &[u8]) -> bool {
     let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
-    let names_schema = json_scan::opens_object(head)
-        && json_scan::contains(head, b"speedscope.app/file-format-schema.json");
-    names_schema.then(|| read(bytes, options).err())?
+    json_scan::opens_object(head)
+        && json_scan::contains(head, b"speedscope.app/file-format-schema.json")
 }
 
 /// How much of a damaged file [`damaged`] looks at.

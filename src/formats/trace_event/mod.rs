@@ -46,11 +46,16 @@ const PROFILE_EVENTS: [&[u8]; 2] = [b"\"ProfileChunk\"", b"\"CpuProfile\""];
 /// detection cannot tell, since it needs the top-level members whole. (The JSON Array Format
 /// may end anywhere and is read as it is.) `None` for other text, and when the reader takes it.
 pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
+    begins_as(bytes).then(|| read(bytes, options).err())?
+}
+
+/// True when `bytes` begin as a trace in the JSON Object Format does (see [`damaged`]): what
+/// detects one whose top level a prefix cannot hold whole (a compressed file's first MiB).
+pub(crate) fn begins_as(bytes: &[u8]) -> bool {
     let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
-    let begins_as_trace = json_scan::opens_object(head)
+    json_scan::opens_object(head)
         && json_scan::contains(head, b"\"traceEvents\"")
-        && !PROFILE_EVENTS.iter().any(|p| json_scan::contains(head, p));
-    begins_as_trace.then(|| read(bytes, options).err())?
+        && !PROFILE_EVENTS.iter().any(|p| json_scan::contains(head, p))
 }
 
 /// How much of a damaged file [`damaged`] looks at.
