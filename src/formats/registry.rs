@@ -280,7 +280,9 @@ fn detect_compressed(layer: &Compression, bytes: &[u8]) -> Option<Format> {
 /// Whether bytes begin as a format does.
 type BeginsAs = fn(&[u8]) -> bool;
 
-/// The JSON formats [`detect_decompressed`] tells by how a prefix begins.
+/// The JSON formats whose detectors need the whole top level, told by how their first
+/// [`BEGINS_AS_BYTES`] begin instead where those cannot be whole: in a compressed file's first
+/// MiB ([`detect_decompressed`]) and in a file cut short ([`unclaimed`]).
 const BEGINS_AS: [(Format, BeginsAs); 3] = [
     (Format::Cpuprofile, cpuprofile::begins_as),
     (Format::Speedscope, speedscope::begins_as),
@@ -294,9 +296,20 @@ const BEGINS_AS: [(Format, BeginsAs); 3] = [
 pub fn detect_decompressed(head: &[u8]) -> Option<Format> {
     detect(head).or_else(|| {
         let cut = head.len() >= SNIFF_DECOMPRESSED_BYTES && !sniff::looks_binary(head);
-        let by_start = BEGINS_AS.iter().find(|(_, begins_as)| begins_as(head));
-        cut.then_some(by_start?.0)
+        cut.then(|| json_begun_as(head).next())?
     })
+}
+
+/// How many bytes the [`BEGINS_AS`] rules look at.
+const BEGINS_AS_BYTES: usize = 4096;
+
+/// The formats of [`BEGINS_AS`] whose start `bytes` have, in order.
+fn json_begun_as(bytes: &[u8]) -> impl Iterator<Item = Format> + '_ {
+    let head = json_scan::prefix(bytes, BEGINS_AS_BYTES);
+    BEGINS_AS
+        .iter()
+        .filter(move |(_, begins_as)| begins_as(head))
+        .map(|(format, _)| *format)
 }
 
 /// The format of `bytes` by content, looking through a compression of [`COMPRESSIONS`] when
@@ -391,9 +404,7 @@ pub fn decompress(bytes: &[u8], cap: usize) -> Result<Option<(Vec<u8>, &'static 
 fn unclaimed(bytes: &[u8], options: &ReadOptions) -> ReadError {
     let damaged = match sniff::looks_binary(bytes) {
         true => pprof::damaged(bytes, options).or_else(|| otlp::damaged(bytes, options)),
-        false => cpuprofile::damaged(bytes, options)
-            .or_else(|| speedscope::damaged(bytes, options))
-            .or_else(|| trace_event::damaged(bytes, options)),
+        false => json_begun_as(bytes).find_map(|format| read_as(format, bytes, options).err()),
     };
     damaged.unwrap_or_else(|| unrecognized(bytes, "input"))
 }

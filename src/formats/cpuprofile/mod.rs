@@ -41,7 +41,6 @@ mod read;
 mod schema;
 
 use super::json_scan;
-use super::{ReadError, ReadOptions};
 use crate::model::ext;
 
 pub use read::read;
@@ -66,28 +65,18 @@ const KNOWN_OLD_KEYS: [&str; 5] = ["head", "startTime", "endTime", "samples", "t
 /// Names of trace events that carry CPU profiles.
 const PROFILE_EVENTS: [&str; 3] = ["Profile", "ProfileChunk", "CpuProfile"];
 
-/// The reader's error for text that [`detect`] does not claim but that begins as a
-/// `.cpuprofile` does (a first member `nodes` whose nodes have a `callFrame`, or the old
-/// format's `head` with a `functionName`): a file cut short or broken further on, which
-/// detection cannot tell, since it needs the top-level members whole and `nodes`, the first
-/// and largest, holds none of the others. `None` for other text, and when the reader takes it.
-pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
-    begins_as(bytes).then(|| read(bytes, options).err())?
-}
-
-/// True when `bytes` begin as a `.cpuprofile` does (see [`damaged`]): what detects one whose
-/// top level a prefix cannot hold whole (a compressed file's first MiB).
-pub(crate) fn begins_as(bytes: &[u8]) -> bool {
-    let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
+/// True when `head`, the first bytes of a document, begin as a `.cpuprofile` does: a first
+/// member `nodes` whose nodes have a `callFrame`, or the old format's `head` with a
+/// `functionName`. [`detect`] needs the top-level members whole, and `nodes`, the first and
+/// largest, holds none of the others: this tells a file cut short, or a prefix of a large
+/// one, by its start (`registry::detect_decompressed`, `registry::unclaimed`).
+pub(crate) fn begins_as(head: &[u8]) -> bool {
     match json_scan::first_key(head) {
         Some(b"nodes") => json_scan::contains(head, b"\"callFrame\""),
         Some(b"head") => json_scan::contains(head, b"\"functionName\""),
         _ => false,
     }
 }
-
-/// How much of a damaged file [`damaged`] looks at.
-const DAMAGED_SNIFF_BYTES: usize = 4096;
 
 /// True for a `.cpuprofile` (`nodes` plus timing keys), the old V8 format (`head` plus
 /// `samples`/`timestamps`), or a Chrome trace (object with `traceEvents`, or a bare event array)

@@ -162,15 +162,12 @@ pub fn detect(bytes: &[u8]) -> bool {
     wire::is_profiles_data_shape(bytes) || split_frames(bytes).is_ok() || is_otlp_json(bytes)
 }
 
-/// The OTLP reader's error for raw (not gzipped) `bytes` that [`detect`] does not claim but
+/// The OTLP reader's error for raw `bytes` (not compressed: `registry::unclaimed`) that [`detect`] does not claim but
 /// that begin as an OTLP message or frame does: cut short or damaged further on (binary OTLP
 /// has no magic number, so detection must see every top-level field whole). `None` for other
 /// bytes, and when the reader takes them after all.
 pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
-    if gzip::is_gzip(bytes) || !detect_prefix(bytes) {
-        return None;
-    }
-    read(bytes, options).err()
+    detect_prefix(bytes).then(|| read(bytes, options).err())?
 }
 
 /// Inflated bytes looked at by [`detect`] in a gzip file.

@@ -126,7 +126,7 @@ pub fn detect(bytes: &[u8]) -> bool {
     looks_like_profile(bytes, false)
 }
 
-/// The pprof reader's error for raw (not gzipped) `bytes` that [`detect`] does not claim but
+/// The pprof reader's error for raw `bytes` (not compressed: `registry::unclaimed`) that [`detect`] does not claim but
 /// that begin as a pprof `Profile` does, with a `sample_type` that is a `ValueType`: a message
 /// cut short or damaged further on. Raw protobuf has no magic number, so detection must see
 /// the whole message sound; this says where and how it is not, instead of "unrecognized
@@ -137,10 +137,7 @@ pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> 
         (first.number, first.value),
         (1, protowire::Value::Len(payload, _)) if !payload.is_empty() && is_value_type(payload)
     );
-    if !begins_as_profile || gzip::is_gzip(bytes) {
-        return None;
-    }
-    read(bytes, options).err()
+    begins_as_profile.then(|| read(bytes, options).err())?
 }
 
 /// Walks the top-level fields of `buf`. When `is_prefix`, the walk may end inside a field,

@@ -42,7 +42,6 @@ mod write_evented;
 
 use super::json_scan;
 use super::sniff::Sniff;
-use super::{ReadError, ReadOptions};
 use crate::model::ext;
 
 pub use read::read;
@@ -112,23 +111,13 @@ pub fn sniff(bytes: &[u8]) -> Sniff {
     }
 }
 
-/// The reader's error for text that [`detect`] does not claim but that names speedscope's
-/// file-format schema near its start: a file cut short or broken further on (detection needs
-/// the top-level members whole). `None` for other text, and when the reader takes it.
-pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
-    begins_as(bytes).then(|| read(bytes, options).err())?
-}
-
-/// True when `bytes` begin as a speedscope file does (see [`damaged`]): what detects one whose
-/// top level a prefix cannot hold whole (a compressed file's first MiB).
-pub(crate) fn begins_as(bytes: &[u8]) -> bool {
-    let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
+/// True when `head`, the first bytes of a document, begin as a speedscope file does: an object
+/// naming speedscope's file-format schema. [`detect`] needs the top-level members whole: this
+/// tells a file cut short, or a prefix of a large one, by its start.
+pub(crate) fn begins_as(head: &[u8]) -> bool {
     json_scan::opens_object(head)
         && json_scan::contains(head, b"speedscope.app/file-format-schema.json")
 }
-
-/// How much of a damaged file [`damaged`] looks at.
-const DAMAGED_SNIFF_BYTES: usize = 4096;
 
 fn is_schema(s: &str) -> bool {
     s.trim_end_matches('#')

@@ -27,7 +27,6 @@
 mod read;
 
 use super::json_scan;
-use super::{ReadError, ReadOptions};
 
 pub use read::read;
 
@@ -40,26 +39,15 @@ pub const MAX_EVENTS: usize = 50_000_000;
 /// Event names of Chrome traces that wrap CPU profiles (read by `cpuprofile`).
 const PROFILE_EVENTS: [&[u8]; 2] = [b"\"ProfileChunk\"", b"\"CpuProfile\""];
 
-/// The reader's error for text that [`detect`] does not claim but that begins as a trace in
-/// the JSON Object Format does (an object naming `traceEvents` near its start, without the CPU
-/// profile events a `.cpuprofile` trace has): a file cut short or broken further on, which
-/// detection cannot tell, since it needs the top-level members whole. (The JSON Array Format
-/// may end anywhere and is read as it is.) `None` for other text, and when the reader takes it.
-pub(crate) fn damaged(bytes: &[u8], options: &ReadOptions) -> Option<ReadError> {
-    begins_as(bytes).then(|| read(bytes, options).err())?
-}
-
-/// True when `bytes` begin as a trace in the JSON Object Format does (see [`damaged`]): what
-/// detects one whose top level a prefix cannot hold whole (a compressed file's first MiB).
-pub(crate) fn begins_as(bytes: &[u8]) -> bool {
-    let head = json_scan::prefix(bytes, DAMAGED_SNIFF_BYTES);
+/// True when `head`, the first bytes of a document, begin as a trace in the JSON Object Format
+/// does: an object naming `traceEvents`, without the CPU profile events a `.cpuprofile` trace
+/// has. [`detect`] needs the top-level members whole: this tells a file cut short, or a prefix
+/// of a large one, by its start. (The JSON Array Format may end anywhere and is read as is.)
+pub(crate) fn begins_as(head: &[u8]) -> bool {
     json_scan::opens_object(head)
         && json_scan::contains(head, b"\"traceEvents\"")
         && !PROFILE_EVENTS.iter().any(|p| json_scan::contains(head, p))
 }
-
-/// How much of a damaged file [`damaged`] looks at.
-const DAMAGED_SNIFF_BYTES: usize = 4096;
 
 /// True for a JSON array whose first element is an object with a `ph` member, or an object
 /// whose `traceEvents` is such an array, without CPU profile events (those are cpuprofile's).
