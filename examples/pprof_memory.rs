@@ -64,7 +64,13 @@ fn main() -> ExitCode {
         }
     };
     let p = &parsed.profile;
-    println!("stacks.prefix    {}", mib(&p.stacks.prefix));
+    let prefix = &p.stacks.prefix;
+    println!(
+        "stacks.prefix    {:8.1} MiB ({} rows, {} listed)",
+        prefix.bytes() as f64 / MIB,
+        prefix.len(),
+        prefix.listed_len()
+    );
     println!("stacks.location  {}", mib(&p.stacks.location));
     println!("samples.source   {}", mib(&p.samples.source));
     println!("samples.stack    {}", mib(&p.samples.stack));

@@ -284,7 +284,7 @@ column_getters! {
     sampleStack sample_stack -> Uint32Array = |p| p.samples.stack;
     /// The stack table's caller node of each node (`NO_INDEX` for an outermost frame);
     /// always `prefix[i] < i`.
-    stackPrefix stack_prefix -> Uint32Array = |p| p.stacks.prefix;
+    stackPrefix stack_prefix -> Uint32Array = |p| p.stacks.prefix.to_vec();
     /// The location (0-based row of `locations`) of each stack node.
     stackLocation stack_location -> Uint32Array = |p| p.stacks.location;
     /// The number of frames from the root to each stack node, inclusive (roots have 1).

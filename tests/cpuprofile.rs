@@ -395,7 +395,7 @@ fn stacks_leave_out_the_root_node() {
     )
     .profile;
     let root_frames = (0..p.stacks.prefix.len())
-        .filter(|&s| p.stacks.prefix[s] == u32::MAX)
+        .filter(|&s| p.stacks.prefix.at(s) == u32::MAX)
         .map(|s| p_ref(&p).frame_display_name(p.stacks.location[s]))
         .collect::<Vec<_>>();
     assert!(

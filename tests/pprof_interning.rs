@@ -138,10 +138,10 @@ fn check(src: &schema::Profile, p: &Profile, what: &str) {
     let mut seen = HashSet::new();
     for n in 0..st.prefix.len() {
         assert!(
-            st.prefix[n] == NO_INDEX || (st.prefix[n] as usize) < n,
+            st.prefix.at(n) == NO_INDEX || (st.prefix.at(n) as usize) < n,
             "{what}: node {n}"
         );
-        let key = (st.prefix[n], st.location[n]);
+        let key = (st.prefix.at(n), st.location[n]);
         assert!(seen.insert(key), "{what}: node {n} repeats {key:?}");
     }
 }

@@ -231,7 +231,7 @@ pub(crate) fn for_each_line_group(
                 frames.extend(location_line(p, loc).map(|line| (loc, line)));
             }
             // prefix < s (a model invariant) ends the walk.
-            node = decode_opt(p.stacks.prefix[s]).filter(|&q| (q as usize) < s);
+            node = decode_opt(p.stacks.prefix.at(s)).filter(|&q| (q as usize) < s);
         }
         let g = LineGroup {
             frames: &frames,

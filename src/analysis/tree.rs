@@ -9,7 +9,7 @@ use crate::analysis::frames::Frames;
 pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
 use crate::chunks::in_chunks;
 use crate::hash::RowIndex;
-use crate::model::{decode_opt, LocationIndex, Profile, Shared, StackTable, NO_INDEX};
+use crate::model::{decode_opt, LocationIndex, Prefixes, Profile, Shared, StackTable, NO_INDEX};
 use std::ops::Range;
 
 /// The virtual root node.
@@ -36,7 +36,7 @@ enum Columns {
     /// `n - 1`, its parent `prefix[n - 1] + 1` (wrapping, so that a root frame's
     /// [`NO_INDEX`] prefix gives [`ROOT`]) and its frame `of_location[location[n - 1]]`.
     Mirror {
-        prefix: Shared<u32>,
+        prefix: Prefixes,
         location: Shared<LocationIndex>,
         of_location: Vec<u32>,
     },
@@ -132,13 +132,14 @@ impl CallTree {
         matches!(self.columns, Columns::Mirror { .. })
     }
 
-    /// The start of the parent (or shared prefix) column (tests: that it is the stack
-    /// table's).
+    /// Whether the tree reads these stack columns themselves, not a copy (tests).
     #[cfg(test)]
-    fn prefix_ptr(&self) -> *const u32 {
+    fn reads(&self, stacks: &StackTable) -> bool {
         match &self.columns {
-            Columns::Mirror { prefix, .. } => prefix.as_ptr(),
-            Columns::Own { parent, .. } => parent.as_ptr(),
+            Columns::Mirror {
+                prefix, location, ..
+            } => prefix.same_rows(&stacks.prefix) && location.as_ptr() == stacks.location.as_ptr(),
+            Columns::Own { .. } => false,
         }
     }
 
@@ -161,11 +162,7 @@ impl CallTree {
                     f(0, NO_INDEX);
                     n = 1;
                 }
-                let prefix: &[u32] = prefix;
-                for &q in prefix
-                    .get(n.saturating_sub(1)..end.saturating_sub(1))
-                    .unwrap_or_default()
-                {
+                for q in prefix.range(n.saturating_sub(1)..end.saturating_sub(1)) {
                     f(n, q.wrapping_add(1));
                     n += 1;
                 }
@@ -406,7 +403,7 @@ pub fn tree_by_location(p: &Profile, of_location: &[u32]) -> (CallTree, Vec<u32>
     // Not sized for the stack nodes: the tree has fewer nodes when locations share frames.
     let mut b = TreeBuilder::new();
     let mut node_of_stack: Vec<u32> = Vec::with_capacity(st.prefix.len());
-    for (&prefix, loc) in st.prefix.iter().zip(&st.location) {
+    for (prefix, loc) in st.prefix.iter().zip(&st.location) {
         // prefix < s (a model invariant), so node_of_stack already holds the parent.
         let parent = decode_opt(prefix)
             .and_then(|q| node_of_stack.get(q as usize).copied())
@@ -547,7 +544,7 @@ pub(crate) mod tests {
         assert_eq!(map.node_of_stack(1), 2);
         // The tree reads the stack table's columns, and answers as a tree of its own would.
         assert!(tree.shares_stacks());
-        assert!(std::ptr::eq(p.stacks.prefix.as_ptr(), tree.prefix_ptr()));
+        assert!(tree.reads(&p.stacks));
         let own = CallTree::from_columns(tree.parent_column(), tree.frame_column());
         assert_eq!((own.clone(), own.len(), tree.len()), (tree.clone(), 3, 3));
         assert_eq!(

@@ -212,10 +212,11 @@ impl View {
     pub fn kept_frames(&self) -> Option<KeptFrames> {
         self.transformed.as_ref()?;
         let (map, st) = (self.map(), &self.profile.stacks);
-        let stack = (0..st.prefix.len())
-            .map(|s| {
-                let node = map.node_of_stack(s as u32);
-                let caller = decode_opt(st.prefix[s]).map_or(ROOT, |q| map.node_of_stack(q));
+        let stack = (0u32..)
+            .zip(&st.prefix)
+            .map(|(s, prefix)| {
+                let node = map.node_of_stack(s);
+                let caller = decode_opt(prefix).map_or(ROOT, |q| map.node_of_stack(q));
                 node != DROPPED && node != caller
             })
             .collect();

@@ -15,8 +15,10 @@ use super::strings::StringTable;
 use crate::hash::{BuildHasher, HashMap};
 use crate::memory::make_room;
 
-/// Bytes of a stack node's columns (`prefix`, `location`).
-const STACK_NODE_BYTES: usize = size_of::<u32>() + size_of::<LocationIndex>();
+/// Bytes of a stack node's columns reserved ahead: its `location` and a byte for its prefix
+/// (a flag and a rank, an eighth of a byte, and room for the prefixes that are listed; see
+/// [`super::Prefixes`]).
+const STACK_NODE_BYTES: usize = 1 + size_of::<LocationIndex>();
 /// Bytes of a sample row's own columns (`source`, `stack`).
 const SAMPLE_ROW_BYTES: usize = size_of::<SourceIndex>() + size_of::<u32>();
 /// Bytes of a sample's cell in a value column: the value and its presence flag.
@@ -301,8 +303,7 @@ impl ProfileBuilder {
         self.pushed.bad_prefix |= row == 0;
         self.pushed.location_bound = self.pushed.location_bound.max(bound);
         let end = row + locations.len();
-        st.prefix
-            .extend((row..end).map(|r| to_u32(r.wrapping_sub(1))));
+        st.prefix.push_chain(locations.len());
         st.location.extend_from_slice(locations);
         Some(StackIndex(to_u32(end - 1)))
     }
@@ -402,7 +403,7 @@ impl ProfileBuilder {
             if st.location.get(i) != Some(&loc) {
                 return None;
             }
-            node = *st.prefix.get(i)?;
+            node = st.prefix.get(i)?;
         }
         (node == NO_INDEX).then_some(s)
     }

@@ -14,6 +14,7 @@
 
 use super::columns::{ExtColumns, ExtTable};
 use super::ids::*;
+use super::prefixes::Prefixes;
 use super::shared::Shared;
 use super::strings::StringTable;
 use crate::chunks::in_chunks;
@@ -79,8 +80,9 @@ pub struct LocationTable {
 /// forward pass gives every node's ([`Profile::stack_depths`]), a walk one node's.
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
-    /// The caller's stack node, or [`NO_INDEX`] for an outermost frame.
-    pub prefix: Shared<u32>,
+    /// The caller's stack node, or [`NO_INDEX`] for an outermost frame (held in about a bit
+    /// a node: see [`Prefixes`]).
+    pub prefix: Prefixes,
     /// The frame of this node.
     pub location: Shared<LocationIndex>,
 }
@@ -242,7 +244,7 @@ impl Profile {
         let prefix = &self.stacks.prefix;
         let mut depth: Vec<u32> = Vec::with_capacity(prefix.len());
         in_chunks(0..prefix.len(), |rows| {
-            for &q in &prefix[rows] {
+            for q in prefix.range(rows) {
                 let up = decode_opt(q).and_then(|q| depth.get(q as usize).copied());
                 depth.push(up.map_or(1, |d| d.saturating_add(1)));
             }
@@ -314,7 +316,7 @@ impl Iterator for LeafFirstFrames<'_> {
     fn next(&mut self) -> Option<LocationIndex> {
         let i = decode_opt(self.next)? as usize;
         let loc = *self.stacks.location.get(i)?;
-        let prefix = self.stacks.prefix.get(i).copied().unwrap_or(NO_INDEX);
+        let prefix = self.stacks.prefix.at(i);
         // Invariant prefix < i guarantees termination; enforce it here too.
         self.next = if decode_opt(prefix).is_some_and(|p| (p as usize) < i) {
             prefix

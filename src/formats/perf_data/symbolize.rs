@@ -331,8 +331,8 @@ fn insert_inlined_frames(p: &mut Profile, inlined: &HashMap<u32, Vec<u32>>) {
     let old = std::mem::take(&mut p.stacks);
     let mut new = StackTable::default();
     let mut node_of = vec![NO_INDEX; old.prefix.len()];
-    for i in 0..old.prefix.len() {
-        let mut parent = match old.prefix[i] {
+    for (i, prefix) in old.prefix.iter().enumerate() {
+        let mut parent = match prefix {
             NO_INDEX => NO_INDEX,
             at => node_of[at as usize],
         };

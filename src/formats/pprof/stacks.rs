@@ -138,7 +138,7 @@ impl NodeTable {
 fn first_child(stacks: &StackTable, p: StackIndex, location: LocationIndex) -> Option<StackIndex> {
     let next = p.0.checked_add(1)?;
     let i = next as usize;
-    (stacks.prefix.get(i) == Some(&p.0) && stacks.location.get(i) == Some(&location))
+    (stacks.prefix.follows_previous(i) && stacks.location.get(i) == Some(&location))
         .then_some(StackIndex(next))
 }
 
@@ -172,7 +172,7 @@ mod tests {
         let mut n = node.0;
         while n != u32::MAX {
             out.push(stacks.location[n as usize].0);
-            n = stacks.prefix[n as usize];
+            n = stacks.prefix.at(n as usize);
         }
         out.reverse();
         out
@@ -210,7 +210,7 @@ mod tests {
             .prefix
             .iter()
             .zip(&st.location)
-            .map(|(&p, l)| (p, l.0))
+            .map(|(p, l)| (p, l.0))
             .collect();
         let n = keys.len();
         keys.sort_unstable();

@@ -235,7 +235,7 @@ impl<'a> Combiner<'a> {
     /// Re-interns every stack node; `prefix < index` makes one forward pass enough.
     fn add_stacks(&mut self, p: &Profile, m: &mut InputMap) {
         for (prefix, loc) in p.stacks.prefix.iter().zip(&p.stacks.location) {
-            let prefix = decode_opt(*prefix).and_then(|q| m.stacks.get(q as usize).copied());
+            let prefix = decode_opt(prefix).and_then(|q| m.stacks.get(q as usize).copied());
             let loc = m.locations.get(loc.idx()).copied().unwrap_or(*loc);
             let node = self.b.stack_node(prefix, loc);
             m.stacks.push(node);

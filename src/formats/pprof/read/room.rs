@@ -99,14 +99,15 @@ fn forecast(total: usize, stretch: usize, first: usize, now: usize) -> Option<us
 /// - twice the rest, for the string table, the functions and the locations;
 /// - the sample columns of `samples` rows with `values` value columns, exactly as
 ///   [`ProfileBuilder::reserve_samples`] takes them;
-/// - 9/4 of the samples' bytes for the stack table and the node table, their doublings and the
-///   stack table's one reservation. What the samples added beyond their columns (memory's
-///   growth measured in Node, less the columns' computed size): 2.27 times their bytes on
-///   synth-500k, 2.3 on synth-100k and synth-1M, 3 on the Go heap profile of
-///   `bench/go_heap.sh`. A room a little short of the need costs a hole where
-///   the last block did not fit (synth-1M: the node table's last 24 MiB, so 239 MiB of memory
-///   instead of 217); one well over it costs address space that nothing touches. Where the
-///   room has run out, the stack table's reservation makes one of its own
+/// - 3/2 of the samples' bytes for the stack table and the node table, their doublings and the
+///   stack table's one reservation. Wasm memory after `Profile.parse` in Node (one cold
+///   process each, 2026-11-29) of synth-100k, synth-500k, synth-1M and the Go heap profile of
+///   `bench/go_heap.sh`: 27.8, 123.8, 249.6 and 115.8 MiB with no room for these tables;
+///   37.4, 127.2, 243.3 and 115.4 with 5/4; 28.9, 126.0, 240.3 and 118.9 with 3/2; 35.2,
+///   158.8, 303.4 and 121.4 with the 9/4 that the stack table needed when its prefix column
+///   took 4 bytes a node. A room a little short of the need costs a hole where the last
+///   block did not fit; one well over it costs address space that nothing touches. Where
+///   the room has run out, the stack table's reservation makes one of its own
 ///   ([`ProfileBuilder::reserve_stack_nodes`]).
 pub(super) fn reader_room(
     data: usize,
@@ -118,7 +119,7 @@ pub(super) fn reader_room(
     let columns = samples.saturating_mul(ProfileBuilder::sample_row_bytes(values));
     rest.saturating_mul(2)
         .saturating_add(columns)
-        .saturating_add((sample_bytes / 4).saturating_mul(9))
+        .saturating_add((sample_bytes / 2).saturating_mul(3))
 }
 
 #[cfg(test)]
