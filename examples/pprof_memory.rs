@@ -71,7 +71,13 @@ fn main() -> ExitCode {
         prefix.len(),
         prefix.listed_len()
     );
-    println!("stacks.location  {}", mib(&p.stacks.location));
+    let location = &p.stacks.location;
+    println!(
+        "stacks.location  {:8.1} MiB ({} rows of {} bytes)",
+        (location.len() * location.cell_bytes()) as f64 / MIB,
+        location.len(),
+        location.cell_bytes()
+    );
     println!("samples.source   {}", mib(&p.samples.source));
     println!("samples.stack    {}", mib(&p.samples.stack));
     for (i, v) in p.values.iter().enumerate() {

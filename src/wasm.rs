@@ -286,7 +286,7 @@ column_getters! {
     /// always `prefix[i] < i`.
     stackPrefix stack_prefix -> Uint32Array = |p| p.stacks.prefix.to_vec();
     /// The location (0-based row of `locations`) of each stack node.
-    stackLocation stack_location -> Uint32Array = |p| p.stacks.location;
+    stackLocation stack_location -> Uint32Array = |p| p.stacks.location.to_u32s();
     /// The number of frames from the root to each stack node, inclusive (roots have 1).
     stackDepth stack_depth -> Uint32Array = |p| p.stack_depths();
     /// `locations.function_id` as 0-based rows of `functions`, `NO_INDEX` for NA.

@@ -396,7 +396,7 @@ fn stacks_leave_out_the_root_node() {
     .profile;
     let root_frames = (0..p.stacks.prefix.len())
         .filter(|&s| p.stacks.prefix.at(s) == u32::MAX)
-        .map(|s| p_ref(&p).frame_display_name(p.stacks.location[s]))
+        .map(|s| p_ref(&p).frame_display_name(p.stacks.location.at(s)))
         .collect::<Vec<_>>();
     assert!(
         !root_frames.iter().any(|n| n == "(root)"),

@@ -141,7 +141,7 @@ fn check(src: &schema::Profile, p: &Profile, what: &str) {
             st.prefix.at(n) == NO_INDEX || (st.prefix.at(n) as usize) < n,
             "{what}: node {n}"
         );
-        let key = (st.prefix.at(n), st.location[n]);
+        let key = (st.prefix.at(n), st.location.at(n));
         assert!(seen.insert(key), "{what}: node {n} repeats {key:?}");
     }
 }

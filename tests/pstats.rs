@@ -82,7 +82,7 @@ fn self_per_function(p: &Profile) -> BTreeMap<u32, (f64, f64)> {
     let mut out: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
     for (s, &stack) in p.samples.stack.iter().enumerate() {
         assert_ne!(stack, NO_INDEX, "a sample without frames");
-        let loc = p.stacks.location[stack as usize];
+        let loc = p.stacks.location.at(stack as usize);
         let f = p.location_function(loc).unwrap();
         let slot = out.entry(f.0).or_default();
         slot.0 += time.get(s).unwrap();

@@ -226,7 +226,7 @@ pub(crate) fn for_each_line_group(
         frames.clear();
         let mut node = decode_opt(stack);
         while let Some(s) = node.map(|s| s as usize) {
-            let loc = p.stacks.location[s];
+            let loc = p.stacks.location.at(s);
             if KeptFrames::keeps(kept, s) {
                 frames.extend(location_line(p, loc).map(|line| (loc, line)));
             }

@@ -9,7 +9,7 @@ use crate::analysis::frames::Frames;
 pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
 use crate::chunks::in_chunks;
 use crate::hash::RowIndex;
-use crate::model::{decode_opt, LocationIndex, Prefixes, Profile, Shared, StackTable, NO_INDEX};
+use crate::model::{decode_opt, Prefixes, Profile, StackLocations, StackTable, NO_INDEX};
 use std::ops::Range;
 
 /// The virtual root node.
@@ -37,7 +37,7 @@ enum Columns {
     /// [`NO_INDEX`] prefix gives [`ROOT`]) and its frame `of_location[location[n - 1]]`.
     Mirror {
         prefix: Prefixes,
-        location: Shared<LocationIndex>,
+        location: StackLocations,
         of_location: Vec<u32>,
     },
 }
@@ -138,7 +138,7 @@ impl CallTree {
         match &self.columns {
             Columns::Mirror {
                 prefix, location, ..
-            } => prefix.same_rows(&stacks.prefix) && location.as_ptr() == stacks.location.as_ptr(),
+            } => prefix.same_rows(&stacks.prefix) && location.same_rows(&stacks.location),
             Columns::Own { .. } => false,
         }
     }

@@ -15,10 +15,10 @@ use super::strings::StringTable;
 use crate::hash::{BuildHasher, HashMap};
 use crate::memory::make_room;
 
-/// Bytes of a stack node's columns reserved ahead: its `location` and a byte for its prefix
-/// (a flag and a rank, an eighth of a byte, and room for the prefixes that are listed; see
-/// [`super::Prefixes`]).
-const STACK_NODE_BYTES: usize = 1 + size_of::<LocationIndex>();
+/// Bytes of a stack node's prefix reserved ahead: a flag and a rank, an eighth of a byte, and
+/// room for the prefixes that are listed (see [`super::Prefixes`]). Its location takes
+/// [`super::StackLocations::cell_bytes`].
+const STACK_PREFIX_BYTES: usize = 1;
 /// Bytes of a sample row's own columns (`source`, `stack`).
 const SAMPLE_ROW_BYTES: usize = size_of::<SourceIndex>() + size_of::<u32>();
 /// Bytes of a sample's cell in a value column: the value and its presence flag.
@@ -260,7 +260,7 @@ impl ProfileBuilder {
         if more > 0 {
             // The two columns' new blocks, from one grow of wasm memory (where the reader's
             // room, if it made one, has run out).
-            make_room(total.saturating_mul(STACK_NODE_BYTES));
+            make_room(total.saturating_mul(STACK_PREFIX_BYTES + st.location.cell_bytes()));
         }
         let _ = st
             .prefix
@@ -400,7 +400,7 @@ impl ProfileBuilder {
         let mut node = s.0;
         for loc in leaf_first {
             let i = decode_opt(node)? as usize;
-            if st.location.get(i) != Some(&loc) {
+            if st.location.get(i) != Some(loc) {
                 return None;
             }
             node = st.prefix.get(i)?;

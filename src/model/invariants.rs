@@ -149,17 +149,19 @@ fn stack_node_ok(i: usize, prefix: u32, location: LocationIndex, n_loc: usize) -
 fn first_bad_stack_node(stacks: &StackTable, n_loc: usize) -> Option<usize> {
     let (prefix, location) = (&stacks.prefix, &stacks.location);
     let all_ok = in_chunks(0..prefix.len().min(location.len()), |nodes| {
-        let rows = prefix.range(nodes.clone()).zip(&location[nodes.clone()]);
+        let rows = prefix
+            .range(nodes.clone())
+            .zip(location.range(nodes.clone()));
         let at = nodes.start;
         (at..)
             .zip(rows)
-            .fold(true, |ok, (i, (q, &l))| ok & stack_node_ok(i, q, l, n_loc))
+            .fold(true, |ok, (i, (q, l))| ok & stack_node_ok(i, q, l, n_loc))
     });
     if all_ok {
         return None;
     }
     let mut rows = prefix.iter().zip(location).enumerate();
-    rows.position(|(i, (q, &l))| !stack_node_ok(i, q, l, n_loc))
+    rows.position(|(i, (q, l))| !stack_node_ok(i, q, l, n_loc))
 }
 
 fn same_len(table: &str, lens: &[usize]) -> Result<(), ModelError> {

@@ -15,7 +15,7 @@
 use super::columns::{ExtColumns, ExtTable};
 use super::ids::*;
 use super::prefixes::Prefixes;
-use super::shared::Shared;
+use super::stack_locations::StackLocations;
 use super::strings::StringTable;
 use crate::chunks::in_chunks;
 
@@ -83,8 +83,9 @@ pub struct StackTable {
     /// The caller's stack node, or [`NO_INDEX`] for an outermost frame (held in about a bit
     /// a node: see [`Prefixes`]).
     pub prefix: Prefixes,
-    /// The frame of this node.
-    pub location: Shared<LocationIndex>,
+    /// The frame of this node (two bytes a node while the profile has fewer than 65,536
+    /// locations: see [`StackLocations`]).
+    pub location: StackLocations,
 }
 
 /// `samples`: one row per raw sample.
@@ -315,7 +316,7 @@ impl Iterator for LeafFirstFrames<'_> {
 
     fn next(&mut self) -> Option<LocationIndex> {
         let i = decode_opt(self.next)? as usize;
-        let loc = *self.stacks.location.get(i)?;
+        let loc = self.stacks.location.get(i)?;
         let prefix = self.stacks.prefix.at(i);
         // Invariant prefix < i guarantees termination; enforce it here too.
         self.next = if decode_opt(prefix).is_some_and(|p| (p as usize) < i) {

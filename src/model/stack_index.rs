@@ -18,7 +18,7 @@ impl StackNodeIndex {
     fn key_of(stacks: &StackTable, node: u32) -> (u32, u32) {
         let i = node as usize;
         match (stacks.prefix.get(i), stacks.location.get(i)) {
-            (Some(p), Some(&l)) => (p, l.0),
+            (Some(p), Some(l)) => (p, l.0),
             _ => (NO_INDEX, u32::MAX),
         }
     }

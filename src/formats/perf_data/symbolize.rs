@@ -336,7 +336,7 @@ fn insert_inlined_frames(p: &mut Profile, inlined: &HashMap<u32, Vec<u32>>) {
             NO_INDEX => NO_INDEX,
             at => node_of[at as usize],
         };
-        let loc = old.location[i];
+        let loc = old.location.at(i);
         let chain = inlined.get(&loc.0).map_or(&[][..], Vec::as_slice);
         let outer_first = std::iter::once(loc).chain(chain.iter().rev().map(|&l| LocationIndex(l)));
         for l in outer_first {

@@ -94,7 +94,7 @@ pub fn prune_by(p: &Profile, e: &Expressions) -> Result<Option<Profile>, String>
     };
     let mut out = p.clone();
     let mut nodes: HashMap<(u32, u32), u32> = HashMap::default();
-    for (i, (prefix, &loc)) in p.stacks.prefix.iter().zip(&p.stacks.location).enumerate() {
+    for (i, (prefix, loc)) in p.stacks.prefix.iter().zip(&p.stacks.location).enumerate() {
         nodes.entry((prefix, loc.0)).or_insert(i as u32);
     }
     let mut changed = false;

@@ -138,7 +138,7 @@ impl NodeTable {
 fn first_child(stacks: &StackTable, p: StackIndex, location: LocationIndex) -> Option<StackIndex> {
     let next = p.0.checked_add(1)?;
     let i = next as usize;
-    (stacks.prefix.follows_previous(i) && stacks.location.get(i) == Some(&location))
+    (stacks.prefix.follows_previous(i) && stacks.location.get(i) == Some(location))
         .then_some(StackIndex(next))
 }
 
@@ -171,7 +171,7 @@ mod tests {
         let mut out = Vec::new();
         let mut n = node.0;
         while n != u32::MAX {
-            out.push(stacks.location[n as usize].0);
+            out.push(stacks.location.at(n as usize).0);
             n = stacks.prefix.at(n as usize);
         }
         out.reverse();

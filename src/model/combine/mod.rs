@@ -236,7 +236,7 @@ impl<'a> Combiner<'a> {
     fn add_stacks(&mut self, p: &Profile, m: &mut InputMap) {
         for (prefix, loc) in p.stacks.prefix.iter().zip(&p.stacks.location) {
             let prefix = decode_opt(prefix).and_then(|q| m.stacks.get(q as usize).copied());
-            let loc = m.locations.get(loc.idx()).copied().unwrap_or(*loc);
+            let loc = m.locations.get(loc.idx()).copied().unwrap_or(loc);
             let node = self.b.stack_node(prefix, loc);
             m.stacks.push(node);
         }

@@ -99,13 +99,14 @@ fn forecast(total: usize, stretch: usize, first: usize, now: usize) -> Option<us
 /// - twice the rest, for the string table, the functions and the locations;
 /// - the sample columns of `samples` rows with `values` value columns, exactly as
 ///   [`ProfileBuilder::reserve_samples`] takes them;
-/// - 3/2 of the samples' bytes for the stack table and the node table, their doublings and the
+/// - 3/4 of the samples' bytes for the stack table and the node table, their doublings and the
 ///   stack table's one reservation. Wasm memory after `Profile.parse` in Node (one cold
 ///   process each, 2026-11-29) of synth-100k, synth-500k, synth-1M and the Go heap profile of
-///   `bench/go_heap.sh`: 27.8, 123.8, 249.6 and 115.8 MiB with no room for these tables;
-///   37.4, 127.2, 243.3 and 115.4 with 5/4; 28.9, 126.0, 240.3 and 118.9 with 3/2; 35.2,
-///   158.8, 303.4 and 121.4 with the 9/4 that the stack table needed when its prefix column
-///   took 4 bytes a node. A room a little short of the need costs a hole where the last
+///   `bench/go_heap.sh`, with the stack table at about 2.2 bytes a node (a `u16` location
+///   and [`crate::model::Prefixes`]): 24.3, 108.8, 209.7 and 108.5 MiB with no room for these
+///   tables; 24.2, 105.4, 213.3 and 108.4 with 3/4; 24.7, 104.3, 222.3 and 107.8 with 1;
+///   26.8, 115.1, 219.3 and 109.3 with 5/4. (With 8 bytes a node the need was 9/4: 35.2,
+///   158.8, 303.4 and 121.4 MiB.) A room a little short of the need costs a hole where the last
 ///   block did not fit; one well over it costs address space that nothing touches. Where
 ///   the room has run out, the stack table's reservation makes one of its own
 ///   ([`ProfileBuilder::reserve_stack_nodes`]).
@@ -119,7 +120,7 @@ pub(super) fn reader_room(
     let columns = samples.saturating_mul(ProfileBuilder::sample_row_bytes(values));
     rest.saturating_mul(2)
         .saturating_add(columns)
-        .saturating_add((sample_bytes / 2).saturating_mul(3))
+        .saturating_add((sample_bytes / 4).saturating_mul(3))
 }
 
 #[cfg(test)]
