@@ -154,7 +154,8 @@ impl Prefixes {
         let end = rows.end.min(self.len);
         let at = rows.start.min(end);
         Iter {
-            column: self,
+            follows: &self.follows,
+            listed: &self.listed,
             at,
             end,
             listed_at: self.listed_before_node(at),
@@ -194,9 +195,11 @@ impl Prefixes {
     }
 }
 
-/// The prefixes of a range of nodes, in order ([`Prefixes::range`]).
+/// The prefixes of a range of nodes, in order ([`Prefixes::range`]). It holds the rows as
+/// slices, so that a pass over millions of nodes looks at how they are held once.
 pub struct Iter<'a> {
-    column: &'a Prefixes,
+    follows: &'a [u64],
+    listed: &'a [u32],
     at: usize,
     end: usize,
     /// Row of `listed` of the next listed node.
@@ -213,11 +216,11 @@ impl Iterator for Iter<'_> {
             return None;
         }
         self.at += 1;
-        let word = self.column.follows.get(i / 64).copied().unwrap_or(0);
+        let word = self.follows.get(i / 64).copied().unwrap_or(0);
         if word & (1 << (i % 64)) != 0 {
             return Some((i - 1) as u32);
         }
-        let p = self.column.listed.get(self.listed_at).copied();
+        let p = self.listed.get(self.listed_at).copied();
         self.listed_at += 1;
         Some(p.unwrap_or(NO_INDEX))
     }

@@ -165,18 +165,22 @@ mod tests {
     }
 
     #[test]
-    fn the_readers_room_is_the_rest_twice_the_columns_and_the_samples_nine_quarters() {
+    fn the_readers_room_is_the_rest_twice_the_columns_and_the_samples_three_quarters() {
         // 1,000 bytes of strings and locations, 40,000 of samples, 500 samples of 2 values.
         let columns = 500 * ProfileBuilder::sample_row_bytes(2);
         assert_eq!(columns, 500 * (8 + 2 * 9));
         assert_eq!(
             reader_room(41_000, 40_000, 500, 2),
-            2_000 + columns + 90_000
+            2_000 + columns + 30_000
         );
         assert_eq!(reader_room(10, 0, 0, 0), 20);
         // Sizes from a hostile input saturate instead of overflowing.
         assert_eq!(reader_room(usize::MAX, 0, usize::MAX, 3), usize::MAX);
-        assert_eq!(reader_room(0, usize::MAX, 1, 1), usize::MAX);
+        let columns = ProfileBuilder::sample_row_bytes(1);
+        assert_eq!(
+            reader_room(0, usize::MAX, 1, 1),
+            usize::MAX / 4 * 3 + columns
+        );
     }
 
     #[test]
