@@ -79,8 +79,8 @@ impl PreorderPass {
     fn run(&mut self, tree: &CallTree, nodes: Range<usize>) -> bool {
         let (first, on_path, path) = (&mut self.first, &mut self.on_path, &mut self.path);
         let (mut frameless, mut longest) = (self.frameless, self.longest);
-        for n in nodes {
-            let (parent, frame) = (tree.parent(n), tree.frame(n));
+        let (parents, frames) = (tree.parents(nodes.clone()), tree.frames(nodes.clone()));
+        for ((n, parent), frame) in nodes.zip(parents).zip(frames) {
             while path.last().map(|&(node, _)| node) != Some(parent) {
                 if path.len() <= 1 {
                     return false; // only the root is left: the parent is not on the path
@@ -148,12 +148,8 @@ pub fn frame_totals(tree: &CallTree, w: &Weights, first: &Bits, n_frames: usize)
     };
     let len = [tree.len(), first.len(), w.total.len()];
     in_chunks(1..len.into_iter().min().unwrap_or(0), |nodes| {
-        for n in nodes {
-            if let Some(slot) = t
-                .total
-                .get_mut(tree.frame(n) as usize)
-                .filter(|_| first.get(n))
-            {
+        for (n, frame) in nodes.clone().zip(tree.frames(nodes)) {
+            if let Some(slot) = t.total.get_mut(frame as usize).filter(|_| first.get(n)) {
                 *slot += w.total.at(n);
             }
         }

@@ -9,7 +9,9 @@ use crate::analysis::frames::Frames;
 pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
 use crate::chunks::in_chunks;
 use crate::hash::RowIndex;
-use crate::model::{decode_opt, Prefixes, Profile, StackLocations, StackTable, NO_INDEX};
+use crate::model::{
+    decode_opt, prefixes, stack_locations, Prefixes, Profile, StackLocations, StackTable, NO_INDEX,
+};
 use std::ops::Range;
 
 /// The virtual root node.
@@ -25,6 +27,83 @@ pub const DROPPED: u32 = NO_INDEX;
 #[derive(Clone, Debug)]
 pub struct CallTree {
     columns: Columns,
+}
+
+/// The parents of a range of a tree's nodes ([`CallTree::parents`]).
+pub enum Parents<'a> {
+    /// The tree's own column.
+    Own(std::slice::Iter<'a, u32>),
+    /// A mirrored stack table's prefixes, each plus one; `root`: the range begins at the root
+    /// (whose parent, [`NO_INDEX`], comes first).
+    Mirror {
+        root: bool,
+        prefixes: prefixes::Iter<'a>,
+    },
+}
+
+impl Iterator for Parents<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Parents::Own(it) => it.next().copied(),
+            Parents::Mirror { root, prefixes } => {
+                if std::mem::take(root) {
+                    return Some(NO_INDEX);
+                }
+                prefixes.next().map(|q| q.wrapping_add(1))
+            }
+        }
+    }
+}
+
+impl DoubleEndedIterator for Parents<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        match self {
+            Parents::Own(it) => it.next_back().copied(),
+            Parents::Mirror { root, prefixes } => prefixes
+                .next_back()
+                .map(|q| q.wrapping_add(1))
+                .or_else(|| std::mem::take(root).then_some(NO_INDEX)),
+        }
+    }
+}
+
+/// The frame ids of a range of a tree's nodes ([`CallTree::frames`]).
+pub enum FrameIds<'a> {
+    /// The tree's own column.
+    Own(std::slice::Iter<'a, u32>),
+    /// A mirrored stack table's locations, each through `of_location`; `root` as in
+    /// [`Parents::Mirror`].
+    Mirror {
+        root: bool,
+        locations: stack_locations::Iter<'a>,
+        of_location: &'a [u32],
+    },
+}
+
+impl Iterator for FrameIds<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            FrameIds::Own(it) => it.next().copied(),
+            FrameIds::Mirror {
+                root,
+                locations,
+                of_location,
+            } => {
+                if std::mem::take(root) {
+                    return Some(NO_INDEX);
+                }
+                let l = locations.next()?;
+                Some(of_location.get(l.idx()).copied().unwrap_or(NO_INDEX))
+            }
+        }
+    }
 }
 
 /// Where a [`CallTree`]'s parents and frames are.
@@ -144,29 +223,49 @@ impl CallTree {
     }
 
     /// Calls `f(n, parent)` for each node `n` of `nodes` in the tree, in order, with what
-    /// [`CallTree::parent`] gives: one look at how the columns are held for the whole range
-    /// instead of one per node.
+    /// [`CallTree::parent`] gives (see [`CallTree::parents`]).
     #[inline]
     pub fn each_parent(&self, nodes: Range<usize>, mut f: impl FnMut(usize, u32)) {
+        let start = nodes.start;
+        for (n, p) in (start..).zip(self.parents(nodes)) {
+            f(n, p);
+        }
+    }
+
+    /// The parents of `nodes` (cut to the tree), in order or from the last: what
+    /// [`CallTree::parent`] gives each, with one look at how the columns are held for the
+    /// whole range instead of one per node (a mirrored prefix column is read in order, not
+    /// by rank).
+    #[inline]
+    pub fn parents(&self, nodes: Range<usize>) -> Parents<'_> {
         let end = nodes.end.min(self.len());
-        let mut n = nodes.start.min(end);
+        let start = nodes.start.min(end);
         match &self.columns {
-            Columns::Own { parent, .. } => {
-                for &p in &parent[n..end] {
-                    f(n, p);
-                    n += 1;
-                }
-            }
-            Columns::Mirror { prefix, .. } => {
-                if n == 0 && end > 0 {
-                    f(0, NO_INDEX);
-                    n = 1;
-                }
-                for q in prefix.range(n.saturating_sub(1)..end.saturating_sub(1)) {
-                    f(n, q.wrapping_add(1));
-                    n += 1;
-                }
-            }
+            Columns::Own { parent, .. } => Parents::Own(parent[start..end].iter()),
+            Columns::Mirror { prefix, .. } => Parents::Mirror {
+                root: start == 0 && end > 0,
+                prefixes: prefix.range(start.saturating_sub(1)..end.saturating_sub(1)),
+            },
+        }
+    }
+
+    /// The frame ids of `nodes` (cut to the tree), in order: what [`CallTree::frame`] gives
+    /// each, with one look at how the columns are held for the whole range.
+    #[inline]
+    pub fn frames(&self, nodes: Range<usize>) -> FrameIds<'_> {
+        let end = nodes.end.min(self.len());
+        let start = nodes.start.min(end);
+        match &self.columns {
+            Columns::Own { frame, .. } => FrameIds::Own(frame[start..end].iter()),
+            Columns::Mirror {
+                location,
+                of_location,
+                ..
+            } => FrameIds::Mirror {
+                root: start == 0 && end > 0,
+                locations: location.range(start.saturating_sub(1)..end.saturating_sub(1)),
+                of_location,
+            },
         }
     }
 
@@ -482,6 +581,58 @@ pub(crate) mod tests {
         b.add_sample_with_values(src, s3, &[(vt, 1.0)]);
         b.add_sample_with_values(src, None, &[(vt, 4.0)]);
         b.build().unwrap()
+    }
+
+    /// `parents` and `frames` of every range, in order and (parents) from the last, give what
+    /// `parent` and `frame` give node by node: for a mirroring tree (chains, branches, several
+    /// roots) and for the same tree with its own columns.
+    #[test]
+    fn ranges_read_as_nodes_do() {
+        let mut b = ProfileBuilder::new();
+        let src = b.add_source("manual", None, None);
+        let vt = b.value_type("samples", "count");
+        let locs: Vec<_> = (0..5)
+            .map(|i| {
+                let f = b.function_named(&format!("f{i}"), None);
+                b.location(Some(f), 0)
+            })
+            .collect();
+        let mut rng = 0x9e37_79b9_u64;
+        for _ in 0..60 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let depth = 1 + (rng % 7) as usize;
+            let stack: Vec<_> = (0..depth)
+                .map(|k| locs[((rng >> (3 * k)) % 5) as usize])
+                .collect();
+            let s = b.stack_leaf_first(&stack);
+            b.add_sample_with_values(src, s, &[(vt, 1.0)]);
+        }
+        let mut p = b.build().unwrap();
+        let frames = Frames::new(&p);
+        let mirror = CallTree::mirror(&mut p.stacks, &frames.of_location);
+        let own = CallTree::from_columns(mirror.parent_column(), mirror.frame_column());
+        let n = mirror.len();
+        assert!(n > 40 && p.stacks.prefix.listed_len() > 1, "{n} nodes");
+        for tree in [&mirror, &own] {
+            for (a, z) in [
+                (0, n),
+                (0, 1),
+                (1, n),
+                (5, 33),
+                (n - 1, n + 4),
+                (n, n),
+                (7, 3),
+            ] {
+                let want: Vec<u32> = (a..z.min(n)).map(|k| tree.parent(k)).collect();
+                assert_eq!(tree.parents(a..z).collect::<Vec<_>>(), want, "{a}..{z}");
+                let back: Vec<u32> = tree.parents(a..z).rev().collect();
+                assert_eq!(back, want.iter().rev().copied().collect::<Vec<_>>());
+                let want: Vec<u32> = (a..z.min(n)).map(|k| tree.frame(k)).collect();
+                assert_eq!(tree.frames(a..z).collect::<Vec<_>>(), want, "{a}..{z}");
+            }
+        }
     }
 
     #[test]

@@ -230,8 +230,8 @@ impl Weights {
 /// children have larger indices), so that self values become totals.
 fn sum_into_parents<T: Copy>(tree: &CallTree, column: &mut [T], add: impl Fn(&mut T, T)) {
     in_chunks_rev(1..tree.len().min(column.len()), |rows| {
-        for n in rows.rev() {
-            let p = tree.parent(n) as usize;
+        for (n, p) in rows.clone().rev().zip(tree.parents(rows).rev()) {
+            let p = p as usize;
             let t = column[n];
             if let Some(slot) = column.get_mut(p) {
                 add(slot, t);

@@ -159,6 +159,7 @@ impl Prefixes {
             at,
             end,
             listed_at: self.listed_before_node(at),
+            listed_end: self.listed_before_node(end),
         }
     }
 
@@ -202,8 +203,20 @@ pub struct Iter<'a> {
     listed: &'a [u32],
     at: usize,
     end: usize,
-    /// Row of `listed` of the next listed node.
+    /// Row of `listed` of the next listed node from the front.
     listed_at: usize,
+    /// One past the row of `listed` of the next listed node from the back.
+    listed_end: usize,
+}
+
+impl Iter<'_> {
+    /// Whether node `i` follows the node before it.
+    #[inline]
+    fn follows(&self, i: usize) -> bool {
+        self.follows
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
 }
 
 impl Iterator for Iter<'_> {
@@ -216,8 +229,7 @@ impl Iterator for Iter<'_> {
             return None;
         }
         self.at += 1;
-        let word = self.follows.get(i / 64).copied().unwrap_or(0);
-        if word & (1 << (i % 64)) != 0 {
+        if self.follows(i) {
             return Some((i - 1) as u32);
         }
         let p = self.listed.get(self.listed_at).copied();
@@ -228,6 +240,27 @@ impl Iterator for Iter<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.end - self.at;
         (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        if self.end <= self.at {
+            return None;
+        }
+        self.end -= 1;
+        let i = self.end;
+        if self.follows(i) {
+            return Some((i - 1) as u32);
+        }
+        self.listed_end = self.listed_end.saturating_sub(1);
+        Some(
+            self.listed
+                .get(self.listed_end)
+                .copied()
+                .unwrap_or(NO_INDEX),
+        )
     }
 }
 
@@ -338,6 +371,21 @@ mod tests {
                     want,
                     "range {a}..{b}"
                 );
+                let back: Vec<u32> = column.range(a..b).rev().collect();
+                assert_eq!(
+                    back,
+                    want.iter().rev().copied().collect::<Vec<_>>(),
+                    "{a}..{b} back"
+                );
+                // From both ends at once: every node given once, in its place.
+                let mut both = column.range(a..b);
+                let (mut front, mut rear) = (Vec::new(), Vec::new());
+                while let Some(p) = both.next() {
+                    front.push(p);
+                    rear.extend(both.next_back());
+                }
+                front.extend(rear.into_iter().rev());
+                assert_eq!(front, want, "{a}..{b} from both ends");
             }
             let listed = plain
                 .iter()
