@@ -99,17 +99,23 @@ fn forecast(total: usize, stretch: usize, first: usize, now: usize) -> Option<us
 /// - twice the rest, for the string table, the functions and the locations;
 /// - the sample columns of `samples` rows with `values` value columns, exactly as
 ///   [`ProfileBuilder::reserve_samples`] takes them;
-/// - 3/4 of the samples' bytes for the stack table and the node table, their doublings and the
-///   stack table's one reservation. Wasm memory after `Profile.parse` in Node (one cold
-///   process each, 2026-11-29) of synth-100k, synth-500k, synth-1M and the Go heap profile of
-///   `bench/go_heap.sh`, with the stack table at about 2.2 bytes a node (a `u16` location
-///   and [`crate::model::Prefixes`]): 24.3, 108.8, 209.7 and 108.5 MiB with no room for these
-///   tables; 24.2, 105.4, 213.3 and 108.4 with 3/4; 24.7, 104.3, 222.3 and 107.8 with 1;
-///   26.8, 115.1, 219.3 and 109.3 with 5/4. (With 8 bytes a node the need was 9/4: 35.2,
-///   158.8, 303.4 and 121.4 MiB.) A room a little short of the need costs a hole where the last
-///   block did not fit; one well over it costs address space that nothing touches. Where
-///   the room has run out, the stack table's reservation makes one of its own
-///   ([`ProfileBuilder::reserve_stack_nodes`]).
+/// - 3/4 of the samples' bytes for the stack table (its one reservation and the blocks before
+///   it), and 32 bytes a sample for the node table: a sample adds at most one node that the
+///   table holds (the first it makes; the rest of its walk is a run), in slots of 12 bytes at
+///   most 3/4 full, and the table's last doubling holds the old slots beside the new.
+///   Wasm memory after `Profile.parse` in Node (one cold process each, 2026-11-29) of
+///   synth-100k, synth-500k, synth-1M, the Go heap profile of `bench/go_heap.sh` and
+///   synth-2M, with the stack table at about 2.2 bytes a node (a `u16` location and
+///   [`crate::model::Prefixes`]): 24.3, 108.8, 209.7 and 108.5 MiB (2M not run) with no room
+///   for these tables; 24.2, 105.4, 213.3, 108.4 and 435.7 with 3/4 of the samples' bytes
+///   alone; 25.7, 108.6, 207.7, 110.3 and 423.7 with 32 bytes a sample beside it (24: 24.9,
+///   104.8, 224.1, 109.8, 456.5; 40: 26.4, 112.4, 215.3, 110.8, 438.9). The 3/4 alone made
+///   memory grow in three steps of a 60,000-sample profile in random order, whose samples
+///   each add a node to the table (`tests/js/memory.test.mjs`); 32 a sample, in two. (With 8
+///   bytes a stack node, 9/4 of the samples' bytes: 35.2, 158.8, 303.4 and 121.4 MiB.) A room
+///   a little short of the need costs a hole where the last block did not fit; one well over
+///   it costs address space that nothing touches. Where the room has run out, the stack
+///   table's reservation makes one of its own ([`ProfileBuilder::reserve_stack_nodes`]).
 pub(super) fn reader_room(
     data: usize,
     sample_bytes: usize,
@@ -121,7 +127,11 @@ pub(super) fn reader_room(
     rest.saturating_mul(2)
         .saturating_add(columns)
         .saturating_add((sample_bytes / 4).saturating_mul(3))
+        .saturating_add(samples.saturating_mul(NODE_TABLE_BYTES_PER_SAMPLE))
 }
+
+/// Room for the pprof reader's node table, per sample (see [`reader_room`]).
+const NODE_TABLE_BYTES_PER_SAMPLE: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -165,13 +175,13 @@ mod tests {
     }
 
     #[test]
-    fn the_readers_room_is_the_rest_twice_the_columns_and_the_samples_three_quarters() {
+    fn the_readers_room_is_the_rest_twice_the_columns_and_the_two_tables() {
         // 1,000 bytes of strings and locations, 40,000 of samples, 500 samples of 2 values.
         let columns = 500 * ProfileBuilder::sample_row_bytes(2);
         assert_eq!(columns, 500 * (8 + 2 * 9));
         assert_eq!(
             reader_room(41_000, 40_000, 500, 2),
-            2_000 + columns + 30_000
+            2_000 + columns + 30_000 + 500 * 32
         );
         assert_eq!(reader_room(10, 0, 0, 0), 20);
         // Sizes from a hostile input saturate instead of overflowing.
@@ -179,7 +189,7 @@ mod tests {
         let columns = ProfileBuilder::sample_row_bytes(1);
         assert_eq!(
             reader_room(0, usize::MAX, 1, 1),
-            usize::MAX / 4 * 3 + columns
+            usize::MAX / 4 * 3 + columns + 32
         );
     }
 
