@@ -13,6 +13,7 @@
 //!   large Rprof files.
 //! * [`tables`]: small hand-made tables documents (v1 and v2) for the model tests.
 //! * [`json`]: sample-by-sample views of a profile for the OTLP and Firefox tests.
+//! * [`otlp`]: OTLP messages built by hand.
 //! * [`text`]: stack summaries, detection, round trips and sweeps for the text-like formats.
 //! * [`reliability`]: outcome lines and whole-profile checks of the reliability suites.
 //! * [`importers`]: the checks shared by the tests of the small read-only importers (dhat,
@@ -27,6 +28,7 @@ pub mod go;
 pub mod golden;
 pub mod importers;
 pub mod json;
+pub mod otlp;
 pub mod perf_report;
 pub mod profile;
 pub mod r;
