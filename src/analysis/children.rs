@@ -186,11 +186,11 @@ impl Children {
 /// Calls `f(parent, child)` for every node with an earlier node as its parent, in node order.
 fn for_each_child(tree: &CallTree, mut f: impl FnMut(usize, usize)) {
     in_chunks(1..tree.len(), |nodes| {
-        tree.each_parent(nodes, |c, p| {
+        for (c, p) in nodes.clone().zip(tree.parents(nodes)) {
             if (p as usize) < c {
                 f(p as usize, c);
             }
-        });
+        }
         true
     });
 }

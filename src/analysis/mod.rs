@@ -28,5 +28,6 @@ pub mod summary;
 pub mod timeorder;
 pub mod transform;
 pub mod tree;
+pub mod tree_ranges;
 pub mod view;
 pub mod weights;

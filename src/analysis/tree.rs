@@ -6,12 +6,11 @@
 //! backward pass sums children into parents — no recursion anywhere.
 
 use crate::analysis::frames::Frames;
+use crate::analysis::tree_ranges::{FrameIds, Parents};
 pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
 use crate::chunks::in_chunks;
 use crate::hash::RowIndex;
-use crate::model::{
-    decode_opt, prefixes, stack_locations, Prefixes, Profile, StackLocations, StackTable, NO_INDEX,
-};
+use crate::model::{decode_opt, Prefixes, Profile, StackLocations, StackTable, NO_INDEX};
 use std::ops::Range;
 
 /// The virtual root node.
@@ -27,83 +26,6 @@ pub const DROPPED: u32 = NO_INDEX;
 #[derive(Clone, Debug)]
 pub struct CallTree {
     columns: Columns,
-}
-
-/// The parents of a range of a tree's nodes ([`CallTree::parents`]).
-pub enum Parents<'a> {
-    /// The tree's own column.
-    Own(std::slice::Iter<'a, u32>),
-    /// A mirrored stack table's prefixes, each plus one; `root`: the range begins at the root
-    /// (whose parent, [`NO_INDEX`], comes first).
-    Mirror {
-        root: bool,
-        prefixes: prefixes::Iter<'a>,
-    },
-}
-
-impl Iterator for Parents<'_> {
-    type Item = u32;
-
-    #[inline]
-    fn next(&mut self) -> Option<u32> {
-        match self {
-            Parents::Own(it) => it.next().copied(),
-            Parents::Mirror { root, prefixes } => {
-                if std::mem::take(root) {
-                    return Some(NO_INDEX);
-                }
-                prefixes.next().map(|q| q.wrapping_add(1))
-            }
-        }
-    }
-}
-
-impl DoubleEndedIterator for Parents<'_> {
-    #[inline]
-    fn next_back(&mut self) -> Option<u32> {
-        match self {
-            Parents::Own(it) => it.next_back().copied(),
-            Parents::Mirror { root, prefixes } => prefixes
-                .next_back()
-                .map(|q| q.wrapping_add(1))
-                .or_else(|| std::mem::take(root).then_some(NO_INDEX)),
-        }
-    }
-}
-
-/// The frame ids of a range of a tree's nodes ([`CallTree::frames`]).
-pub enum FrameIds<'a> {
-    /// The tree's own column.
-    Own(std::slice::Iter<'a, u32>),
-    /// A mirrored stack table's locations, each through `of_location`; `root` as in
-    /// [`Parents::Mirror`].
-    Mirror {
-        root: bool,
-        locations: stack_locations::Iter<'a>,
-        of_location: &'a [u32],
-    },
-}
-
-impl Iterator for FrameIds<'_> {
-    type Item = u32;
-
-    #[inline]
-    fn next(&mut self) -> Option<u32> {
-        match self {
-            FrameIds::Own(it) => it.next().copied(),
-            FrameIds::Mirror {
-                root,
-                locations,
-                of_location,
-            } => {
-                if std::mem::take(root) {
-                    return Some(NO_INDEX);
-                }
-                let l = locations.next()?;
-                Some(of_location.get(l.idx()).copied().unwrap_or(NO_INDEX))
-            }
-        }
-    }
 }
 
 /// Where a [`CallTree`]'s parents and frames are.
@@ -219,16 +141,6 @@ impl CallTree {
                 prefix, location, ..
             } => prefix.same_rows(&stacks.prefix) && location.same_rows(&stacks.location),
             Columns::Own { .. } => false,
-        }
-    }
-
-    /// Calls `f(n, parent)` for each node `n` of `nodes` in the tree, in order, with what
-    /// [`CallTree::parent`] gives (see [`CallTree::parents`]).
-    #[inline]
-    pub fn each_parent(&self, nodes: Range<usize>, mut f: impl FnMut(usize, u32)) {
-        let start = nodes.start;
-        for (n, p) in (start..).zip(self.parents(nodes)) {
-            f(n, p);
         }
     }
 

@@ -1,10 +1,10 @@
 //! [`Prefixes`]: the stack table's `prefix` column, held in about a bit a node.
 //!
 //! Readers number a chain of new frames one after another, so most nodes' prefix is the node
-//! just before them (synth-500k: all but 640,000 of its 8.1 M nodes). Such a node costs one
-//! flag; only the others (roots, and nodes whose caller came earlier) have their prefix listed,
-//! found by the count of listed nodes before them. At 8.1 M nodes: about 4 MiB instead of the
-//! 31 MiB of a `u32` a node.
+//! just before them (synth-500k: all but 437,547 of its 8,135,254 nodes). Such a node costs
+//! one flag; only the others (roots, and nodes whose caller came earlier) have their prefix
+//! listed, found by the count of listed nodes before them. synth-500k: 3.1 MiB instead of the
+//! 31 MiB of a `u32` a node (`examples/pprof_memory`).
 
 use std::fmt;
 use std::ops::Range;
@@ -44,14 +44,10 @@ impl Prefixes {
         if i >= self.len {
             return None;
         }
-        let (w, bit) = (i / 64, 1u64 << (i % 64));
-        let word = *self.follows.get(w)?;
-        if word & bit != 0 {
+        if flag(&self.follows, i) {
             return Some((i - 1) as u32);
         }
-        let before = *self.listed_before.get(w)? as usize;
-        let k = before + (!word & (bit - 1)).count_ones() as usize;
-        self.listed.get(k).copied()
+        self.listed.get(self.listed_before_node(i)).copied()
     }
 
     /// The prefix of node `i`, or [`NO_INDEX`] past the end (as for a root).
@@ -64,11 +60,7 @@ impl Prefixes {
     /// bit.
     #[inline]
     pub fn follows_previous(&self, i: usize) -> bool {
-        i < self.len
-            && self
-                .follows
-                .get(i / 64)
-                .is_some_and(|w| w & (1 << (i % 64)) != 0)
+        i < self.len && flag(&self.follows, i)
     }
 
     /// Appends a node with prefix `p`.
@@ -163,7 +155,9 @@ impl Prefixes {
         }
     }
 
-    /// The number of listed nodes before node `i` (`i ≤ len`).
+    /// The number of listed nodes before node `i` (`i ≤ len`): the count before its word and
+    /// the clear flags before it in the word.
+    #[inline]
     fn listed_before_node(&self, i: usize) -> usize {
         let (w, bit) = (i / 64, i % 64);
         match (self.listed_before.get(w), self.follows.get(w)) {
@@ -196,6 +190,12 @@ impl Prefixes {
     }
 }
 
+/// Flag `i` of `words` (false past them).
+#[inline]
+fn flag(words: &[u64], i: usize) -> bool {
+    words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
 /// The prefixes of a range of nodes, in order ([`Prefixes::range`]). It holds the rows as
 /// slices, so that a pass over millions of nodes looks at how they are held once.
 pub struct Iter<'a> {
@@ -209,16 +209,6 @@ pub struct Iter<'a> {
     listed_end: usize,
 }
 
-impl Iter<'_> {
-    /// Whether node `i` follows the node before it.
-    #[inline]
-    fn follows(&self, i: usize) -> bool {
-        self.follows
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-}
-
 impl Iterator for Iter<'_> {
     type Item = u32;
 
@@ -229,7 +219,7 @@ impl Iterator for Iter<'_> {
             return None;
         }
         self.at += 1;
-        if self.follows(i) {
+        if flag(self.follows, i) {
             return Some((i - 1) as u32);
         }
         let p = self.listed.get(self.listed_at).copied();
@@ -251,7 +241,7 @@ impl DoubleEndedIterator for Iter<'_> {
         }
         self.end -= 1;
         let i = self.end;
-        if self.follows(i) {
+        if flag(self.follows, i) {
             return Some((i - 1) as u32);
         }
         self.listed_end = self.listed_end.saturating_sub(1);

@@ -105,7 +105,7 @@ fn forecast(total: usize, stretch: usize, first: usize, now: usize) -> Option<us
 ///   most 3/4 full, and the table's last doubling holds the old slots beside the new.
 ///   Wasm memory after `Profile.parse` in Node (one cold process each, 2026-11-29) of
 ///   synth-100k, synth-500k, synth-1M, the Go heap profile of `bench/go_heap.sh` and
-///   synth-2M, with the stack table at about 2.2 bytes a node (a `u16` location and
+///   synth-2M, with the stack table at about 2.4 bytes a node (a `u16` location and
 ///   [`crate::model::Prefixes`]): 24.3, 108.8, 209.7 and 108.5 MiB (2M not run) with no room
 ///   for these tables; 24.2, 105.4, 213.3, 108.4 and 435.7 with 3/4 of the samples' bytes
 ///   alone; 25.7, 108.6, 207.7, 110.3 and 423.7 with 32 bytes a sample beside it (24: 24.9,
