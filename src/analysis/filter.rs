@@ -1,5 +1,6 @@
 //! Which samples a view counts (sources, time range) and their weights on a call tree.
 
+use crate::analysis::narrow_counts::NarrowCountsBuilder;
 use crate::analysis::tree::{CallTree, NodeMap, Weights, DROPPED};
 use crate::analysis::weights::ExactUnit;
 use crate::model::{Profile, ValueTypeIndex, SAMPLE_TIME};
@@ -108,17 +109,28 @@ pub fn weigh(
     let mut exact = ExactUnit::default();
     kept().for_each(|(v, _)| exact.add(v));
     let (weights, dropped) = match exact.unit() {
+        // Each value is a whole multiple of `unit`, and their sum fits: exact.
+        Some(unit) if exact.narrow() => {
+            let mut counts = NarrowCountsBuilder::new(tree.len());
+            let dropped = sum_onto(kept(), |n, v| counts.add(n, (v / unit) as u32));
+            (Weights::from_narrow(tree, counts, unit), dropped)
+        }
         Some(unit) => {
             let mut counts = vec![0u32; tree.len()];
-            // Each value is a whole multiple of `unit`, and their sum fits: exact.
-            let dropped = sum_onto(kept(), &mut counts, |c, v| {
-                *c = c.saturating_add((v / unit) as u32)
+            let dropped = sum_onto(kept(), |n, v| {
+                if let Some(c) = counts.get_mut(n) {
+                    *c = c.saturating_add((v / unit) as u32);
+                }
             });
             (Weights::from_counts(tree, counts, unit), dropped)
         }
         None => {
             let mut self_w = vec![0.0; tree.len()];
-            let dropped = sum_onto(kept(), &mut self_w, |s, v| *s += v);
+            let dropped = sum_onto(kept(), |n, v| {
+                if let Some(s) = self_w.get_mut(n) {
+                    *s += v;
+                }
+            });
             (Weights::from_self(tree, self_w), dropped)
         }
     };
@@ -129,22 +141,14 @@ pub fn weigh(
     }
 }
 
-/// Adds each `(value, node)` onto `column[node]`; returns the sum of the values of samples a
-/// transform dropped (node [`DROPPED`]).
-fn sum_onto<T>(
-    kept: impl Iterator<Item = (f64, u32)>,
-    column: &mut [T],
-    add: impl Fn(&mut T, f64),
-) -> f64 {
+/// Calls `add(node, value)` for each kept `(value, node)`; returns the sum of the values of
+/// samples a transform dropped (node [`DROPPED`]).
+fn sum_onto(kept: impl Iterator<Item = (f64, u32)>, mut add: impl FnMut(usize, f64)) -> f64 {
     let mut dropped = 0.0;
     for (v, node) in kept {
         match node {
             DROPPED => dropped += v,
-            n => {
-                if let Some(slot) = column.get_mut(n as usize) {
-                    add(slot, v);
-                }
-            }
+            n => add(n as usize, v),
         }
     }
     dropped
@@ -225,11 +229,19 @@ mod tests {
     fn whole_multiples_of_a_period_weigh_as_counts_with_the_same_totals() {
         // Sampling periods of 10 ms in ns: counts of 1e7; 2.5e7 is not a multiple of
         // 2e7, so the unit is their divisor 5e6.
+        // A few units a sample: two bytes a node.
         let (counts, kept) = weighed(&[1e7, 2e7, 2.5e7, 1e7]);
-        assert!(matches!(counts, Totals::Counts { unit, .. } if unit == 5e6));
+        assert!(matches!(counts, Totals::Narrow { unit, .. } if unit == 5e6));
         assert_eq!(
             (counts.to_vec(), kept),
             (vec![6.5e7, 6.5e7, 3.5e7, 3e7], 6.5e7)
+        );
+        // 301 units over two samples, more than 16 each on average: four bytes a node.
+        let (counts, kept) = weighed(&[1e7, 3e9]);
+        assert!(matches!(counts, Totals::Counts { unit, .. } if unit == 1e7));
+        assert_eq!(
+            (counts.to_vec(), kept),
+            (vec![3.01e9, 3.01e9, 1e7, 3e9], 3.01e9)
         );
         // A fraction keeps the f64 column; the same sums either way.
         let (exact, _) = weighed(&[1e7, 2e7, 2.5e7, 1e7, 0.5]);

@@ -20,6 +20,7 @@ pub mod flame;
 pub mod frames;
 pub mod functions;
 pub mod lines;
+pub mod narrow_counts;
 pub mod sandwich;
 pub mod search;
 pub mod source;

@@ -1,6 +1,7 @@
 //! Weights of a call tree's nodes: self weights held sparsely, totals in the narrowest
 //! column that holds them exactly.
 
+use crate::analysis::narrow_counts::{NarrowCounts, NarrowCountsBuilder};
 use crate::analysis::tree::{CallTree, DROPPED};
 use crate::chunks::{in_chunks, in_chunks_rev};
 
@@ -85,6 +86,14 @@ pub enum Totals {
         /// Total of each node, in units.
         counts: Vec<u32>,
     },
+    /// As `Counts`, in about 2 bytes a node ([`NarrowCounts`]): chosen when the samples
+    /// weigh few units each ([`ExactUnit::narrow`]), so that few nodes count past two bytes.
+    Narrow {
+        /// The value one count stands for.
+        unit: f64,
+        /// Total of each node, in units.
+        counts: NarrowCounts,
+    },
 }
 
 impl Default for Totals {
@@ -107,6 +116,7 @@ impl Totals {
         match self {
             Totals::Exact(v) => v.get(n).copied().unwrap_or(0.0),
             Totals::Counts { unit, counts } => counts.get(n).map_or(0.0, |&c| f64::from(c) * unit),
+            Totals::Narrow { unit, counts } => counts.get(n).map_or(0.0, |c| f64::from(c) * unit),
         }
     }
 
@@ -115,6 +125,7 @@ impl Totals {
         match self {
             Totals::Exact(v) => v.len(),
             Totals::Counts { counts, .. } => counts.len(),
+            Totals::Narrow { counts, .. } => counts.len(),
         }
     }
 
@@ -139,7 +150,13 @@ pub struct ExactUnit {
     sum: u64,
     /// True once a value is negative, fractional or not finite, or the sum passes 2⁵³.
     failed: bool,
+    /// Non-zero values added.
+    values: u64,
 }
+
+/// Samples may weigh this many units on average for [`Totals::Narrow`]: then a node counts
+/// past two bytes only when at least 65,535 / 16 samples pass through it.
+const NARROW_UNITS_PER_VALUE: u64 = 16;
 
 /// 2⁵³: whole numbers up to it are exact in `f64`.
 const EXACT_INTEGERS: u64 = 1 << 53;
@@ -157,6 +174,7 @@ impl ExactUnit {
         }
         let whole = v as u64;
         self.sum += whole;
+        self.values += 1;
         self.failed = self.sum > EXACT_INTEGERS;
         if self.gcd == 0 || whole % self.gcd != 0 {
             self.gcd = gcd(self.gcd, whole);
@@ -167,6 +185,14 @@ impl ExactUnit {
     pub fn unit(&self) -> Option<f64> {
         let unit = self.gcd.max(1);
         (!self.failed && self.sum / unit <= u64::from(u32::MAX)).then_some(unit as f64)
+    }
+
+    /// True when the values allow a unit and weigh at most 16 units each on average (a CPU
+    /// profile's samples, one or a few sampling periods each): their totals are held as
+    /// [`Totals::Narrow`].
+    pub fn narrow(&self) -> bool {
+        let units = self.sum / self.gcd.max(1);
+        self.unit().is_some() && units <= NARROW_UNITS_PER_VALUE.saturating_mul(self.values)
     }
 }
 
@@ -194,7 +220,12 @@ impl Weights {
     pub fn from_self(tree: &CallTree, self_w: Vec<f64>) -> Weights {
         let sparse = SelfWeights::from_dense(&self_w);
         let mut total = self_w;
-        sum_into_parents(tree, &mut total, |acc, t| *acc += t);
+        sum_into_parents(tree, total.len(), |n, p| {
+            let t = total[n];
+            if let Some(slot) = total.get_mut(p) {
+                *slot += t;
+            }
+        });
         Weights {
             self_w: sparse,
             total: Totals::Exact(total),
@@ -208,10 +239,34 @@ impl Weights {
             SelfWeights::from_column(self_counts.len(), |n| f64::from(self_counts[n]) * unit);
         let mut counts = self_counts;
         // The caller checked the grand total fits: no sum saturates.
-        sum_into_parents(tree, &mut counts, |acc, t| *acc = acc.saturating_add(t));
+        sum_into_parents(tree, counts.len(), |n, p| {
+            let t = counts[n];
+            if let Some(slot) = counts.get_mut(p) {
+                *slot = slot.saturating_add(t);
+            }
+        });
         Weights {
             self_w: sparse,
             total: Totals::Counts { unit, counts },
+        }
+    }
+
+    /// As [`Weights::from_counts`], from self counts held narrow: the totals are
+    /// [`Totals::Narrow`].
+    pub fn from_narrow(tree: &CallTree, self_counts: NarrowCountsBuilder, unit: f64) -> Weights {
+        let len = self_counts.len();
+        let sparse = SelfWeights::from_column(len, |n| f64::from(self_counts.get(n)) * unit);
+        let mut counts = self_counts;
+        sum_into_parents(tree, len, |n, p| {
+            let t = counts.get(n);
+            counts.add(p, t);
+        });
+        Weights {
+            self_w: sparse,
+            total: Totals::Narrow {
+                unit,
+                counts: counts.finish(),
+            },
         }
     }
 
@@ -226,16 +281,13 @@ impl Weights {
     }
 }
 
-/// Adds each node's entry of `column` into its parent's, children first (one backward pass:
-/// children have larger indices), so that self values become totals.
-fn sum_into_parents<T: Copy>(tree: &CallTree, column: &mut [T], add: impl Fn(&mut T, T)) {
-    in_chunks_rev(1..tree.len().min(column.len()), |rows| {
+/// Calls `add_to_parent(node, parent)` for every node but the root of a column of `len`
+/// nodes, children first (one backward pass: children have larger indices), so that adding a
+/// node's entry into its parent's turns self values into totals.
+fn sum_into_parents(tree: &CallTree, len: usize, mut add_to_parent: impl FnMut(usize, usize)) {
+    in_chunks_rev(1..tree.len().min(len), |rows| {
         for (n, p) in rows.clone().rev().zip(tree.parents(rows).rev()) {
-            let p = p as usize;
-            let t = column[n];
-            if let Some(slot) = column.get_mut(p) {
-                add(slot, t);
-            }
+            add_to_parent(n, p as usize);
         }
         true
     });
@@ -290,6 +342,21 @@ mod tests {
     }
 
     #[test]
+    fn narrow_when_the_values_weigh_at_most_16_units_on_average() {
+        let narrow = |values: &[f64]| {
+            let mut u = ExactUnit::default();
+            values.iter().for_each(|&v| u.add(v));
+            u.narrow()
+        };
+        assert!(narrow(&[1e7, 2e7, 0.0, 1e7]));
+        // 1 + 31 units over two values: 16 each; 1 + 32: more.
+        assert!(narrow(&[1e7, 3.1e8]));
+        assert!(!narrow(&[1e7, 3.2e8]));
+        assert!(!narrow(&[4.0, 2.5]));
+        assert!(narrow(&[]));
+    }
+
+    #[test]
     fn counts_give_what_the_f64_column_gives() {
         let mut b = TreeBuilder::new();
         let a = b.child(ROOT, 0);
@@ -301,11 +368,20 @@ mod tests {
         let counts = vec![1, 0, 3, 2, 0];
         let dense: Vec<f64> = counts.iter().map(|&c| f64::from(c) * unit).collect();
         let exact = Weights::from_self(&tree, dense);
+        let mut narrow = NarrowCountsBuilder::new(counts.len());
+        counts
+            .iter()
+            .enumerate()
+            .for_each(|(n, &c)| narrow.add(n, c));
+        let narrow = Weights::from_narrow(&tree, narrow, unit);
         let scaled = Weights::from_counts(&tree, counts, unit);
         assert!(matches!(scaled.total, Totals::Counts { .. }));
+        assert!(matches!(narrow.total, Totals::Narrow { .. }));
         assert_eq!(scaled, exact);
+        assert_eq!(narrow, exact);
         assert_eq!(scaled.total.to_vec(), vec![6e7, 3e7, 3e7, 2e7, 0.0]);
         assert_eq!((scaled.self_of(d), scaled.grand_total()), (2e7, 6e7));
         assert_eq!((scaled.total.at(99), scaled.total.len()), (0.0, 5));
+        assert_eq!((narrow.total.at(99), narrow.total.len()), (0.0, 5));
     }
 }
