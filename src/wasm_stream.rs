@@ -5,12 +5,15 @@
 //! chunk's work, so the worker reports real progress between calls and a cancel (the page
 //! terminates the worker) takes effect at once. A pprof profile, whose samples can only be read
 //! once its bytes are all there, is then parsed in steps (`step`), a budget of samples per
-//! call, with the samples read as progress. See [`crate::formats::stream`].
+//! call, with the samples read as progress. A large gzipped pprof file begun `again` is read
+//! twice rather than held inflated: its samples are read as it is fed the second time. See
+//! [`crate::formats::stream`].
 //!
 //! ```js
 //! const session = new ParseSession();
-//! session.begin(file.name, file.size, lastFourBytes); // per file
+//! session.begin(file.name, file.size, lastFourBytes, true); // per file; true: a File
 //! for await (const chunk of file.stream()) session.feed(chunk);
+//! if (session.wantsAgain()) for await (const chunk of file.stream()) session.feed(chunk);
 //! while (!session.step(budget)) report(session.samplesRead(), session.samplesTotal());
 //! session.end();
 //! const loaded = LoadedFiles.readSession(session, binaries); // consumes the session
@@ -42,14 +45,20 @@ impl ParseSession {
 
     /// Starts the next file, `name` (its `source_uri`), of `size` bytes; `tail`: its last four
     /// bytes as a little-endian number (a gzip file's ISIZE, which sizes the inflated buffer),
-    /// when known. A file still open is ended first.
-    pub fn begin(&mut self, name: String, size: f64, tail: Option<u32>) {
+    /// when known; `again`: the caller can feed the file a second time (a `File`, not a
+    /// download), so a gzipped pprof file of [`READ_TWICE_FROM`] bytes or more is read twice
+    /// (see `wantsAgain`). A file still open is ended first.
+    pub fn begin(&mut self, name: String, size: f64, tail: Option<u32>, again: Option<bool>) {
         self.end();
         let reader = StreamRead::new(
             read_options(Some(name.clone()), None),
             buffer_size(size),
             tail,
         );
+        let reader = match again {
+            Some(true) => reader.read_twice_from(READ_TWICE_FROM),
+            _ => reader,
+        };
         self.current = Some((name, reader));
     }
 
@@ -65,7 +74,15 @@ impl ParseSession {
         self.current.as_ref().map_or(0.0, |(_, r)| r.fed() as f64)
     }
 
-    /// How the file begun is read: "pending", "whole", "gunzip", "lines" or "failed".
+    /// Once every byte of the file begun is fed: true when it must be fed again, from its first
+    /// byte, before `step` (a file begun `again`, read twice).
+    #[wasm_bindgen(js_name = wantsAgain)]
+    pub fn wants_again(&mut self) -> bool {
+        self.current.as_mut().is_some_and(|(_, r)| r.wants_again())
+    }
+
+    /// How the file begun is read: "pending", "whole", "gunzip", "lines", "again" (fed the
+    /// second time) or "failed".
     pub fn mode(&self) -> String {
         self.current
             .as_ref()
@@ -165,6 +182,12 @@ impl ProfileStream {
             .map_err(|e| JsError::new(&e.to_string()))
     }
 }
+
+/// Gzipped pprof files of this many bytes or more, begun `again`, are read twice rather than
+/// held inflated: synth-500k's 14 MiB inflate to 44 MiB, which the tables themselves outweigh
+/// little. Smaller files are inflated once (a second inflate costs time, and what they hold
+/// inflated is small).
+pub const READ_TWICE_FROM: usize = 4 << 20;
 
 /// An input's announced size (JavaScript's number) as the size its buffers get: negative and
 /// NaN give 0, and a size past usize (4 GiB on wasm32) saturates (`as` does both); it only

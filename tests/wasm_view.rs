@@ -480,8 +480,8 @@ fn is_profile_tells_source_text_from_profiles() {
     assert!(!is_profile(b"package main\n\nfunc main() {}\n"));
 }
 
-/// The files of `texts` fed to a parse session in pieces of `size` bytes, then parsed in steps
-/// of 5,000 samples (the worker's way): the session and the steps each file took.
+/// The files of `texts` fed to a parse session in pieces of `size` bytes (again when it asks),
+/// then parsed in steps of 5,000 samples (the worker's way): the session and the steps each file took.
 fn session_of(texts: &[&[u8]], size: usize) -> proftab::wasm_stream::ParseSession {
     stepped_session_of(texts, size).0
 }
@@ -497,9 +497,14 @@ fn stepped_session_of(
             .len()
             .checked_sub(4)
             .map(|at| u32::from_le_bytes(t[at..].try_into().unwrap()));
-        s.begin(format!("file{i}.txt"), t.len() as f64, tail);
+        s.begin(format!("file{i}.txt"), t.len() as f64, tail, Some(true));
         for piece in t.chunks(size) {
             s.feed(piece);
+        }
+        if s.wants_again() {
+            for piece in t.chunks(size) {
+                s.feed(piece);
+            }
         }
         let mut calls = 1;
         while !s.step(5000) {

@@ -40,9 +40,11 @@ export function showProgress(m) {
     fill.classList.remove("indeterminate");
     fill.style.width = m.total ? `${(100 * m.done) / m.total}%` : "0";
   } else if (m.phase === "parsing" && m.samplesTotal) {
-    // A pprof profile parsed in steps (worker.js parseSteps): samples read of all.
+    // A pprof profile parsed in steps (worker.js parseSteps), or as it is read the second
+    // time (a large gzipped one, mode "again": src/formats/stream.rs): samples read of all.
     const which = m.count > 1 ? ` file ${m.index + 1} of ${m.count}` : "";
-    text = `Parsing${which}: ${m.samples.toLocaleString("en-US")} of ${m.samplesTotal.toLocaleString("en-US")} samples`;
+    const verb = m.mode === "again" ? "Reading again and parsing" : "Parsing";
+    text = `${verb}${which}: ${m.samples.toLocaleString("en-US")} of ${m.samplesTotal.toLocaleString("en-US")} samples`;
     fill.classList.remove("indeterminate");
     fill.style.width = `${(100 * m.samples) / m.samplesTotal}%`;
   } else {

@@ -180,10 +180,17 @@ async function readWhole(input) {
 
 /**
  * Reports `done` of `total` bytes of the current file fed to `session`; `mode` says what the
- * session does with them (src/wasm_stream.rs: "lines" parses them, "gunzip" inflates them).
+ * session does with them (src/wasm_stream.rs: "lines" parses them, "gunzip" inflates them,
+ * "again" reads the samples of a file fed the second time: reported as samples parsed).
  */
 function streamProgress(session, phase, done, total, index, count) {
-  postMessage({ kind: "progress", phase, mode: session.mode(), done, total, index, count });
+  const mode = session.mode();
+  if (mode === "again") {
+    const [samples, samplesTotal] = [session.samplesRead(), session.samplesTotal()];
+    postMessage({ kind: "progress", phase: "parsing", mode, samples, samplesTotal, done, total, index, count });
+  } else {
+    postMessage({ kind: "progress", phase, mode, done, total, index, count });
+  }
 }
 
 /**
@@ -247,10 +254,13 @@ async function readStreamed(input) {
   const origin = [];
   const count = input.profiles.length + input.urls.length;
   for (const [k, p] of input.profiles.entries()) {
-    session.begin(p.file.name, p.file.size, await tail(p.file));
+    session.begin(p.file.name, p.file.size, await tail(p.file), true);
     session.feed(p.head);
     const rest = p.file.slice(p.head.length).stream();
     await feedStream(session, rest, "reading", p.head.length, p.file.size, k, count);
+    // A large gzipped pprof file is read twice rather than held inflated: pass 1 the first
+    // time, the samples the second (src/formats/stream.rs).
+    if (session.wantsAgain()) await feedStream(session, p.file.stream(), "reading", 0, p.file.size, k, count);
     parseSteps(session, p.file.size, k, count);
     origin.push(p.index);
   }
@@ -258,7 +268,7 @@ async function readStreamed(input) {
     const res = await fetch(u);
     if (!res.ok) throw new Error(`${u}: HTTP ${res.status} ${res.statusText}`);
     const total = Number(res.headers.get("content-length")) || 0;
-    session.begin(urlName(u), total, undefined);
+    session.begin(urlName(u), total, undefined, false);
     await feedStream(session, res.body, "downloading", 0, total, input.profiles.length + k, count);
     parseSteps(session, total, input.profiles.length + k, count);
     origin.push(-1);

@@ -5,6 +5,11 @@
 //!   the compressed bytes are dropped chunk by chunk. Read by the format a detector claims
 //!   for the compressed bytes, else the one claiming the inflated bytes, as [`read_any`]. For
 //!   pprof, its pass 1 ([`PassOne`]) runs over each inflated piece while it is in cache.
+//! - a gzipped pprof profile of [`StreamRead::read_twice_from`] bytes or more, when the caller
+//!   can feed the input a second time (the viewer, from the `File`): not held inflated at
+//!   all, but read twice ([`FirstRead`], [`SecondRead`]): pass 1 over the pieces as they are
+//!   inflated, then, once [`StreamRead::wants_again`] says so, the samples as the input is
+//!   fed and inflated again.
 //! - folded stacks (UTF-8, not differential): each complete line read at once
 //!   ([`LineStream`]); the text is never held.
 //! - anything else: the bytes gathered into one buffer of the size announced, then
@@ -18,7 +23,7 @@ use super::collapsed::stream::{streamable, LineStream};
 use super::error::ReadError;
 use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
-use super::pprof::{PassOne, SteppedRead};
+use super::pprof::{FirstRead, PassOne, SecondRead, SteppedRead};
 use super::registry::{
     detect_decompressed, read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES,
 };
@@ -50,6 +55,18 @@ enum Stage {
     Failed(ReadError),
     /// A pprof profile, every byte fed, its samples being read in steps.
     Steps(Box<SteppedRead>),
+    /// A pprof profile's first read of two: inflated piece by piece, none kept.
+    Scan {
+        stream: GunzipStream,
+        first: Box<FirstRead>,
+    },
+    /// A pprof profile's second read, its first bytes gathered until the gzip header is whole.
+    Again(Vec<u8>, Box<SecondRead>),
+    /// A pprof profile's second read: its samples read as it is inflated again.
+    Rescan {
+        stream: GunzipStream,
+        second: Box<SecondRead>,
+    },
     /// Inflated whole, to be read whole (gzip inside gzip); `claimed` as in `Gunzip`.
     Inflated(Vec<u8>, Option<Format>),
     /// Read whole at the first step (any other format): what `finish` returns.
@@ -66,6 +83,9 @@ pub struct StreamRead {
     tail: Option<u32>,
     fed: u64,
     stage: Stage,
+    /// Inputs of this many bytes or more are read twice (see the module doc); `usize::MAX`:
+    /// none is.
+    twice_from: usize,
 }
 
 impl StreamRead {
@@ -77,7 +97,15 @@ impl StreamRead {
             tail,
             fed: 0,
             stage: Stage::Head(Vec::with_capacity(total.min(HEAD_BYTES))),
+            twice_from: usize::MAX,
         }
+    }
+
+    /// Reads a gzipped pprof input of `bytes` or more twice rather than holding it inflated:
+    /// the caller feeds it again when [`Self::wants_again`] says so.
+    pub fn read_twice_from(mut self, bytes: usize) -> Self {
+        self.twice_from = bytes;
+        self
     }
 
     /// Takes the next `chunk` of the input.
@@ -92,6 +120,15 @@ impl StreamRead {
             }
             Stage::Whole(all) => all.extend_from_slice(chunk),
             Stage::Gunzip { stream, ahead, .. } => stream.feed(chunk, &mut run_ahead(ahead)),
+            Stage::Scan { stream, first } => stream.feed(chunk, &mut |p, at| first.take(p, at)),
+            Stage::Again(head, _) => {
+                head.extend_from_slice(chunk);
+                if head.len() >= HEAD_BYTES {
+                    let again = std::mem::replace(&mut self.stage, Stage::Head(Vec::new()));
+                    self.stage = self.rescan(again);
+                }
+            }
+            Stage::Rescan { stream, second } => stream.feed(chunk, &mut |p, at| second.take(p, at)),
             Stage::Lines(lines) => {
                 if let Err(e) = lines.feed(chunk) {
                     self.stage = Stage::Failed(e);
@@ -107,12 +144,14 @@ impl StreamRead {
     }
 
     /// How the input is being read: "pending" (first MiB), "whole", "gunzip", "lines",
-    /// "failed", then, once stepping began, "steps" (a pprof profile) or "done".
+    /// "failed", "again" (fed a second time), then, once stepping began, "steps" (a pprof
+    /// profile) or "done".
     pub fn mode(&self) -> &'static str {
         match self.stage {
             Stage::Head(_) => "pending",
             Stage::Whole(_) => "whole",
-            Stage::Gunzip { .. } => "gunzip",
+            Stage::Gunzip { .. } | Stage::Scan { .. } => "gunzip",
+            Stage::Again(..) | Stage::Rescan { .. } => "again",
             Stage::Lines(_) => "lines",
             Stage::Failed(_) => "failed",
             Stage::Inflated(..) => "inflated",
@@ -141,6 +180,13 @@ impl StreamRead {
             }
             let name = claimed.map_or("gzip", Format::name);
             let cap = self.options.limits.decompressed_cap(self.total);
+            if claimed == Some(Format::Pprof) && self.total >= self.twice_from {
+                let mut first = Box::<FirstRead>::default();
+                let take = &mut |p: &[u8], at| first.take(p, at);
+                if let Some(stream) = GunzipStream::start_windowed(&head, cap, name, take) {
+                    return Stage::Scan { stream, first };
+                }
+            }
             let mut ahead = (claimed == Some(Format::Pprof)).then(Box::<PassOne>::default);
             let mut observe = run_ahead(&mut ahead);
             let started =
@@ -174,6 +220,33 @@ impl StreamRead {
             return None;
         }
         Some(unrecognized(&prefix, GZIP_DATA))
+    }
+
+    /// Once every byte has been fed: true when the input must now be fed again, from its
+    /// first byte (then stepped as usual). A first read of two (see the module doc) ends here;
+    /// when it was not plain, the second read is an ordinary one of the whole input.
+    pub fn wants_again(&mut self) -> bool {
+        self.decide();
+        match std::mem::replace(&mut self.stage, Stage::Head(Vec::new())) {
+            Stage::Scan { stream, first } => {
+                let inflated = stream.finish_windowed().ok().flatten();
+                self.fed = 0;
+                self.stage = match first.plan(inflated, &self.options) {
+                    Some(Ok(second)) => Stage::Again(Vec::new(), Box::new(second)),
+                    Some(Err(e)) => Stage::Failed(e),
+                    None => {
+                        self.twice_from = usize::MAX;
+                        Stage::Head(Vec::with_capacity(self.total.min(HEAD_BYTES)))
+                    }
+                };
+                !matches!(self.stage, Stage::Failed(_))
+            }
+            stage => {
+                let again = matches!(stage, Stage::Again(ref head, _) if head.is_empty());
+                self.stage = stage;
+                again
+            }
+        }
     }
 
     /// Reads the next `budget` samples (at least one) once every byte has been fed: no
@@ -218,6 +291,9 @@ impl StreamRead {
             Stage::Whole(bytes) if !is_gzip(&bytes) && detect(&bytes) == pprof => {
                 (bytes, PassOne::default())
             }
+            second @ (Stage::Again(..) | Stage::Rescan { .. }) => {
+                return Stage::Done(Box::new(self.read(second)))
+            }
             other => return self.read_whole(other),
         };
         match SteppedRead::start_after(raw, ahead, &self.options) {
@@ -230,6 +306,7 @@ impl StreamRead {
     pub fn progress(&self) -> Option<(usize, usize)> {
         match &self.stage {
             Stage::Steps(s) => Some((s.samples_read(), s.num_samples())),
+            Stage::Rescan { second, .. } => Some((second.samples_read(), second.num_samples())),
             _ => None,
         }
     }
@@ -263,14 +340,37 @@ impl StreamRead {
             Stage::Failed(e) => Err(e),
             Stage::Steps(steps) => steps.finish(),
             Stage::Done(result) => *result,
+            Stage::Scan { .. } => Err(ReadError::whole(
+                "pprof",
+                "the input was read once, but it is read twice: feed it again",
+            )),
+            again @ Stage::Again(..) => self.read(self.rescan(again)),
+            Stage::Rescan { stream, second } => second.finish(stream.finish_windowed()),
+        }
+    }
+}
+
+impl StreamRead {
+    /// The second read of `stage` (`Again`) started on the bytes gathered: its gzip stream
+    /// begun (the read fails as [`crate::formats::pprof::changed`] when its header no longer
+    /// parses). Any other stage is returned as it is.
+    fn rescan(&self, stage: Stage) -> Stage {
+        let Stage::Again(head, mut second) = stage else {
+            return stage;
+        };
+        let cap = self.options.limits.decompressed_cap(self.total);
+        let take = &mut |p: &[u8], at| second.take(p, at);
+        match GunzipStream::start_windowed(&head, cap, "pprof", take) {
+            Some(stream) => Stage::Rescan { stream, second },
+            None => Stage::Failed(crate::formats::pprof::changed()),
         }
     }
 }
 
 /// The observer of a gzip stream's output: pass 1 of a pprof profile, run over each inflated
 /// piece (`ahead`); nothing for other formats.
-fn run_ahead(ahead: &mut Option<Box<PassOne>>) -> impl FnMut(&[u8]) + '_ {
-    move |out| {
+fn run_ahead(ahead: &mut Option<Box<PassOne>>) -> impl FnMut(&[u8], usize) + '_ {
+    move |out, _| {
         if let Some(pass) = ahead {
             pass.advance(out);
         }
@@ -292,238 +392,5 @@ pub(crate) fn comparable(profile: &crate::model::Profile) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::formats::gzip::gzip;
-
-    /// `bytes` fed in pieces of `size`; the stage it took and what `finish` gave, beside `read_any`.
-    fn both(bytes: &[u8], size: usize) -> (&'static str, String, String) {
-        let tail = bytes
-            .len()
-            .checked_sub(4)
-            .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
-        let options = ReadOptions::default();
-        let mut s = StreamRead::new(options.clone(), bytes.len(), tail);
-        let mut mode = "pending";
-        for piece in bytes.chunks(size) {
-            s.feed(piece);
-            if mode == "pending" {
-                mode = s.mode();
-            }
-        }
-        let show = |r: Result<Parsed, ReadError>| match r {
-            Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
-            Err(e) => e.to_string(),
-        };
-        (mode, show(s.finish()), show(read_any(bytes, &options)))
-    }
-
-    /// Folded stacks of more than a MiB even gzipped (pseudo-random names).
-    fn big_collapsed() -> Vec<u8> {
-        collapsed_lines(200_000)
-    }
-
-    /// `n` lines of folded stacks with pseudo-random names.
-    fn collapsed_lines(n: u32) -> Vec<u8> {
-        let mut x = 12345u64;
-        (0..n)
-            .flat_map(|i| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                format!("main;f{};g{:x};h{} {}\n", i % 31, x >> 40, i % 7, 1 + i % 5).into_bytes()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn collapsed_streams_by_line_and_reads_as_whole() {
-        let text = big_collapsed();
-        assert!(text.len() > HEAD_BYTES);
-        let (mode, streamed, whole) = both(&text, 65536);
-        assert_eq!(mode, "lines");
-        assert_eq!(streamed, whole);
-    }
-
-    #[test]
-    fn gzip_inflates_as_it_arrives_and_reads_as_whole() {
-        let gz = gzip(&big_collapsed());
-        let (mode, streamed, whole) = both(&gz, 8192);
-        assert!(gz.len() > HEAD_BYTES, "{}", gz.len());
-        assert_eq!(mode, "gunzip");
-        assert_eq!(streamed, whole);
-    }
-
-    #[test]
-    fn small_and_other_inputs_read_as_whole() {
-        for file in [
-            "../shared/corpus/pprof",
-            "../shared/corpus/collapsed",
-            "../shared/corpus/rprof",
-        ] {
-            let Ok(dir) = std::fs::read_dir(file) else {
-                continue;
-            };
-            for entry in dir.flatten().take(8) {
-                let bytes = std::fs::read(entry.path()).unwrap();
-                let (_, streamed, whole) = both(&bytes, 4096);
-                assert_eq!(streamed, whole, "{}", entry.path().display());
-            }
-        }
-        let (_, streamed, whole) = both(b"", 10);
-        assert_eq!(streamed, whole);
-        let (_, streamed, whole) = both(b"not a profile at all", 3);
-        assert_eq!(streamed, whole);
-    }
-
-    /// `bytes` fed in pieces of `size`, then read in steps of `budget` samples: the stage
-    /// stepping took, the number of steps, and what `finish` gave, beside `read_any`.
-    fn stepped(bytes: &[u8], size: usize, budget: usize) -> (&'static str, usize, String, String) {
-        let options = ReadOptions::default();
-        let tail = bytes
-            .len()
-            .checked_sub(4)
-            .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
-        let mut s = StreamRead::new(options.clone(), bytes.len(), tail);
-        for piece in bytes.chunks(size) {
-            s.feed(piece);
-        }
-        let mut steps = 1;
-        while !s.step(budget) {
-            let (read, all) = s.progress().expect("stepping");
-            assert!(read <= all && read == steps * budget, "{read} of {all}");
-            steps += 1;
-        }
-        let mode = s.mode();
-        let show = |r: Result<Parsed, ReadError>| match r {
-            Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
-            Err(e) => e.to_string(),
-        };
-        (
-            mode,
-            steps,
-            show(s.finish()),
-            show(read_any(bytes, &options)),
-        )
-    }
-
-    #[test]
-    fn pprof_reads_in_steps_as_whole_and_other_formats_in_one_step() {
-        let Ok(dir) = std::fs::read_dir("../shared/corpus/pprof") else {
-            return;
-        };
-        for entry in dir.flatten() {
-            let bytes = std::fs::read(entry.path()).unwrap();
-            let (mode, _, streamed, whole) = stepped(&bytes, 4096, 2);
-            assert_eq!(streamed, whole, "{}", entry.path().display());
-            if whole.starts_with("Pprof") {
-                assert_eq!(mode, "steps", "{}", entry.path().display());
-            }
-        }
-        let (mode, steps, streamed, whole) = stepped(&gzip(&big_collapsed()), 8192, 10);
-        assert_eq!((mode, steps), ("done", 1));
-        assert_eq!(streamed, whole);
-    }
-
-    #[test]
-    fn a_big_gzip_pprof_inflates_as_it_arrives_then_reads_in_steps() {
-        let text = big_collapsed();
-        let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
-        let gz = crate::formats::pprof::write(&profile.profile, &Default::default())
-            .unwrap()
-            .bytes;
-        assert!(gz.len() > HEAD_BYTES, "{}", gz.len());
-        let (mode, steps, streamed, whole) = stepped(&gz, 65536, 30_000);
-        assert_eq!(mode, "steps");
-        assert!(steps >= 200_000 / 30_000, "{steps}");
-        assert_eq!(streamed, whole);
-    }
-
-    #[test]
-    fn a_gzip_bomb_is_refused_on_its_first_mib_with_read_anys_message() {
-        // Five gzip members of 256 MiB of zeros each: 1.25 GiB in 1.2 MiB, so the stage is
-        // decided on the first MiB fed, long before the end.
-        let member = gzip(&vec![0u8; 256 << 20]);
-        let bomb = member.repeat(5);
-        assert!(bomb.len() > HEAD_BYTES, "{}", bomb.len());
-        let (mode, streamed, whole) = both(&bomb, 65536);
-        assert_eq!(mode, "failed");
-        assert_eq!(streamed, whole);
-        assert!(whole.contains("unrecognized format"), "{whole}");
-    }
-
-    /// xorshift64: deterministic test input.
-    fn next(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
-    }
-
-    /// `data` as a gzip stream of stored (uncompressed) blocks: as large as `data`, and quick
-    /// to make and to inflate in a debug build.
-    fn stored_gzip(data: &[u8]) -> Vec<u8> {
-        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
-        out.extend(miniz_oxide::deflate::compress_to_vec(data, 0));
-        out.extend(crate::formats::gzip::crc32(data).to_le_bytes());
-        out.extend((data.len() as u32).to_le_bytes());
-        out
-    }
-
-    /// `raw` damaged one of three ways, chosen by `x`: a few bytes flipped, cut short, or a
-    /// run of bytes overwritten.
-    fn damaged(raw: &[u8], x: &mut u64) -> Vec<u8> {
-        let mut out = raw.to_vec();
-        let at = |x: &mut u64| next(x) as usize % raw.len();
-        match next(x) % 3 {
-            0 => {
-                for _ in 0..1 + next(x) % 3 {
-                    let i = at(x);
-                    out[i] ^= 1 << (next(x) % 8);
-                }
-            }
-            1 => out.truncate(at(x)),
-            _ => {
-                let start = at(x);
-                let end = (start + 1 + next(x) as usize % 64).min(out.len());
-                for b in &mut out[start..end] {
-                    *b = next(x) as u8;
-                }
-            }
-        }
-        out
-    }
-
-    /// Damaged pprof messages fed raw and gzipped (both past the first MiB, so that the
-    /// stage is chosen before the end, and the gzip inflated and pass 1 run piece by piece) in
-    /// pieces and steps of varied sizes: each gives the profile and warnings, or the error,
-    /// that `read_any` gives (the invariant of the module doc; the gzip streams are sound,
-    /// so its exception does not apply), and the error names pprof.
-    #[test]
-    fn damaged_pprof_streams_as_it_reads_whole() {
-        let text = collapsed_lines(32_000);
-        let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
-        let raw = crate::formats::pprof::write_uncompressed(&profile.profile, &Default::default())
-            .unwrap()
-            .bytes;
-        assert!(raw.len() > HEAD_BYTES, "{}", raw.len());
-        let mut x = 0x5eed_1234_abcd_ef01_u64;
-        let mut errors = 0;
-        for round in 0..12 {
-            let bad = damaged(&raw, &mut x);
-            let size = [1000, 7919, 65536, 100_003][round % 4];
-            let budget = 1 + next(&mut x) as usize % 5000;
-            for input in [stored_gzip(&bad), bad.clone()] {
-                let (_, _, streamed, whole) = stepped(&input, size, budget);
-                assert_eq!(streamed, whole, "round {round}, {} bytes", input.len());
-                // Damaged raw messages too are named: read as pprof, not "unrecognized".
-                assert!(
-                    whole.starts_with("Pprof") || whole.starts_with("pprof: "),
-                    "round {round}: {whole}"
-                );
-                errors += usize::from(whole.starts_with("pprof: "));
-            }
-        }
-        assert!(errors >= 12, "{errors} errors");
-    }
-}
+#[path = "stream_tests.rs"]
+mod tests;

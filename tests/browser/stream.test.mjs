@@ -22,6 +22,13 @@ function foldedStacks(lines) {
   return out.join("");
 }
 
+/** Folded stacks of `lines` lines whose stacks all differ (a leaf per line, of 100,003). */
+function distinctStacks(lines) {
+  const out = [];
+  for (let i = 0; i < lines; i++) out.push(`main;run_${i % 13};step_${(i * 7919) % 997};leaf_${i % 100003} ${1 + (i % 9)}\n`);
+  return out.join("");
+}
+
 /** Samples, frames, stack nodes and formats of the shown profile. */
 function shown(page) {
   return page.evaluate(() => {
@@ -108,6 +115,39 @@ test("a big pprof file is parsed in steps: progress is samples read, and it read
     const all = want.samples.toLocaleString("en-US");
     const steps = seen.filter((s) => new RegExp(`^Parsing: [\\d,]+ of ${all} samples$`).test(s));
     assert.ok(steps.length >= 2, `no two "Parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
+    await assertShown(page, want, "pprof");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a large gzipped pprof file is read twice, its samples the second time, and reads as the whole", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
+  // The pprof of 200,000 distinct stacks gzipped without compression: past the 4 MiB from
+  // which the viewer reads a gzipped pprof twice rather than holding it inflated
+  // (src/wasm_stream.rs).
+  const folded = Profile.parse(Buffer.from(distinctStacks(200_000)), "big.collapsed");
+  const raw = zlib.gunzipSync(folded.write("pprof"));
+  folded.free();
+  const gz = path.join(dir, "stored.pb.gz");
+  fs.writeFileSync(gz, zlib.gzipSync(raw, { level: 0 }));
+  assert.ok(fs.statSync(gz).size >= 4 << 20, `${fs.statSync(gz).size} bytes`);
+  const whole = Profile.parse(fs.readFileSync(gz), "stored.pb.gz");
+  const want = { samples: whole.numSamples, functions: whole.functionName().length };
+  whole.free();
+  const { page, problems } = await readyPage();
+  try {
+    await watchProgress(page);
+    await page.setInputFiles("#file-input", gz);
+    await drawn(page);
+    const seen = await page.evaluate(() => window.__seen);
+    const all = want.samples.toLocaleString("en-US");
+    const again = seen.filter((s) => new RegExp(`^Reading again and parsing: [\\d,]+ of ${all} samples$`).test(s));
+    assert.ok(again.length >= 2, `no two "Reading again and parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
+    const first = seen.findIndex((s) => s.startsWith("Reading and inflating"));
+    assert.ok(first >= 0 && first < seen.indexOf(again[0]), JSON.stringify(seen));
     await assertShown(page, want, "pprof");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -31,9 +31,10 @@ mod read;
 pub mod schema;
 mod stacks;
 mod toplevel;
+mod windows;
 mod write;
 
-pub use read::SteppedRead;
+pub use read::{changed, FirstRead, SecondRead, SteppedRead};
 pub use toplevel::PassOne;
 
 use super::gzip;

@@ -57,8 +57,10 @@ pub(super) struct TopLevel {
     pub(super) mappings: Vec<(Mapping, usize)>,
     pub(super) locations: Vec<(Location, usize)>,
     pub(super) functions: Vec<(Function, usize)>,
-    /// Byte range of each `string_table` entry in the input.
+    /// Byte range of each `string_table` entry in the input, or in `string_bytes`.
     pub(super) strings: Vec<Range<usize>>,
+    /// The strings' bytes, when pass 1 keeps them (the input is not kept: [`PassOne::windowed`]).
+    pub(super) string_bytes: Option<Vec<u8>>,
     pub(super) num_samples: usize,
     /// Bytes of the input the samples take, keys and lengths included: what the samples' part
     /// of the model is planned from.
@@ -93,34 +95,79 @@ fn decode<M: Message + Default>(
 /// gives (pass 1 over the whole input at once), whatever prefixes [`PassOne::advance`] saw: a
 /// field it could not take (cut by the end of what had arrived, malformed, refused) stops it,
 /// and `finish` meets that field again and reports it as the whole pass does.
+///
+/// A windowed pass ([`PassOne::windowed`]) is shown the input piece by piece, not as prefixes
+/// (through [`super::windows::FieldWindows`]), and keeps the string table's bytes itself.
 #[derive(Default)]
 pub struct PassOne {
     top: TopLevel,
     /// Where the next field starts: every field before it has been taken.
     pos: usize,
+    /// A field it could not take for a reason other than the end of the bytes shown: it
+    /// takes nothing more (`finish` reports that field).
+    broken: bool,
 }
 
 impl PassOne {
+    /// A pass shown the input in windows rather than prefixes: see the type's doc.
+    pub(super) fn windowed() -> Self {
+        let mut pass = PassOne::default();
+        pass.top.string_bytes = Some(Vec::new());
+        pass
+    }
+
     /// Takes the fields of `prefix`, the input so far (a prefix of what later calls and
     /// `finish` get), from where the last call stopped.
     pub fn advance(&mut self, prefix: &[u8]) {
-        let mut fields = fields_from(prefix, self.pos);
+        self.advance_window(prefix, 0);
+    }
+
+    /// Takes the fields that lie wholly in `window`, the input's bytes from offset `start`
+    /// on (`start` at most where the last call stopped, and the window reaching it); returns
+    /// the offset where it stopped, as a [`super::windows::Walk`] does (the window's end once
+    /// broken: it wants nothing more).
+    pub(super) fn advance_window(&mut self, window: &[u8], start: usize) -> usize {
+        let end = start.saturating_add(window.len());
+        if self.broken {
+            return end;
+        }
+        let rest = window
+            .get(self.pos.saturating_sub(start)..)
+            .unwrap_or_default();
+        let mut fields = Fields::new(rest, self.pos);
         loop {
             count_samples(&mut fields, &mut self.top);
             self.pos = fields.position();
-            let Some(Ok(f)) = fields.next() else { return };
-            if self.top.check_and_take(f).is_err() {
-                return;
+            let taken = match fields.next() {
+                None => return self.pos,
+                Some(Ok(f)) => self.top.check_and_take(f).is_ok(),
+                Some(Err(e)) if e.truncated => return self.pos,
+                Some(Err(_)) => false,
+            };
+            if !taken {
+                self.broken = true;
+                return end;
             }
             self.pos = fields.position();
         }
     }
 
+    /// True when a field stopped the pass for a reason other than the end of its bytes.
+    pub(super) fn is_broken(&self) -> bool {
+        self.broken
+    }
+
     /// The rest of pass 1 over `data`, the whole input (all of pass 1, from a default
     /// `PassOne`).
     pub(super) fn finish(self, data: &[u8]) -> Result<TopLevel, ReadError> {
-        let PassOne { mut top, pos } = self;
-        let mut fields = fields_from(data, pos);
+        let rest = data.get(self.pos..).unwrap_or_default();
+        self.finish_from(rest)
+    }
+
+    /// The rest of pass 1 over `rest`, the input's bytes from where the pass stopped on.
+    pub(super) fn finish_from(self, rest: &[u8]) -> Result<TopLevel, ReadError> {
+        let PassOne { mut top, pos, .. } = self;
+        let mut fields = Fields::new(rest, pos);
         loop {
             count_samples(&mut fields, &mut top);
             let Some(f) = fields.next() else { break };
@@ -129,12 +176,6 @@ impl PassOne {
         }
         Ok(top)
     }
-}
-
-/// The fields of `data` from byte `pos` on (a field boundary), their offsets counted from the
-/// start of `data`.
-fn fields_from(data: &[u8], pos: usize) -> Fields<'_> {
-    Fields::new(data.get(pos..).unwrap_or_default(), pos)
 }
 
 /// Skips the run of samples at the fields' position, adding their number and bytes to `top`.
@@ -203,7 +244,16 @@ impl TopLevel {
                 let func = decode(p, off, "function", self.functions.len())?;
                 self.functions.push((func, off));
             }
-            (field::STRING_TABLE, Value::Len(p, off)) => self.strings.push(off..off + p.len()),
+            (field::STRING_TABLE, Value::Len(p, off)) => {
+                let range = match &mut self.string_bytes {
+                    Some(kept) => {
+                        kept.extend_from_slice(p);
+                        kept.len() - p.len()..kept.len()
+                    }
+                    None => off..off + p.len(),
+                };
+                self.strings.push(range);
+            }
             (field::DROP_FRAMES, Value::Varint(v)) => self.drop_frames = scalar(v),
             (field::KEEP_FRAMES, Value::Varint(v)) => self.keep_frames = scalar(v),
             (field::TIME_NANOS, Value::Varint(v)) => {

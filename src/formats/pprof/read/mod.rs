@@ -17,6 +17,7 @@ mod room;
 mod sample_wire;
 mod samples;
 mod stepped;
+mod twice;
 
 use crate::formats::read_common::finish_parsed;
 use std::borrow::Cow;
@@ -32,9 +33,10 @@ use crate::model::{
 };
 use locations::LocationRows;
 use room::StackRoom;
-pub(super) use samples::SamplePosition;
 use samples::{LabelColumns, PathStep};
+pub(super) use samples::{SamplePosition, Window};
 pub use stepped::SteppedRead;
+pub use twice::{changed, FirstRead, SecondRead};
 
 /// Reads gzipped or raw pprof.
 pub(super) fn read(bytes: &[u8], options: &ReadOptions) -> Result<Parsed, ReadError> {
@@ -68,23 +70,22 @@ pub(super) fn before_samples<'d, 's>(
         ));
     }
     let top = ahead.finish(data)?;
-    let values = top.sample_types.len();
-    let room = room::reader_room(data.len(), top.sample_bytes, top.num_samples, values);
-    crate::memory::make_room(room);
+    make_reader_room(&top, data.len());
     let mut warnings = Warnings::default();
     let strings = lossy_strings(data, &top, &mut warnings)
         .into_iter()
         .map(own)
         .collect();
-    let mut reader = Reader::new(&top, strings, warnings, options)?;
-    reader.functions(&top)?;
-    reader.mappings(&top)?;
-    reader.locations(&top)?;
-    reader.value_types(&top)?;
-    reader.check_sample_limit(&top)?;
-    // Pass 1 counted the samples (each at least two bytes of the input).
-    reader.b.reserve_samples(top.num_samples);
+    let reader = Reader::before_samples(&top, strings, warnings, options)?;
     Ok((top, reader))
+}
+
+/// Makes the room the reader is planned to take after pass 1 over an input of `input_len`
+/// bytes (see [`room::reader_room`]).
+fn make_reader_room(top: &TopLevel, input_len: usize) {
+    let values = top.sample_types.len();
+    let room = room::reader_room(input_len, top.sample_bytes, top.num_samples, values);
+    crate::memory::make_room(room);
 }
 
 /// The string table as text, invalid UTF-8 replaced (with a warning per string).
@@ -127,6 +128,24 @@ pub(super) struct Reader<'s> {
 }
 
 impl<'s> Reader<'s> {
+    /// The reader after the steps before the samples, from pass 1's `top` and its `strings`.
+    fn before_samples(
+        top: &TopLevel,
+        strings: Vec<Cow<'s, str>>,
+        warnings: Warnings,
+        options: &ReadOptions,
+    ) -> Result<Self, ReadError> {
+        let mut reader = Reader::new(top, strings, warnings, options)?;
+        reader.functions(top)?;
+        reader.mappings(top)?;
+        reader.locations(top)?;
+        reader.value_types(top)?;
+        reader.check_sample_limit(top)?;
+        // Pass 1 counted the samples (each at least two bytes of the input).
+        reader.b.reserve_samples(top.num_samples);
+        Ok(reader)
+    }
+
     fn new(
         top: &TopLevel,
         strings: Vec<Cow<'s, str>>,

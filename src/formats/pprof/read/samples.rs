@@ -35,6 +35,15 @@ pub(super) struct LabelColumns {
     pub(super) num_unit: Vec<StringId>,
 }
 
+/// Bytes of the input that pass 2 is shown: the input's from offset `start` on, beginning at a
+/// field boundary; the input is `input_len` bytes long.
+#[derive(Clone, Copy)]
+pub(in crate::formats::pprof) struct Window<'a> {
+    pub(in crate::formats::pprof) bytes: &'a [u8],
+    pub(in crate::formats::pprof) start: usize,
+    pub(in crate::formats::pprof) input_len: usize,
+}
+
 /// Where pass 2 stands: the byte offset of the next top-level field to read (a field
 /// boundary), the index of the next sample, and the prost message reused for each sample.
 #[derive(Default)]
@@ -48,6 +57,11 @@ impl SamplePosition {
     /// Samples read so far.
     pub(in crate::formats::pprof) fn samples_read(&self) -> usize {
         self.index
+    }
+
+    /// The offset of the next top-level field to read.
+    pub(in crate::formats::pprof) fn offset(&self) -> usize {
+        self.offset
     }
 }
 
@@ -77,16 +91,42 @@ impl Reader<'_> {
         at: &mut SamplePosition,
         budget: usize,
     ) -> Result<bool, ReadError> {
+        let whole = Window {
+            bytes: data,
+            start: 0,
+            input_len: data.len(),
+        };
+        self.samples_in(whole, at, budget)
+    }
+
+    /// Pass 2 over `window` (holding `at`): the next `budget` samples, as [`Self::samples`].
+    /// True when the window's fields are all read, but for one cut by its end, where `at`
+    /// then stands. A field that is malformed otherwise fails (pass 1 took every field of
+    /// the input whole, so only a window whose bytes differ from pass 1's meets one).
+    pub(super) fn samples_in(
+        &mut self,
+        window: Window<'_>,
+        at: &mut SamplePosition,
+        budget: usize,
+    ) -> Result<bool, ReadError> {
         let budget = budget.max(1);
-        let rest = data.get(at.offset..).unwrap_or_default();
+        let rest = window.bytes.get(at.offset.saturating_sub(window.start)..);
+        let mut fields = Fields::new(rest.unwrap_or_default(), at.offset);
         let mut read = 0usize;
-        for f in Fields::new(rest, at.offset) {
-            let Ok(f) = f else { break }; // pass 1 saw every field
+        loop {
+            let here = fields.position();
+            let f = match fields.next() {
+                None => break,
+                Some(Ok(f)) => f,
+                Some(Err(e)) if e.truncated => break,
+                Some(Err(e)) => return Err(byte_err(e.offset, e.message)),
+            };
             let (field::SAMPLE, Value::Len(payload, off)) = (f.number, f.value) else {
+                at.offset = fields.position();
                 continue;
             };
             if read == budget {
-                at.offset = f.offset;
+                at.offset = here;
                 return Ok(false);
             }
             let index = at.index;
@@ -99,14 +139,14 @@ impl Reader<'_> {
             }
             self.sample(index, off, sample)?;
             at.index += 1;
+            at.offset = fields.position();
             read += 1;
             let nodes = self.b.profile().stacks.prefix.len();
             if let Some(forecast) = self.stack_room.after(at.index, nodes) {
-                let rest = data.len().saturating_sub(off + payload.len());
+                let rest = window.input_len.saturating_sub(off + payload.len());
                 self.reserve_stack_room(forecast, nodes, rest);
             }
         }
-        at.offset = data.len();
         Ok(true)
     }
 
