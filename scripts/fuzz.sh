@@ -59,6 +59,7 @@ seed_dirs() {
   gzip | bz2) ;; # seeded by file ending in seed_files
   trace_event) echo trace_event trace-event ;;
   otlp) echo otlp ;;
+  pprof_twice) echo pprof ;;
   *) echo "${1//_/-}" ;;
   esac
 }
