@@ -23,7 +23,7 @@ use super::collapsed::stream::{streamable, LineStream};
 use super::error::ReadError;
 use super::gzip::{gunzip_prefix, is_gzip};
 use super::gzip_stream::GunzipStream;
-use super::pprof::{FirstRead, PassOne, SecondRead, SteppedRead};
+use super::pprof::{self, FirstRead, PassOne, SecondRead, SteppedRead};
 use super::registry::{
     detect_decompressed, read_decompressed, unrecognized, SNIFF_DECOMPRESSED_BYTES,
 };
@@ -341,18 +341,16 @@ impl StreamRead {
             Stage::Steps(steps) => steps.finish(),
             Stage::Done(result) => *result,
             Stage::Scan { .. } => Err(ReadError::whole(
-                "pprof",
+                pprof::FORMAT,
                 "the input was read once, but it is read twice: feed it again",
             )),
             again @ Stage::Again(..) => self.read(self.rescan(again)),
             Stage::Rescan { stream, second } => second.finish(stream.finish_windowed()),
         }
     }
-}
 
-impl StreamRead {
     /// The second read of `stage` (`Again`) started on the bytes gathered: its gzip stream
-    /// begun (the read fails as [`crate::formats::pprof::changed`] when its header no longer
+    /// begun (the read fails as [`pprof::changed`] when its header no longer
     /// parses). Any other stage is returned as it is.
     fn rescan(&self, stage: Stage) -> Stage {
         let Stage::Again(head, mut second) = stage else {
@@ -360,9 +358,9 @@ impl StreamRead {
         };
         let cap = self.options.limits.decompressed_cap(self.total);
         let take = &mut |p: &[u8], at| second.take(p, at);
-        match GunzipStream::start_windowed(&head, cap, "pprof", take) {
+        match GunzipStream::start_windowed(&head, cap, pprof::FORMAT, take) {
             Some(stream) => Stage::Rescan { stream, second },
-            None => Stage::Failed(crate::formats::pprof::changed()),
+            None => Stage::Failed(pprof::changed()),
         }
     }
 }

@@ -3,12 +3,23 @@
 use super::*;
 use crate::formats::gzip::gzip;
 
+/// What a read gave, as text: the format, the profile and the warnings, or the error.
+fn show(r: Result<Parsed, ReadError>) -> String {
+    match r {
+        Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The last four bytes of `bytes`, little-endian (a gzip stream's ISIZE), when it has four.
+fn tail_of(bytes: &[u8]) -> Option<u32> {
+    let at = bytes.len().checked_sub(4)?;
+    Some(u32::from_le_bytes(bytes[at..].try_into().unwrap()))
+}
+
 /// `bytes` fed in pieces of `size`; the stage it took and what `finish` gave, beside `read_any`.
 fn both(bytes: &[u8], size: usize) -> (&'static str, String, String) {
-    let tail = bytes
-        .len()
-        .checked_sub(4)
-        .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
+    let tail = tail_of(bytes);
     let options = ReadOptions::default();
     let mut s = StreamRead::new(options.clone(), bytes.len(), tail);
     let mut mode = "pending";
@@ -18,10 +29,6 @@ fn both(bytes: &[u8], size: usize) -> (&'static str, String, String) {
             mode = s.mode();
         }
     }
-    let show = |r: Result<Parsed, ReadError>| match r {
-        Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
-        Err(e) => e.to_string(),
-    };
     (mode, show(s.finish()), show(read_any(bytes, &options)))
 }
 
@@ -87,10 +94,7 @@ fn small_and_other_inputs_read_as_whole() {
 /// stepping took, the number of steps, and what `finish` gave, beside `read_any`.
 fn stepped(bytes: &[u8], size: usize, budget: usize) -> (&'static str, usize, String, String) {
     let options = ReadOptions::default();
-    let tail = bytes
-        .len()
-        .checked_sub(4)
-        .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
+    let tail = tail_of(bytes);
     let mut s = StreamRead::new(options.clone(), bytes.len(), tail);
     for piece in bytes.chunks(size) {
         s.feed(piece);
@@ -102,10 +106,6 @@ fn stepped(bytes: &[u8], size: usize, budget: usize) -> (&'static str, usize, St
         steps += 1;
     }
     let mode = s.mode();
-    let show = |r: Result<Parsed, ReadError>| match r {
-        Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
-        Err(e) => e.to_string(),
-    };
     (
         mode,
         steps,
@@ -243,10 +243,7 @@ fn twice_changed(
     change: impl Fn(&mut Vec<u8>),
 ) -> (usize, &'static str, String, String) {
     let options = ReadOptions::default();
-    let tail = bytes
-        .len()
-        .checked_sub(4)
-        .map(|at| u32::from_le_bytes(bytes[at..].try_into().unwrap()));
+    let tail = tail_of(bytes);
     let mut s = StreamRead::new(options.clone(), bytes.len(), tail).read_twice_from(0);
     let mut input = bytes.to_vec();
     let mut reads = 0;
@@ -267,10 +264,6 @@ fn twice_changed(
         steps += 1;
         assert!(steps < 1_000_000);
     }
-    let show = |r: Result<Parsed, ReadError>| match r {
-        Ok(p) => format!("{:?} {} {:?}", p.format, comparable(&p.profile), p.warnings),
-        Err(e) => e.to_string(),
-    };
     (
         reads,
         mode,

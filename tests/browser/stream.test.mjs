@@ -95,65 +95,71 @@ test("big folded stacks and their gzip stream in: progress is bytes parsed, and 
   await page.close();
 });
 
-test("a big pprof file is parsed in steps: progress is samples read, and it reads as the whole", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
-  // 300,000 folded lines; the pprof writer merges equal stacks: about 134,000 samples, read in
-  // several parse steps.
-  const folded = Profile.parse(Buffer.from(foldedStacks(300_000)), "big.collapsed");
-  const gz = path.join(dir, "big.pb.gz");
-  fs.writeFileSync(gz, folded.write("pprof"));
-  folded.free();
-  const whole = Profile.parse(fs.readFileSync(gz), "big.pb.gz");
+/** What `Profile.parse` reads from `file` whole: its samples and functions. */
+function wholeRead(file) {
+  const whole = Profile.parse(fs.readFileSync(file), path.basename(file));
   const want = { samples: whole.numSamples, functions: whole.functionName().length };
   whole.free();
+  return want;
+}
+
+/**
+ * Loads `file` in a fresh page watching its progress: the texts shown, once the page shows
+ * `want` (`wholeRead`) as pprof without a problem.
+ */
+async function loadWatched(file, want) {
   const { page, problems } = await readyPage();
+  await watchProgress(page);
+  await page.setInputFiles("#file-input", file);
+  await drawn(page);
+  const seen = await page.evaluate(() => window.__seen);
+  await assertShown(page, want, "pprof");
+  assert.deepEqual(problems, []);
+  await page.close();
+  return seen;
+}
+
+test("a big pprof file is parsed in steps: progress is samples read, and it reads as the whole", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
   try {
-    await watchProgress(page);
-    await page.setInputFiles("#file-input", gz);
-    await drawn(page);
-    const seen = await page.evaluate(() => window.__seen);
+    // 300,000 folded lines; the pprof writer merges equal stacks: about 134,000 samples, read
+    // in several parse steps.
+    const folded = Profile.parse(Buffer.from(foldedStacks(300_000)), "big.collapsed");
+    const gz = path.join(dir, "big.pb.gz");
+    fs.writeFileSync(gz, folded.write("pprof"));
+    folded.free();
+    const want = wholeRead(gz);
+    const seen = await loadWatched(gz, want);
     const all = want.samples.toLocaleString("en-US");
     const steps = seen.filter((s) => new RegExp(`^Parsing: [\\d,]+ of ${all} samples$`).test(s));
     assert.ok(steps.length >= 2, `no two "Parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
-    await assertShown(page, want, "pprof");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  assert.deepEqual(problems, []);
-  await page.close();
 });
 
 test("a large gzipped pprof file is read twice, its samples the second time, and reads as the whole", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proftab-stream-"));
-  // The pprof of 200,000 distinct stacks gzipped without compression: past the 4 MiB from
-  // which the viewer reads a gzipped pprof twice rather than holding it inflated
-  // (src/wasm_stream.rs).
-  const folded = Profile.parse(Buffer.from(distinctStacks(200_000)), "big.collapsed");
-  const raw = zlib.gunzipSync(folded.write("pprof"));
-  folded.free();
-  const gz = path.join(dir, "stored.pb.gz");
-  fs.writeFileSync(gz, zlib.gzipSync(raw, { level: 0 }));
-  assert.ok(fs.statSync(gz).size >= 4 << 20, `${fs.statSync(gz).size} bytes`);
-  const whole = Profile.parse(fs.readFileSync(gz), "stored.pb.gz");
-  const want = { samples: whole.numSamples, functions: whole.functionName().length };
-  whole.free();
-  const { page, problems } = await readyPage();
   try {
-    await watchProgress(page);
-    await page.setInputFiles("#file-input", gz);
-    await drawn(page);
-    const seen = await page.evaluate(() => window.__seen);
+    // The pprof of 200,000 distinct stacks gzipped without compression: past the 4 MiB from
+    // which the viewer reads a gzipped pprof twice rather than holding it inflated
+    // (src/wasm_stream.rs).
+    const folded = Profile.parse(Buffer.from(distinctStacks(200_000)), "big.collapsed");
+    const raw = zlib.gunzipSync(folded.write("pprof"));
+    folded.free();
+    const gz = path.join(dir, "stored.pb.gz");
+    fs.writeFileSync(gz, zlib.gzipSync(raw, { level: 0 }));
+    assert.ok(fs.statSync(gz).size >= 4 << 20, `${fs.statSync(gz).size} bytes`);
+    const want = wholeRead(gz);
+    const seen = await loadWatched(gz, want);
     const all = want.samples.toLocaleString("en-US");
     const again = seen.filter((s) => new RegExp(`^Reading again and parsing: [\\d,]+ of ${all} samples$`).test(s));
     assert.ok(again.length >= 2, `no two "Reading again and parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
     const first = seen.findIndex((s) => s.startsWith("Reading and inflating"));
     assert.ok(first >= 0 && first < seen.indexOf(again[0]), JSON.stringify(seen));
-    await assertShown(page, want, "pprof");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  assert.deepEqual(problems, []);
-  await page.close();
 });
 
 test("cancel mid-parse of a streamed file stops it; the next load works", async () => {
