@@ -16,6 +16,14 @@ use std::ops::Range;
 /// Rows per call.
 pub const CHUNK: usize = 1 << 15;
 
+/// `rows` cut to a column of `len` rows: its end at most `len`, its start at most its end (an
+/// empty range at the end when it starts past it).
+#[inline]
+pub fn cut_to(rows: Range<usize>, len: usize) -> Range<usize> {
+    let end = rows.end.min(len);
+    rows.start.min(end)..end
+}
+
 /// Calls `f` on consecutive slices of `range` of at most [`CHUNK`] rows, first to last, each
 /// a separate call; stops when `f` returns false, and then returns false.
 pub fn in_chunks<F: FnMut(Range<usize>) -> bool>(range: Range<usize>, mut f: F) -> bool {
@@ -56,6 +64,14 @@ pub fn opaque_call<A, R>(f: &mut dyn FnMut(A) -> R, arg: A) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_are_cut_to_the_column() {
+        assert_eq!(cut_to(2..20, 10), 2..10);
+        assert_eq!(cut_to(12..20, 10), 10..10);
+        assert_eq!(cut_to(7..3, 10), 3..3);
+        assert_eq!(cut_to(0..0, 0), 0..0);
+    }
 
     fn slices(range: Range<usize>, rev: bool, stop_at: Option<usize>) -> (Vec<Range<usize>>, bool) {
         let mut seen = Vec::new();

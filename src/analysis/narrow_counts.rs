@@ -44,7 +44,8 @@ impl NarrowCounts {
     }
 
     /// Nodes whose count is held apart.
-    pub fn large_len(&self) -> usize {
+    #[cfg(test)]
+    fn large_len(&self) -> usize {
         self.large.len()
     }
 }

@@ -8,7 +8,7 @@
 use crate::analysis::frames::Frames;
 use crate::analysis::tree_ranges::{FrameIds, Parents};
 pub use crate::analysis::weights::{moved_self, SelfWeights, Totals, Weights};
-use crate::chunks::in_chunks;
+use crate::chunks::{cut_to, in_chunks};
 use crate::hash::RowIndex;
 use crate::model::{decode_opt, Prefixes, Profile, StackLocations, StackTable, NO_INDEX};
 use std::ops::Range;
@@ -150,8 +150,7 @@ impl CallTree {
     /// by rank).
     #[inline]
     pub fn parents(&self, nodes: Range<usize>) -> Parents<'_> {
-        let end = nodes.end.min(self.len());
-        let start = nodes.start.min(end);
+        let Range { start, end } = cut_to(nodes, self.len());
         match &self.columns {
             Columns::Own { parent, .. } => Parents::Own(parent[start..end].iter()),
             Columns::Mirror { prefix, .. } => Parents::Mirror {
@@ -165,8 +164,7 @@ impl CallTree {
     /// each, with one look at how the columns are held for the whole range.
     #[inline]
     pub fn frames(&self, nodes: Range<usize>) -> FrameIds<'_> {
-        let end = nodes.end.min(self.len());
-        let start = nodes.start.min(end);
+        let Range { start, end } = cut_to(nodes, self.len());
         match &self.columns {
             Columns::Own { frame, .. } => FrameIds::Own(frame[start..end].iter()),
             Columns::Mirror {

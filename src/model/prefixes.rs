@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use super::ids::NO_INDEX;
 use super::shared::Shared;
+use crate::chunks::cut_to;
 
 /// The prefix of each stack node ([`NO_INDEX`] for a root), appended one node or one chain at
 /// a time and read by node or in order. Invariants: bit `i` of `follows` is set exactly when
@@ -143,8 +144,7 @@ impl Prefixes {
 
     /// The prefixes of nodes `rows` (cut to the column), in order.
     pub fn range(&self, rows: Range<usize>) -> Iter<'_> {
-        let end = rows.end.min(self.len);
-        let at = rows.start.min(end);
+        let Range { start: at, end } = cut_to(rows, self.len);
         Iter {
             follows: &self.follows,
             listed: &self.listed,

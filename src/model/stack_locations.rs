@@ -9,6 +9,7 @@ use std::fmt;
 
 use super::ids::{LocationIndex, NO_INDEX};
 use super::shared::Shared;
+use crate::chunks::cut_to;
 
 /// The location of each stack node. Invariant: the column is `Wide` exactly when some
 /// location is at least 2^16 (widening happens at the first such push), so equal columns are
@@ -133,8 +134,7 @@ impl StackLocations {
 
     /// The locations of nodes `rows` (cut to the column), in order.
     pub fn range(&self, rows: std::ops::Range<usize>) -> Iter<'_> {
-        let end = rows.end.min(self.len());
-        let rows = rows.start.min(end)..end;
+        let rows = cut_to(rows, self.len());
         match &self.0 {
             Held::Narrow(v) => Iter::Narrow(v[rows].iter()),
             Held::Wide(v) => Iter::Wide(v[rows].iter()),
