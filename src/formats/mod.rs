@@ -47,6 +47,8 @@ pub mod speedscope;
 pub mod stackprof;
 pub mod stream;
 pub mod tables_json;
+#[cfg(test)]
+pub(crate) mod test_corpus;
 pub mod trace_event;
 pub mod unwritten;
 pub mod v8_prof;

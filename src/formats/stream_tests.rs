@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::formats::gzip::gzip;
+use crate::formats::test_corpus;
 
 /// What a read gave, as text: the format, the profile and the warnings, or the error.
 fn show(r: Result<Parsed, ReadError>) -> String {
@@ -50,6 +51,30 @@ fn collapsed_lines(n: u32) -> Vec<u8> {
         .collect()
 }
 
+/// The profile of `n` lines of folded stacks ([`collapsed_lines`]), as proftab writes it in
+/// pprof: raw.
+fn raw_pprof(n: u32) -> Vec<u8> {
+    crate::formats::pprof::write_uncompressed(&folded_profile(n), &Default::default())
+        .unwrap()
+        .bytes
+}
+
+/// As [`raw_pprof`], gzipped (by the pprof writer).
+fn gzip_pprof(n: u32) -> Vec<u8> {
+    crate::formats::pprof::write(&folded_profile(n), &Default::default())
+        .unwrap()
+        .bytes
+}
+
+/// The profile of `n` lines of folded stacks ([`collapsed_lines`]).
+fn folded_profile(n: u32) -> crate::model::Profile {
+    let text = collapsed_lines(n);
+    let options = ReadOptions::default();
+    crate::formats::collapsed::read(&text, &options)
+        .unwrap()
+        .profile
+}
+
 #[test]
 fn collapsed_streams_by_line_and_reads_as_whole() {
     let text = big_collapsed();
@@ -70,18 +95,10 @@ fn gzip_inflates_as_it_arrives_and_reads_as_whole() {
 
 #[test]
 fn small_and_other_inputs_read_as_whole() {
-    for file in [
-        "../shared/corpus/pprof",
-        "../shared/corpus/collapsed",
-        "../shared/corpus/rprof",
-    ] {
-        let Ok(dir) = std::fs::read_dir(file) else {
-            continue;
-        };
-        for entry in dir.flatten().take(8) {
-            let bytes = std::fs::read(entry.path()).unwrap();
+    for format in ["pprof", "collapsed", "rprof"] {
+        for (path, bytes) in test_corpus::files(format).into_iter().take(8) {
             let (_, streamed, whole) = both(&bytes, 4096);
-            assert_eq!(streamed, whole, "{}", entry.path().display());
+            assert_eq!(streamed, whole, "{}", path.display());
         }
     }
     let (_, streamed, whole) = both(b"", 10);
@@ -116,15 +133,11 @@ fn stepped(bytes: &[u8], size: usize, budget: usize) -> (&'static str, usize, St
 
 #[test]
 fn pprof_reads_in_steps_as_whole_and_other_formats_in_one_step() {
-    let Ok(dir) = std::fs::read_dir("../shared/corpus/pprof") else {
-        return;
-    };
-    for entry in dir.flatten() {
-        let bytes = std::fs::read(entry.path()).unwrap();
+    for (path, bytes) in test_corpus::files("pprof") {
         let (mode, _, streamed, whole) = stepped(&bytes, 4096, 2);
-        assert_eq!(streamed, whole, "{}", entry.path().display());
+        assert_eq!(streamed, whole, "{}", path.display());
         if whole.starts_with("Pprof") {
-            assert_eq!(mode, "steps", "{}", entry.path().display());
+            assert_eq!(mode, "steps", "{}", path.display());
         }
     }
     let (mode, steps, streamed, whole) = stepped(&gzip(&big_collapsed()), 8192, 10);
@@ -134,11 +147,7 @@ fn pprof_reads_in_steps_as_whole_and_other_formats_in_one_step() {
 
 #[test]
 fn a_big_gzip_pprof_inflates_as_it_arrives_then_reads_in_steps() {
-    let text = big_collapsed();
-    let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
-    let gz = crate::formats::pprof::write(&profile.profile, &Default::default())
-        .unwrap()
-        .bytes;
+    let gz = gzip_pprof(200_000);
     assert!(gz.len() > HEAD_BYTES, "{}", gz.len());
     let (mode, steps, streamed, whole) = stepped(&gz, 65536, 30_000);
     assert_eq!(mode, "steps");
@@ -208,11 +217,7 @@ fn damaged(raw: &[u8], x: &mut u64) -> Vec<u8> {
 /// so its exception does not apply), and the error names pprof.
 #[test]
 fn damaged_pprof_streams_as_it_reads_whole() {
-    let text = collapsed_lines(32_000);
-    let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
-    let raw = crate::formats::pprof::write_uncompressed(&profile.profile, &Default::default())
-        .unwrap()
-        .bytes;
+    let raw = raw_pprof(32_000);
     assert!(raw.len() > HEAD_BYTES, "{}", raw.len());
     let mut x = 0x5eed_1234_abcd_ef01_u64;
     let mut errors = 0;
@@ -277,16 +282,6 @@ fn twice(bytes: &[u8], size: usize) -> (usize, &'static str, String, String) {
     twice_changed(bytes, size, |_| {})
 }
 
-/// A gzipped pprof profile of `n` samples, written by proftab from folded stacks.
-fn gzip_pprof(n: u32) -> Vec<u8> {
-    let profile = crate::formats::collapsed::read(&collapsed_lines(n), &ReadOptions::default())
-        .unwrap()
-        .profile;
-    crate::formats::pprof::write(&profile, &Default::default())
-        .unwrap()
-        .bytes
-}
-
 #[test]
 fn a_gzip_pprof_read_twice_reads_as_whole() {
     let gz = gzip_pprof(60_000);
@@ -299,14 +294,10 @@ fn a_gzip_pprof_read_twice_reads_as_whole() {
 
 #[test]
 fn corpus_files_read_twice_as_whole() {
-    let Ok(dir) = std::fs::read_dir("../shared/corpus/pprof") else {
-        return;
-    };
     let mut twice_read = 0;
-    for entry in dir.flatten() {
-        let bytes = std::fs::read(entry.path()).unwrap();
+    for (path, bytes) in test_corpus::files("pprof") {
         let (reads, _, streamed, whole) = twice(&bytes, 4096);
-        assert_eq!(streamed, whole, "{}", entry.path().display());
+        assert_eq!(streamed, whole, "{}", path.display());
         twice_read += usize::from(reads == 2);
     }
     assert!(twice_read >= 5, "{twice_read} read twice");
@@ -316,11 +307,7 @@ fn corpus_files_read_twice_as_whole() {
 /// that is not plain by an ordinary second read.
 #[test]
 fn damaged_gzip_pprof_read_twice_as_whole() {
-    let text = collapsed_lines(20_000);
-    let profile = crate::formats::collapsed::read(&text, &ReadOptions::default()).unwrap();
-    let raw = crate::formats::pprof::write_uncompressed(&profile.profile, &Default::default())
-        .unwrap()
-        .bytes;
+    let raw = raw_pprof(20_000);
     let gz = gzip(&raw);
     let mut x = 0x0dd_ba11_u64;
     for round in 0..16 {

@@ -288,7 +288,6 @@ impl TopLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::gzip;
 
     /// Pass 1 over `data` at once, as text (the top level, or the error).
     fn whole(data: &[u8]) -> String {
@@ -316,16 +315,8 @@ mod tests {
 
     /// The raw `Profile` of every pprof file of the shared corpus.
     fn corpus() -> Vec<Vec<u8>> {
-        let corpus = std::env::var("PROFTAB_CORPUS").unwrap_or_else(|_| "../shared/corpus".into());
-        let dir = std::fs::read_dir(std::path::Path::new(&corpus).join("pprof"))
-            .unwrap_or_else(|e| panic!("{corpus}/pprof: {e}"));
-        let raw = |bytes: Vec<u8>| match gzip::is_gzip(&bytes) {
-            true => gzip::gunzip_capped(&bytes, 1 << 30, "pprof").unwrap(),
-            false => bytes,
-        };
-        dir.flatten()
-            .map(|e| raw(std::fs::read(e.path()).unwrap()))
-            .collect()
+        let files = crate::formats::test_corpus::raw_pprof();
+        files.into_iter().map(|(_, raw)| raw).collect()
     }
 
     #[test]

@@ -79,7 +79,6 @@ impl SteppedRead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::gzip;
     use crate::formats::stream::comparable;
     use crate::formats::{collapsed, pprof, WriteOptions};
 
@@ -115,33 +114,17 @@ mod tests {
         show(steps.finish())
     }
 
-    /// The raw (inflated) bytes of a pprof file.
-    fn raw(bytes: &[u8]) -> Vec<u8> {
-        if gzip::is_gzip(bytes) {
-            gzip::gunzip_capped(bytes, 1 << 30, "pprof").unwrap()
-        } else {
-            bytes.to_vec()
-        }
-    }
-
     #[test]
     fn corpus_files_read_in_steps_as_whole() {
-        // The shared corpus, as the integration tests find it (README: ../shared/corpus or
-        // $PROFTAB_CORPUS); a missing corpus fails rather than passing with nothing read.
-        let corpus = std::env::var("PROFTAB_CORPUS").unwrap_or_else(|_| "../shared/corpus".into());
-        let dir = std::fs::read_dir(std::path::Path::new(&corpus).join("pprof"))
-            .unwrap_or_else(|e| panic!("{corpus}/pprof: {e}"));
         let mut read = 0;
-        for entry in dir.flatten() {
-            let bytes = std::fs::read(entry.path()).unwrap();
-            let raw = raw(&bytes);
+        for (path, raw) in crate::formats::test_corpus::raw_pprof() {
             let whole = show(pprof::read(&raw, &ReadOptions::default()));
             for budget in [0, 1, 3, 1000] {
                 assert_eq!(
                     stepped(&raw, budget),
                     whole,
                     "{} in steps of {budget}",
-                    entry.path().display()
+                    path.display()
                 );
             }
             read += 1;
