@@ -154,8 +154,9 @@ pub struct ExactUnit {
     values: u64,
 }
 
-/// Samples may weigh this many units on average for [`Totals::Narrow`]: then a node counts
-/// past two bytes only when at least 65,535 / 16 samples pass through it.
+/// Samples may weigh this many units on average for [`Totals::Narrow`]: a node's count is the
+/// units of the samples through it, so on such a profile few nodes (those near the root)
+/// count past two bytes.
 const NARROW_UNITS_PER_VALUE: u64 = 16;
 
 /// 2⁵³: whole numbers up to it are exact in `f64`.

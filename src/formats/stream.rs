@@ -60,7 +60,8 @@ enum Stage {
         stream: GunzipStream,
         first: Box<FirstRead>,
     },
-    /// A pprof profile's second read, its first bytes gathered until the gzip header is whole.
+    /// A pprof profile's second read, its first MiB gathered (as the first read's was) so that
+    /// the gzip header is whole.
     Again(Vec<u8>, Box<SecondRead>),
     /// A pprof profile's second read: its samples read as it is inflated again.
     Rescan {
