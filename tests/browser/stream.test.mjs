@@ -154,7 +154,9 @@ test("a large gzipped pprof file is read twice, its samples the second time, and
     const seen = await loadWatched(gz, want);
     const all = want.samples.toLocaleString("en-US");
     const again = seen.filter((s) => new RegExp(`^Reading again and parsing: [\\d,]+ of ${all} samples$`).test(s));
-    assert.ok(again.length >= 2, `no two "Reading again and parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
+    // One text at least: the worker reports every 50 ms, and on a fast run the whole second
+    // read falls within one report (CI saw only "200,000 of 200,000 samples" once).
+    assert.ok(again.length >= 1, `no "Reading again and parsing: N of ${all} samples" among ${JSON.stringify(seen)}`);
     const first = seen.findIndex((s) => s.startsWith("Reading and inflating"));
     assert.ok(first >= 0 && first < seen.indexOf(again[0]), JSON.stringify(seen));
   } finally {
